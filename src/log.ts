@@ -1,0 +1,121 @@
+/**
+ * Logging: pino JSON lines to stdout, level from LOG_LEVEL, child loggers per request.
+ *
+ * Secrets are kept out in two layers:
+ *  1. pino's `redact` removes known secret-bearing keys wherever they sit in a logged object
+ *     (authorization headers, access tokens, client secrets, Slack tokens, ingest URLs).
+ *  2. Every serialized line passes through `scrubSecrets` before it is written: it replaces the
+ *     literal values registered as secrets (client secret, signing secret, bot token, ...) and
+ *     anything shaped like a secret (Bearer credentials, JWTs, Slack tokens, RTMP/SRT ingest URLs,
+ *     delivery-route tokens) wherever it appears, including messages and error stacks.
+ */
+import { type DestinationStream, type Logger, pino } from "pino";
+import type { LogLevel } from "./config.js";
+
+export type { Logger } from "pino";
+
+export const REDACTED = "[REDACTED]";
+
+/** Keys whose values never reach a log line, at the top level and one or two levels down. */
+const SECRET_KEYS = [
+  "authorization",
+  "Authorization",
+  "access_token",
+  "accessToken",
+  "client_secret",
+  "clientSecret",
+  "token",
+  "botToken",
+  "bot_token",
+  "appToken",
+  "signingSecret",
+  "stateSecret",
+  "password",
+  "ingest",
+  "rtmp_url",
+  "srt_url",
+  "available_servers",
+  "cookie",
+  "set-cookie",
+];
+
+const REDACT_PATHS = [
+  ...SECRET_KEYS.map((k) => (k.includes("-") ? `["${k}"]` : k)),
+  ...SECRET_KEYS.map((k) => (k.includes("-") ? `*["${k}"]` : `*.${k}`)),
+  ...SECRET_KEYS.map((k) => (k.includes("-") ? `*.*["${k}"]` : `*.*.${k}`)),
+];
+
+const PATTERNS: Array<[RegExp, string]> = [
+  // Authorization: Bearer <credential>
+  [/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, `$1${REDACTED}`],
+  // JWTs (the platform's access tokens)
+  [/eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, REDACTED],
+  // Slack tokens: bot, user, app-level, refresh, config
+  [/\bxox[abposre]-[A-Za-z0-9-]+/g, REDACTED],
+  [/\bxapp-[A-Za-z0-9-]+/g, REDACTED],
+  // Ingest addresses carry the stream key
+  [/\b(rtmps?|srt):\/\/[^\s"'\\<>]+/gi, `$1://${REDACTED}`],
+  // OAuth form bodies
+  [/(client_secret=)[^&\s"]+/g, `$1${REDACTED}`],
+  // Delivery-route tokens in URLs
+  [/(\/hooks\/platform\/)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
+];
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Replaces registered secret values and secret-shaped strings in `text`. */
+export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s.length >= 4 && out.includes(s)) out = out.replace(new RegExp(escapeRegExp(s), "g"), REDACTED);
+    // The JSON-escaped form of the secret, in case it holds quotes or backslashes.
+    const escaped = JSON.stringify(s).slice(1, -1);
+    if (escaped !== s && escaped.length >= 4 && out.includes(escaped)) {
+      out = out.replace(new RegExp(escapeRegExp(escaped), "g"), REDACTED);
+    }
+  }
+  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  return out;
+}
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** Where JSON lines go; stdout by default. Tests pass a capturing stream. */
+  destination?: DestinationStream;
+  /** Literal values that must never be written (client secret, signing secret, bot token ...). */
+  secrets?: ReadonlyArray<string | undefined>;
+  /** Static bindings on every line, e.g. { service: "platform-slack-bot" }. */
+  base?: Record<string, unknown>;
+}
+
+/** A destination that scrubs each serialized line before handing it on. */
+function scrubbingDestination(inner: DestinationStream, secrets: readonly string[]): DestinationStream {
+  return {
+    write(line: string) {
+      inner.write(scrubSecrets(line, secrets));
+    },
+  };
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === "string" && s.length >= 4);
+  const inner = options.destination ?? pino.destination({ dest: 1, sync: false });
+  return pino(
+    {
+      level: options.level,
+      base: options.base ?? { service: "platform-slack-bot" },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    },
+    scrubbingDestination(inner, secrets),
+  );
+}
+
+/** A logger that writes nothing (tests and tools that do not care). */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

@@ -1,0 +1,226 @@
+/**
+ * Authorized requests to the API with the retry rules of the bot:
+ *
+ * - Every request carries the shared service token. A 401 drops that token, gets a fresh one and
+ *   sends the same request once more (any method); a second 401 is reported.
+ * - GETs are retried on 429, 5xx, timeouts and network errors with exponential backoff and
+ *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) is honoured
+ *   when it is at most `maxRetryAfterMs`; a longer one is reported at once with its value so the
+ *   user can be told when to try again.
+ * - PATCH is never retried (other than after the 401 refresh): its retry policy and response are
+ *   not shown in the spec, so writes are confirmed by reading back instead.
+ * - A 2xx body that is not JSON or does not match the schema is an `invalid_response` error that
+ *   names the field, never a crash.
+ */
+import type { Dispatcher } from "undici";
+import type { z } from "zod";
+import type { PlatformTimeouts } from "../config.js";
+import type { Logger } from "../log.js";
+import type { TokenProvider } from "./auth.js";
+import { errorFromEnvelope, PlatformError } from "./errors.js";
+import { header, parseRetryAfter, sendRaw, tryJson } from "./http.js";
+import { describeIssue, ErrorEnvelopeSchema } from "./schemas.js";
+
+export interface RequestObservation {
+  operation: string;
+  method: string;
+  status: number;
+  durationMs: number;
+  attempt: number;
+  code?: string;
+}
+
+export interface ApiOptions {
+  apiUrl: string;
+  tokens: TokenProvider;
+  dispatcher: Dispatcher;
+  timeouts: PlatformTimeouts;
+  logger: Logger;
+  /** Attempts for a GET, the first included (default 3). */
+  maxAttempts?: number;
+  /** Longest Retry-After honoured, ms (default 10 s). */
+  maxRetryAfterMs?: number;
+  /** First backoff step, ms (default 200; doubles each attempt, with jitter). */
+  baseBackoffMs?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Called once per HTTP exchange, for metrics. */
+  onRequest?: (o: RequestObservation) => void;
+}
+
+export interface CallOptions<T> {
+  operation: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Schema of a 2xx body; `null` ignores the body (its shape is not shown). */
+  schema: z.ZodType<T> | null;
+  /** Label for schema errors, e.g. "livestream". */
+  resource?: string;
+  signal?: AbortSignal;
+}
+
+export class ApiTransport {
+  private readonly o: Required<Omit<ApiOptions, "onRequest">> & Pick<ApiOptions, "onRequest">;
+
+  constructor(options: ApiOptions) {
+    this.o = {
+      maxAttempts: 3,
+      maxRetryAfterMs: 10_000,
+      baseBackoffMs: 200,
+      now: Date.now,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      random: Math.random,
+      ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ApiOptions),
+    };
+  }
+
+  async call<T>(method: "GET" | "PATCH", path: string, opts: CallOptions<T>): Promise<T | undefined> {
+    const { tokens, logger, dispatcher, timeouts } = this.o;
+    const qs = opts.query && Object.keys(opts.query).length > 0 ? `?${new URLSearchParams(opts.query)}` : "";
+    const url = `${this.o.apiUrl}${path}${qs}`;
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const retryable = method === "GET";
+    let refreshed = false;
+    let attempt = 0;
+
+    for (;;) {
+      attempt++;
+      const token = await tokens.getToken();
+      const started = this.o.now();
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        accept: "application/json",
+      };
+      if (body !== undefined) headers["content-type"] = "application/json";
+
+      let res: Awaited<ReturnType<typeof sendRaw>>;
+      try {
+        res = await sendRaw(dispatcher, { url, method, headers, body, path, signal: opts.signal }, timeouts);
+      } catch (err) {
+        const e = err as PlatformError;
+        this.observe(opts.operation, method, 0, started, attempt, e.code);
+        if (
+          retryable &&
+          e.kind !== "invalid_response" &&
+          e.code !== "ABORTED" &&
+          attempt < this.o.maxAttempts
+        ) {
+          const wait = this.backoff(attempt);
+          logger.warn(
+            { err: e, operation: opts.operation, attempt, waitMs: wait },
+            "platform request failed; retrying",
+          );
+          await this.o.sleep(wait);
+          continue;
+        }
+        throw e;
+      }
+
+      if (res.status === 401 && !refreshed) {
+        this.observe(opts.operation, method, 401, started, attempt, "UNAUTHORIZED");
+        tokens.invalidate(token);
+        refreshed = true;
+        attempt--; // the refresh retry does not use up a GET attempt
+        logger.info(
+          { operation: opts.operation },
+          "platform answered 401; refreshing the token and retrying once",
+        );
+        continue;
+      }
+
+      if (res.status >= 200 && res.status < 300) {
+        this.observe(opts.operation, method, res.status, started, attempt);
+        logger.debug(
+          {
+            operation: opts.operation,
+            method,
+            path,
+            status: res.status,
+            durationMs: this.o.now() - started,
+            attempt,
+          },
+          "platform request",
+        );
+        if (opts.schema === null) return undefined;
+        return this.parse(res.text, opts.schema, method, path, opts.resource ?? "response");
+      }
+
+      const json = tryJson(res.text);
+      const env = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
+      const retryAfter = parseRetryAfter(header(res.headers, "retry-after"), this.o.now());
+      const err = errorFromEnvelope(res.status, env?.success ? env.data : undefined, {
+        method,
+        path,
+        retryAfterSeconds: retryAfter,
+      });
+      this.observe(opts.operation, method, res.status, started, attempt, err.code);
+
+      if (retryable && (res.status === 429 || res.status >= 500) && attempt < this.o.maxAttempts) {
+        const waitMs =
+          err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : this.backoff(attempt);
+        if (waitMs <= this.o.maxRetryAfterMs) {
+          logger.warn(
+            {
+              operation: opts.operation,
+              status: res.status,
+              code: err.code,
+              correlation_id: err.correlationId,
+              attempt,
+              waitMs,
+            },
+            "platform request failed; retrying",
+          );
+          await this.o.sleep(waitMs);
+          continue;
+        }
+      }
+      logger.warn({ err, operation: opts.operation }, "platform request failed");
+      throw err;
+    }
+  }
+
+  private parse<T>(text: string, schema: z.ZodType<T>, method: string, path: string, resource: string): T {
+    const json = tryJson(text);
+    if (!json.ok) {
+      throw new PlatformError({
+        kind: "invalid_response",
+        status: 200,
+        code: "INVALID_RESPONSE",
+        message: `The platform's answer for the ${resource} is not JSON`,
+        method,
+        path,
+      });
+    }
+    const parsed = schema.safeParse(json.value);
+    if (!parsed.success) {
+      const issue = describeIssue(parsed.error, resource);
+      throw new PlatformError({
+        kind: "invalid_response",
+        status: 200,
+        code: "INVALID_RESPONSE",
+        message: `The platform's answer does not match the API v2 specification: ${issue}`,
+        details: { field: issue.split(":")[0], issue },
+        method,
+        path,
+      });
+    }
+    return parsed.data;
+  }
+
+  private backoff(attempt: number): number {
+    const d = this.o.baseBackoffMs * 2 ** (attempt - 1);
+    return Math.round(d / 2 + this.o.random() * (d / 2));
+  }
+
+  private observe(
+    operation: string,
+    method: string,
+    status: number,
+    started: number,
+    attempt: number,
+    code?: string,
+  ) {
+    this.o.onRequest?.({ operation, method, status, durationMs: this.o.now() - started, attempt, code });
+  }
+}

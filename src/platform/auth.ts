@@ -1,0 +1,195 @@
+/**
+ * OAuth 2.0 client-credentials token provider (spec section 5).
+ *
+ * - One shared token for the whole process, cached until shortly before `expires_in` runs out.
+ * - Single flight: however many callers wait, at most one token request is in flight.
+ * - A granted `scope` that differs from the requested one (a bundle scope) is accepted and kept.
+ * - `invalidate(token)` drops the token after a 401, only if it is still the current one, so a
+ *   burst of 401s for the same token causes one refresh, not one per request.
+ * - Token requests have no side effect on the platform, so a transport failure or a 5xx of the
+ *   token service is retried once after a short pause (a choice: the retry policy is not shown).
+ * - The client secret only ever goes into the form body; it is never logged or put on an error.
+ */
+import type { Dispatcher } from "undici";
+import type { PlatformTimeouts } from "../config.js";
+import type { Logger } from "../log.js";
+import { PlatformError } from "./errors.js";
+import { sendRaw, tryJson } from "./http.js";
+import { describeIssue, OAuthErrorSchema, TokenResponseSchema } from "./schemas.js";
+
+export interface TokenProviderOptions {
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: readonly string[];
+  dispatcher: Dispatcher;
+  timeouts: PlatformTimeouts;
+  logger: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Refresh this long before expiry at most (default 60 s; never more than 10% of the lifetime). */
+  refreshMarginMs?: number;
+}
+
+export interface CachedToken {
+  accessToken: string;
+  expiresAt: number;
+  grantedScopes: string[];
+}
+
+export interface TokenStats {
+  /** Token requests sent (including failed ones). */
+  requests: number;
+  /** Tokens obtained. */
+  issued: number;
+}
+
+const TOKEN_PATH = "/v2/token";
+
+export class TokenProvider {
+  private readonly opts: TokenProviderOptions;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private current: CachedToken | undefined;
+  private inflight: Promise<CachedToken> | undefined;
+  readonly stats: TokenStats = { requests: 0, issued: 0 };
+
+  constructor(opts: TokenProviderOptions) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The scopes the service granted to the current token (may be a bundle). */
+  get grantedScopes(): string[] {
+    return this.current?.grantedScopes ?? [];
+  }
+
+  /** A valid access token, from cache or from one shared request. */
+  async getToken(): Promise<string> {
+    const cur = this.current;
+    if (cur && this.now() < cur.expiresAt) return cur.accessToken;
+    return (await this.refresh()).accessToken;
+  }
+
+  /** Forget `token` (after the API answered 401 for it). A newer token is kept. */
+  invalidate(token: string): void {
+    if (this.current?.accessToken === token) this.current = undefined;
+  }
+
+  private refresh(): Promise<CachedToken> {
+    if (!this.inflight) {
+      this.inflight = this.fetchWithRetry().finally(() => {
+        this.inflight = undefined;
+      });
+    }
+    return this.inflight;
+  }
+
+  private async fetchWithRetry(): Promise<CachedToken> {
+    try {
+      return await this.fetchToken();
+    } catch (err) {
+      if (err instanceof PlatformError && err.transient) {
+        this.opts.logger.warn({ err }, "token request failed; retrying once");
+        await this.sleep(250);
+        return await this.fetchToken();
+      }
+      throw err;
+    }
+  }
+
+  private async fetchToken(): Promise<CachedToken> {
+    const { authUrl, clientId, clientSecret, scopes, dispatcher, timeouts, logger } = this.opts;
+    const body = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: clientId,
+      client_secret: clientSecret,
+      scope: scopes.join(" "),
+    }).toString();
+    const started = this.now();
+    this.stats.requests++;
+    let res: Awaited<ReturnType<typeof sendRaw>>;
+    try {
+      res = await sendRaw(
+        dispatcher,
+        {
+          url: `${authUrl}${TOKEN_PATH}`,
+          method: "POST",
+          path: TOKEN_PATH,
+          headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+          body,
+        },
+        timeouts,
+      );
+    } catch (err) {
+      // Re-label transport failures as token-service failures, keeping the phase.
+      const e = err as PlatformError;
+      throw new PlatformError({
+        kind: e.kind === "timeout" ? "timeout" : "token",
+        status: 0,
+        code: e.kind === "timeout" ? "TOKEN_TIMEOUT" : "TOKEN_SERVICE_UNREACHABLE",
+        message: `Could not get an access token: ${e.message}`,
+        phase: e.phase,
+        method: "POST",
+        path: TOKEN_PATH,
+        cause: err,
+      });
+    }
+    const json = tryJson(res.text);
+    if (res.status < 200 || res.status >= 300) {
+      const oauth = json.ok ? OAuthErrorSchema.safeParse(json.value) : undefined;
+      const code = oauth?.success ? oauth.data.error : `HTTP_${res.status}`;
+      const what =
+        code === "invalid_client"
+          ? "the client credentials were refused (check PLATFORM_CLIENT_ID and PLATFORM_CLIENT_SECRET)"
+          : code === "invalid_scope"
+            ? `the scopes were refused (check PLATFORM_SCOPES: ${scopes.join(" ")})`
+            : res.status >= 500
+              ? `the token service is unavailable (${res.status})`
+              : `the token service answered ${res.status}`;
+      const err = new PlatformError({
+        kind: "token",
+        status: res.status,
+        code,
+        message: `Could not get an access token: ${what}${oauth?.success && oauth.data.error_description ? ` (${oauth.data.error_description})` : ""}`,
+        method: "POST",
+        path: TOKEN_PATH,
+      });
+      logger.error({ err, durationMs: this.now() - started }, "token request refused");
+      throw err;
+    }
+    const parsed = json.ok ? TokenResponseSchema.safeParse(json.value) : undefined;
+    if (!parsed?.success) {
+      throw new PlatformError({
+        kind: "token",
+        status: res.status,
+        code: "INVALID_TOKEN_RESPONSE",
+        message: `Could not get an access token: the token service's answer is not valid (${
+          parsed ? describeIssue(parsed.error) : "not JSON"
+        })`,
+        method: "POST",
+        path: TOKEN_PATH,
+      });
+    }
+    const lifetimeMs = parsed.data.expires_in * 1000;
+    const margin = Math.min(this.opts.refreshMarginMs ?? 60_000, lifetimeMs * 0.1);
+    const granted = parsed.data.scope ? parsed.data.scope.split(/\s+/).filter(Boolean) : [...scopes];
+    const token: CachedToken = {
+      accessToken: parsed.data.access_token,
+      expiresAt: started + lifetimeMs - margin,
+      grantedScopes: granted,
+    };
+    this.current = token;
+    this.stats.issued++;
+    const requested = [...scopes].sort().join(" ");
+    if ([...granted].sort().join(" ") !== requested) {
+      logger.info({ requested: scopes, granted }, "token granted with a different scope than requested");
+    }
+    logger.debug(
+      { expiresInS: parsed.data.expires_in, durationMs: this.now() - started },
+      "access token obtained",
+    );
+    return token;
+  }
+}

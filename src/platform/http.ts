@@ -1,0 +1,157 @@
+/**
+ * The one place that performs HTTP requests to the platform (API and token service), on undici.
+ * It turns transport failures into `PlatformError`s (timeout with its phase, network) and reads
+ * bodies with a size cap, so a misbehaving server can neither hang nor flood the bot.
+ */
+import { Agent, type Dispatcher, request } from "undici";
+import type { PlatformTimeouts } from "../config.js";
+import { PlatformError } from "./errors.js";
+
+/** Largest response body the client reads; the biggest resource (a livestream) is a few KiB. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export interface RawResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface RawRequest {
+  url: string;
+  method: "GET" | "POST" | "PATCH";
+  headers: Record<string, string>;
+  body?: string;
+  /** For error messages and logs: the path without query or credentials. */
+  path: string;
+  signal?: AbortSignal;
+}
+
+/** One shared keep-alive connection pool for every platform request of the process. */
+export function createPlatformAgent(timeouts: PlatformTimeouts): Agent {
+  return new Agent({
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 10_000,
+    connections: 32,
+  });
+}
+
+const TIMEOUT_CODES: Record<string, "connect" | "headers" | "body"> = {
+  UND_ERR_CONNECT_TIMEOUT: "connect",
+  UND_ERR_HEADERS_TIMEOUT: "headers",
+  UND_ERR_BODY_TIMEOUT: "body",
+};
+
+function transportError(err: unknown, req: RawRequest, timeouts: PlatformTimeouts): PlatformError {
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? "";
+  const phase = TIMEOUT_CODES[code];
+  if (phase) {
+    const ms =
+      phase === "connect" ? timeouts.connectMs : phase === "headers" ? timeouts.headersMs : timeouts.bodyMs;
+    return new PlatformError({
+      kind: "timeout",
+      code: "TIMEOUT",
+      phase,
+      message: `The platform did not ${phase === "connect" ? "accept the connection" : phase === "headers" ? "answer" : "finish its answer"} within ${ms} ms`,
+      method: req.method,
+      path: req.path,
+      cause: err,
+    });
+  }
+  if (e.name === "AbortError" || code === "UND_ERR_ABORTED" || code === "ABORT_ERR") {
+    return new PlatformError({
+      kind: "timeout",
+      code: "ABORTED",
+      message: "The request to the platform was cancelled before it finished",
+      method: req.method,
+      path: req.path,
+      cause: err,
+    });
+  }
+  return new PlatformError({
+    kind: "network",
+    code: code || "NETWORK_ERROR",
+    message: `Could not reach the platform (${code || e.message || "connection failed"})`,
+    method: req.method,
+    path: req.path,
+    cause: err,
+  });
+}
+
+export async function sendRaw(
+  dispatcher: Dispatcher,
+  req: RawRequest,
+  timeouts: PlatformTimeouts,
+): Promise<RawResponse> {
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(req.url, {
+      dispatcher,
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: req.signal,
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+    });
+  } catch (err) {
+    throw transportError(err, req, timeouts);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      const buf = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+      size += buf.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        res.body.destroy();
+        throw new PlatformError({
+          kind: "invalid_response",
+          status: res.statusCode,
+          code: "RESPONSE_TOO_LARGE",
+          message: `The platform's answer is larger than ${MAX_RESPONSE_BYTES} bytes`,
+          method: req.method,
+          path: req.path,
+        });
+      }
+      chunks.push(buf);
+    }
+    return {
+      status: res.statusCode,
+      statusText: "",
+      headers: res.headers,
+      text: Buffer.concat(chunks).toString("utf8"),
+    };
+  } catch (err) {
+    if (err instanceof PlatformError) throw err;
+    throw transportError(err, req, timeouts);
+  }
+}
+
+export function header(headers: RawResponse["headers"], name: string): string | undefined {
+  const v = headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Retry-After as seconds: either delta-seconds or an HTTP date (RFC 9110 10.2.3). */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  const date = Date.parse(v);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** JSON.parse that answers undefined instead of throwing. */
+export function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === "") return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
