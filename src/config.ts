@@ -105,6 +105,11 @@ function parseUrl(value: string): URL | undefined {
   }
 }
 
+/** `redis://user:secret@host` → `redis://user:***@host`, so a password never reaches the output. */
+function maskCredentials(value: string): string {
+  return value.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+}
+
 function parseStoreUrl(value: string): StoreUrl | string {
   if (value === "memory://" || value === "memory") return { kind: "memory", url: "memory://" };
   if (value.startsWith("sqlite://")) {
@@ -166,6 +171,12 @@ export function loadConfig(env: Env): Config {
       problem(
         name,
         `must start with https:// because the platform only accepts HTTPS callbacks (got "${raw}")`,
+      );
+    }
+    if (u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+      problem(
+        name,
+        "must be a plain base URL without query, fragment or credentials, for example https://bot.example.com",
       );
     }
     return raw.replace(/\/+$/, "");
@@ -262,7 +273,8 @@ export function loadConfig(env: Env): Config {
   const storeRaw = get(env, "STORE_URL") ?? "sqlite://./data/bot.sqlite";
   const storeParsed = parseStoreUrl(storeRaw);
   let store: StoreUrl = { kind: "memory", url: "memory://" };
-  if (typeof storeParsed === "string") problem("STORE_URL", `${storeParsed} (got "${storeRaw}")`);
+  if (typeof storeParsed === "string")
+    problem("STORE_URL", `${storeParsed} (got "${maskCredentials(storeRaw)}")`);
   else store = storeParsed;
   const storeEncryptionKey = get(env, "STORE_ENCRYPTION_KEY");
   if (storeEncryptionKey !== undefined && storeEncryptionKey.length < 32) {
@@ -382,7 +394,7 @@ export function loadSandboxConfig(env: Env): SandboxConfig {
     clientId: get(env, "PLATFORM_CLIENT_ID") ?? "sandbox-client",
     clientSecret: get(env, "PLATFORM_CLIENT_SECRET") ?? "sandbox-secret",
     tokenLifetimeSeconds,
-    deliverTo: deliverTo?.replace(/\/+$/, ""),
+    deliverTo: deliverTo === undefined ? undefined : (parseUrl(deliverTo)?.origin ?? deliverTo),
     logLevel: levelRaw as LogLevel,
   };
 }
