@@ -1,0 +1,150 @@
+/**
+ * Control endpoints under `/_sandbox/` for other processes (demo, CLI users): no auth, JSON in
+ * and out, never subject to faults.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import { methodNotAllowed, notFound, routeNotFound, unprocessable } from "./errors.js";
+import { readBody, sendJson } from "./http.js";
+import type { Sandbox } from "./types.js";
+
+const faultSchema = z.strictObject({
+  method: z.string().min(1).optional(),
+  path: z.string().min(1).optional(),
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  status: z
+    .union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)])
+    .optional(),
+  retryAfterSeconds: z.number().int().min(0).optional(),
+  body: z.enum(["invalid-json", "schema-mismatch", "html"]).optional(),
+  dropConnection: z.boolean().optional(),
+  times: z.number().int().min(1).optional(),
+});
+
+const lifecycleSchema = z.strictObject({
+  videoId: z.string().min(1).optional(),
+  presets: z.array(z.string().min(1)).min(1).optional(),
+  progressSteps: z.number().int().min(1).max(1000).optional(),
+  formatError: z.string().optional(),
+  deleteAtEnd: z.boolean().optional(),
+  shuffle: z.boolean().optional(),
+  concurrency: z.number().int().min(1).max(64).optional(),
+  localAddress: z.string().optional(),
+  deliverTo: z.url().optional(),
+  force: z.boolean().optional(),
+});
+
+const deliverSchema = z
+  .strictObject({
+    profile_id: z.string().min(1),
+    event: z
+      .strictObject({
+        type: z.string().min(1),
+        data: z.record(z.string(), z.unknown()).optional(),
+        timestamp: z.number().int().optional(),
+      })
+      .optional(),
+    lifecycle: z.union([z.literal(true), lifecycleSchema]).optional(),
+    force: z.boolean().optional(),
+    localAddress: z.string().optional(),
+    deliverTo: z.url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((b) => (b.event === undefined) !== (b.lifecycle === undefined), {
+    message: "give exactly one of event or lifecycle",
+  });
+
+async function json<T>(req: IncomingMessage, schema: z.ZodType<T>, emptyOk = false): Promise<T> {
+  const raw = (await readBody(req)).toString("utf8");
+  let value: unknown = {};
+  if (raw.trim() !== "" || !emptyOk) {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw unprocessable("INVALID_FORMAT", "The request body is not valid JSON", { param: "body" });
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw unprocessable("INVALID_FORMAT", "The request body does not match the expected shape", {
+      param: "body",
+      issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  }
+  return parsed.data;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+export const CONTROL_ENDPOINTS = [
+  "POST /_sandbox/reset",
+  "POST /_sandbox/faults",
+  "DELETE /_sandbox/faults",
+  "POST /_sandbox/expire-tokens",
+  "POST /_sandbox/revoke-tokens",
+  "GET /_sandbox/requests",
+  "GET /_sandbox/stats",
+  "POST /_sandbox/deliver",
+];
+
+function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
+  const ok = (res: ServerResponse) => sendJson(res, 200, { ok: true });
+  return {
+    "/_sandbox/reset": {
+      POST: (_req, res) => {
+        sb.reset();
+        ok(res);
+      },
+    },
+    "/_sandbox/faults": {
+      POST: async (req, res) => {
+        sb.addFault(await json(req, faultSchema));
+        sendJson(res, 201, { ok: true });
+      },
+      DELETE: (_req, res) => {
+        sb.clearFaults();
+        ok(res);
+      },
+    },
+    "/_sandbox/expire-tokens": {
+      POST: (_req, res) => {
+        sb.expireAllTokens();
+        ok(res);
+      },
+    },
+    "/_sandbox/revoke-tokens": {
+      POST: (_req, res) => {
+        sb.revokeAllTokens();
+        ok(res);
+      },
+    },
+    "/_sandbox/requests": { GET: (_req, res) => sendJson(res, 200, { requests: sb.requests }) },
+    "/_sandbox/stats": { GET: (_req, res) => sendJson(res, 200, sb.stats()) },
+    "/_sandbox/deliver": {
+      POST: async (req, res) => {
+        const body = await json(req, deliverSchema);
+        if (!sb.state.profiles.has(body.profile_id)) throw notFound("profile", body.profile_id, "profile_id");
+        const { profile_id, event, lifecycle, ...opts } = body;
+        const results =
+          event !== undefined
+            ? [await sb.deliver(profile_id, event, opts)]
+            : await sb.deliverLifecycle(profile_id, {
+                ...(lifecycle === true || lifecycle === undefined ? {} : lifecycle),
+                ...(opts.force === undefined ? {} : { force: opts.force }),
+                ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }),
+                ...(opts.deliverTo === undefined ? {} : { deliverTo: opts.deliverTo }),
+              });
+        sendJson(res, 200, { results });
+      },
+    },
+  };
+}
+
+export async function handleControl(sb: Sandbox, req: IncomingMessage, res: ServerResponse, path: string) {
+  const route = routes(sb)[path];
+  const method = req.method ?? "GET";
+  if (route === undefined) throw routeNotFound(method, path);
+  const handler = route[method];
+  if (handler === undefined) throw methodNotAllowed(method, Object.keys(route));
+  await handler(req, res);
+}
