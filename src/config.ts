@@ -3,6 +3,12 @@
  *
  * `loadConfig(env)` is pure (pass any record); `readConfigOrExit()` is what `src/index.ts` calls:
  * it prints one line per problem, naming the variable and the fix, and exits with code 1.
+ *
+ * Each loader validates with one zod object whose keys are the variables of the contract's
+ * environment table, in the table's order. Every per-variable schema carries its own problem
+ * message (the "fix" of the line `NAME: fix`); rules that span variables sit in a `superRefine`.
+ * Defaults are given as the raw strings of the table (`prefault`), so they go through the same
+ * parsing as a value that was set.
  */
 import { isIP } from "node:net";
 import { z } from "zod";
@@ -67,24 +73,6 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
-/** Empty strings count as unset: `FOO=` in an env file means "not given". */
-function get(env: Env, name: string): string | undefined {
-  const v = env[name];
-  if (v === undefined) return undefined;
-  const t = v.trim();
-  return t === "" ? undefined : t;
-}
-
-function list(value: string | undefined): string[] {
-  if (!value) return [];
-  return value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-}
-
-const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
-
 /** An IPv4/IPv6 address, or a CIDR block such as `10.0.0.0/8` or `2001:db8::/32`. */
 export function isAddressOrCidr(value: string): boolean {
   const [addr, bits, extra] = value.split("/");
@@ -105,11 +93,14 @@ function parseUrl(value: string): URL | undefined {
   }
 }
 
+const isHttpUrl = (u: URL | undefined): u is URL => u?.protocol === "http:" || u?.protocol === "https:";
+
 /** `redis://user:secret@host` → `redis://user:***@host`, so a password never reaches the output. */
 function maskCredentials(value: string): string {
   return value.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
 }
 
+/** The store, or the fix to report: the message depends on which scheme was meant. */
 function parseStoreUrl(value: string): StoreUrl | string {
   if (value === "memory://" || value === "memory") return { kind: "memory", url: "memory://" };
   if (value.startsWith("sqlite://")) {
@@ -125,226 +116,238 @@ function parseStoreUrl(value: string): StoreUrl | string {
   return "use sqlite://PATH (embedded, default), redis://HOST:PORT[/DB] or memory://";
 }
 
-const intIn = (min: number, max: number) =>
+// --- Per-variable schemas ------------------------------------------------------------------------
+// They all receive a trimmed, non-empty string or `undefined` (see `parseEnv`).
+
+/** Error maps whose message quotes the offending value: `fix (got "value")`, or `"entry" fix`. */
+const got = (fix: string) => (issue: { input: unknown }) => `${fix} (got "${String(issue.input)}")`;
+const entry = (fix: string) => (issue: { input: unknown }) => `"${String(issue.input)}" ${fix}`;
+
+const required = (fix: string) => z.string({ error: `is required: ${fix}` });
+
+/** Optional tokens and secrets: a prefix or a minimum length; the message never quotes the value. */
+const token = (prefix: string, fix: string) => z.string().startsWith(prefix, fix).optional();
+const secret = (n: number, fix: string) =>
+  z.string().min(n, `must be at least ${n} characters: ${fix}`).optional();
+
+/**
+ * A whole number from `min` to `max`. One refinement rather than `.regex()` + a range check, so a
+ * value gets exactly one message, which quotes it as given (`"007"`, not `7`).
+ */
+const wholeNumber = (min: number, max: number, fix = `must be a whole number from ${min} to ${max}`) =>
   z
     .string()
-    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+    .refine((s) => /^\d+$/.test(s) && Number(s) >= min && Number(s) <= max, { error: got(fix) })
+    .transform(Number);
+
+/**
+ * An absolute http(s) base URL, returned without trailing slashes. A `superRefine` rather than
+ * chained refinements: once the value is not a URL the other rules are meaningless, and stopping
+ * with `abort: true` would also stop the cross-variable rules of the object (see `botEnv`).
+ */
+const baseUrl = (opts: { httpsOnly?: boolean; required?: string } = {}) =>
+  z
+    .string({ error: opts.required ?? "is required" })
+    .superRefine((raw, ctx) => {
+      const u = parseUrl(raw);
+      if (!isHttpUrl(u)) return ctx.addIssue(`must be an absolute http(s) URL (got "${raw}")`);
+      if (opts.httpsOnly && u.protocol !== "https:") {
+        ctx.addIssue(
+          `must start with https:// because the platform only accepts HTTPS callbacks (got "${raw}")`,
+        );
+      }
+      if (u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+        ctx.addIssue(
+          "must be a plain base URL without query, fragment or credentials, for example https://bot.example.com",
+        );
+      }
+    })
+    .transform((raw) => raw.replace(/\/+$/, ""));
+
+/** A list split on `separator`, empty entries skipped; each bad entry is its own problem line. */
+const list = <T extends z.ZodType<unknown, string[]>>(separator: RegExp, items: T) =>
+  z
+    .string()
+    .transform((raw) => raw.split(separator).filter((s) => s !== ""))
+    .pipe(items);
+
+/** Case-insensitive; the message quotes the value lower-cased, as it was compared. */
+const logLevel = z
+  .string()
+  .toLowerCase()
+  .pipe(z.enum(LOG_LEVELS, { error: got(`must be one of ${LOG_LEVELS.join(", ")}`) }))
+  .prefault("info");
+
+/** Commas, with any spaces around them. */
+const COMMA = /\s*,\s*/;
+const scopeName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_.-]*$/i, { error: entry("is not a scope name; separate scopes with spaces") });
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, {
+  error: entry("is not a Slack user id (like U012ABCDEF); separate ids with commas"),
+});
+const addressOrCidr = z.string().refine(isAddressOrCidr, {
+  error: entry("is not an IP address or CIDR block; separate entries with commas"),
+});
+
+// --- The bot's environment -----------------------------------------------------------------------
+
+/** Multi-workspace (OAuth) mode needs all three; the fix for each one missing. */
+const OAUTH_TRIO = {
+  SLACK_CLIENT_ID: "is required in multi-workspace mode (Basic Information)",
+  SLACK_CLIENT_SECRET: "is required in multi-workspace mode (Basic Information)",
+  SLACK_STATE_SECRET: "is required in multi-workspace mode: any long random string",
+} as const;
+
+const botEnv = z
+  .object({
+    PORT: wholeNumber(1, 65535).prefault("3000"),
+    HOST: z.string().prefault("0.0.0.0"),
+    PUBLIC_URL: baseUrl({
+      httpsOnly: true,
+      required: "is required: set it to an https:// URL, for example https://bot.example.com",
+    }),
+    SLACK_APP_TOKEN: token(
+      "xapp-",
+      "must be an app-level token starting with xapp- (Basic Information, App-Level Tokens)",
+    ),
+    SLACK_SIGNING_SECRET: required("copy it from your Slack app's Basic Information page"),
+    SLACK_BOT_TOKEN: token("xoxb-", "must be a bot token starting with xoxb- (OAuth & Permissions page)"),
+    SLACK_CLIENT_ID: z.string().optional(),
+    SLACK_CLIENT_SECRET: z.string().optional(),
+    SLACK_STATE_SECRET: secret(16, "use a long random string"),
+    SLACK_API_URL: baseUrl()
+      .transform((u) => (u.endsWith("/") ? u : `${u}/`))
+      .prefault("https://slack.com/api/"),
+    PLATFORM_API_URL: baseUrl().prefault("https://api.dailymotion.com/v2"),
+    PLATFORM_AUTH_URL: baseUrl().prefault("https://oauth2.dailymotion.com"),
+    PLATFORM_CLIENT_ID: required(
+      "the private API key's identifier (management console: Organization, API keys)",
+    ),
+    PLATFORM_CLIENT_SECRET: required("the private API key's secret, shown once at creation"),
+    PLATFORM_SCOPES: list(
+      /[\s,]+/,
+      z.array(scopeName).min(1, "name at least one scope, for example: live.read profile.manage"),
+    ).prefault("live.read profile.manage"),
+    PLATFORM_CONNECT_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("3000"),
+    PLATFORM_HEADERS_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("5000"),
+    PLATFORM_BODY_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("5000"),
+    PLATFORM_MAX_RETRY_AFTER_MS: wholeNumber(0, 600_000).prefault("10000"),
+    STORE_URL: z
+      .string()
+      .transform((raw, ctx): StoreUrl => {
+        const store = parseStoreUrl(raw);
+        if (typeof store !== "string") return store;
+        ctx.addIssue(`${store} (got "${maskCredentials(raw)}")`);
+        return z.NEVER;
+      })
+      .prefault("sqlite://./data/bot.sqlite"),
+    STORE_ENCRYPTION_KEY: secret(32, "generate one with `openssl rand -base64 32`"),
+    MANAGER_USER_IDS: list(COMMA, z.array(slackUserId)).prefault(""),
+    WEBHOOK_ALLOWED_IPS: list(COMMA, z.array(addressOrCidr)).prefault(""),
+    // Not z.stringbool(): its issue aborts the object, which would skip the Slack mode rule below.
+    TRUST_PROXY: z
+      .string()
+      .toLowerCase()
+      .pipe(z.enum(["true", "1", "yes", "false", "0", "no"], { error: got("must be true or false") }))
+      .transform((v) => v === "true" || v === "1" || v === "yes")
+      .prefault("false"),
+    LOG_LEVEL: logLevel,
+  })
+  .superRefine(
+    (env, ctx) => {
+      // Slack mode: SLACK_BOT_TOKEN (single workspace) or the OAuth trio (multi-workspace), never
+      // both. Only presence matters here, and a value that failed its own check is still present.
+      const trio = Object.keys(OAUTH_TRIO) as (keyof typeof OAUTH_TRIO)[];
+      const given = trio.filter((name) => env[name] !== undefined);
+      const problem = (name: string, message: string) =>
+        ctx.addIssue({ code: "custom", path: [name], message });
+      const bot = env.SLACK_BOT_TOKEN !== undefined;
+      if (bot && given.length > 0) {
+        problem(
+          "SLACK_BOT_TOKEN",
+          "set either SLACK_BOT_TOKEN (single workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (multi-workspace), not both",
+        );
+      }
+      if (!bot && given.length === 0) {
+        problem(
+          "SLACK_BOT_TOKEN",
+          "is required in single-workspace mode; for multi-workspace mode set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET instead",
+        );
+      }
+      // Some of the trio given: the missing ones are reported, each with its own fix.
+      if (!bot && given.length > 0) {
+        for (const name of trio) if (env[name] === undefined) problem(name, OAUTH_TRIO[name]);
+      }
+    },
+    // By default zod skips an object's refinements once a property has failed; run it anyway so
+    // that one start-up reports every problem.
+    { when: () => true },
+  );
+
+/**
+ * Parses the variables `schema` declares, or throws `ConfigError` with one `NAME: fix` line per
+ * issue. Empty or blank values count as unset (`FOO=` in an env file means "not given"), and
+ * values are trimmed. Problems are listed in the order of the schema's keys (the table's order);
+ * the sort is stable, so a variable's own problems come before those of the cross-variable rules.
+ */
+function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.output<S> {
+  const names = Object.keys(schema.shape);
+  const given: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) given[name] = value;
+  }
+  const result = schema.safeParse(given);
+  if (result.success) return result.data;
+  const rank = (issue: z.core.$ZodIssue) => names.indexOf(String(issue.path[0]));
+  throw new ConfigError(
+    result.error.issues
+      .toSorted((a, b) => rank(a) - rank(b))
+      .map((i) => `${String(i.path[0])}: ${i.message}`),
+  );
+}
 
 /**
  * Validates the environment. Returns the config or throws `ConfigError` with one line per problem,
  * each starting with the variable's name and saying what to set instead.
  */
 export function loadConfig(env: Env): Config {
-  const problems: string[] = [];
-  const problem = (name: string, fix: string) => problems.push(`${name}: ${fix}`);
-
-  const num = (name: string, def: number, min: number, max: number): number => {
-    const raw = get(env, name);
-    if (raw === undefined) return def;
-    const r = intIn(min, max).safeParse(raw);
-    if (!r.success) {
-      problem(name, `${r.error.issues[0]?.message ?? "invalid"} (got "${raw}")`);
-      return def;
-    }
-    return r.data;
-  };
-
-  const url = (name: string, def: string | undefined, opts: { httpsOnly?: boolean } = {}): string => {
-    const raw = get(env, name) ?? def;
-    if (raw === undefined) {
-      problem(
-        name,
-        opts.httpsOnly
-          ? "is required: set it to an https:// URL, for example https://bot.example.com"
-          : "is required",
-      );
-      return "";
-    }
-    const u = parseUrl(raw);
-    if (!u || (u.protocol !== "https:" && u.protocol !== "http:")) {
-      problem(name, `must be an absolute http(s) URL (got "${raw}")`);
-      return raw;
-    }
-    if (opts.httpsOnly && u.protocol !== "https:") {
-      problem(
-        name,
-        `must start with https:// because the platform only accepts HTTPS callbacks (got "${raw}")`,
-      );
-    }
-    if (u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
-      problem(
-        name,
-        "must be a plain base URL without query, fragment or credentials, for example https://bot.example.com",
-      );
-    }
-    return raw.replace(/\/+$/, "");
-  };
-
-  const required = (name: string, fix: string): string => {
-    const v = get(env, name);
-    if (v === undefined) {
-      problem(name, `is required: ${fix}`);
-      return "";
-    }
-    return v;
-  };
-
-  const port = num("PORT", 3000, 1, 65535);
-  const host = get(env, "HOST") ?? "0.0.0.0";
-  const publicUrl = url("PUBLIC_URL", undefined, { httpsOnly: true });
-
-  // --- Slack -------------------------------------------------------------------------------------
-  const appToken = get(env, "SLACK_APP_TOKEN");
-  if (appToken !== undefined && !appToken.startsWith("xapp-")) {
-    problem(
-      "SLACK_APP_TOKEN",
-      "must be an app-level token starting with xapp- (Basic Information, App-Level Tokens)",
-    );
-  }
-  const signingSecret = get(env, "SLACK_SIGNING_SECRET");
-  if (signingSecret === undefined) {
-    problem("SLACK_SIGNING_SECRET", "is required: copy it from your Slack app's Basic Information page");
-  }
-  const botToken = get(env, "SLACK_BOT_TOKEN");
-  if (botToken !== undefined && !botToken.startsWith("xoxb-")) {
-    problem("SLACK_BOT_TOKEN", "must be a bot token starting with xoxb- (OAuth & Permissions page)");
-  }
-  const clientId = get(env, "SLACK_CLIENT_ID");
-  const clientSecret = get(env, "SLACK_CLIENT_SECRET");
-  const stateSecret = get(env, "SLACK_STATE_SECRET");
-  const oauthGiven = [clientId, clientSecret, stateSecret].filter((v) => v !== undefined).length;
-  let mode: Config["slack"]["mode"] = "single-workspace";
-  if (botToken === undefined) {
-    if (oauthGiven === 0) {
-      problem(
-        "SLACK_BOT_TOKEN",
-        "is required in single-workspace mode; for multi-workspace mode set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET instead",
-      );
-    } else {
-      mode = "oauth";
-      if (clientId === undefined)
-        problem("SLACK_CLIENT_ID", "is required in multi-workspace mode (Basic Information)");
-      if (clientSecret === undefined)
-        problem("SLACK_CLIENT_SECRET", "is required in multi-workspace mode (Basic Information)");
-      if (stateSecret === undefined)
-        problem("SLACK_STATE_SECRET", "is required in multi-workspace mode: any long random string");
-    }
-  } else if (oauthGiven > 0) {
-    problem(
-      "SLACK_BOT_TOKEN",
-      "set either SLACK_BOT_TOKEN (single workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (multi-workspace), not both",
-    );
-  }
-  if (stateSecret !== undefined && stateSecret.length < 16) {
-    problem("SLACK_STATE_SECRET", "must be at least 16 characters: use a long random string");
-  }
-  let slackApiUrl = url("SLACK_API_URL", "https://slack.com/api/");
-  if (!slackApiUrl.endsWith("/")) slackApiUrl = `${slackApiUrl}/`;
-
-  // --- Platform ----------------------------------------------------------------------------------
-  const platformApiUrl = url("PLATFORM_API_URL", "https://api.dailymotion.com/v2");
-  const platformAuthUrl = url("PLATFORM_AUTH_URL", "https://oauth2.dailymotion.com");
-  const platformClientId = required(
-    "PLATFORM_CLIENT_ID",
-    "the private API key's identifier (management console: Organization, API keys)",
-  );
-  const platformClientSecret = required(
-    "PLATFORM_CLIENT_SECRET",
-    "the private API key's secret, shown once at creation",
-  );
-  const scopesRaw = get(env, "PLATFORM_SCOPES") ?? "live.read profile.manage";
-  const scopes = scopesRaw.split(/[\s,]+/).filter((s) => s !== "");
-  for (const s of scopes) {
-    if (!/^[a-z][a-z0-9_.-]*$/i.test(s))
-      problem("PLATFORM_SCOPES", `"${s}" is not a scope name; separate scopes with spaces`);
-  }
-  if (scopes.length === 0)
-    problem("PLATFORM_SCOPES", "name at least one scope, for example: live.read profile.manage");
-  const timeouts: PlatformTimeouts = {
-    connectMs: num("PLATFORM_CONNECT_TIMEOUT_MS", 3000, 100, 120_000),
-    headersMs: num("PLATFORM_HEADERS_TIMEOUT_MS", 5000, 100, 120_000),
-    bodyMs: num("PLATFORM_BODY_TIMEOUT_MS", 5000, 100, 120_000),
-  };
-  const maxRetryAfterMs = num("PLATFORM_MAX_RETRY_AFTER_MS", 10_000, 0, 600_000);
-
-  // --- Store -------------------------------------------------------------------------------------
-  const storeRaw = get(env, "STORE_URL") ?? "sqlite://./data/bot.sqlite";
-  const storeParsed = parseStoreUrl(storeRaw);
-  let store: StoreUrl = { kind: "memory", url: "memory://" };
-  if (typeof storeParsed === "string")
-    problem("STORE_URL", `${storeParsed} (got "${maskCredentials(storeRaw)}")`);
-  else store = storeParsed;
-  const storeEncryptionKey = get(env, "STORE_ENCRYPTION_KEY");
-  if (storeEncryptionKey !== undefined && storeEncryptionKey.length < 32) {
-    problem(
-      "STORE_ENCRYPTION_KEY",
-      "must be at least 32 characters: generate one with `openssl rand -base64 32`",
-    );
-  }
-
-  // --- Access ------------------------------------------------------------------------------------
-  const managerUserIds = list(get(env, "MANAGER_USER_IDS"));
-  for (const id of managerUserIds) {
-    if (!SLACK_USER_ID.test(id)) {
-      problem(
-        "MANAGER_USER_IDS",
-        `"${id}" is not a Slack user id (like U012ABCDEF); separate ids with commas`,
-      );
-    }
-  }
-  const webhookAllowedIps = list(get(env, "WEBHOOK_ALLOWED_IPS"));
-  for (const ip of webhookAllowedIps) {
-    if (!isAddressOrCidr(ip)) {
-      problem(
-        "WEBHOOK_ALLOWED_IPS",
-        `"${ip}" is not an IP address or CIDR block; separate entries with commas`,
-      );
-    }
-  }
-  const trustRaw = (get(env, "TRUST_PROXY") ?? "false").toLowerCase();
-  let trustProxy = false;
-  if (["true", "1", "yes"].includes(trustRaw)) trustProxy = true;
-  else if (!["false", "0", "no"].includes(trustRaw))
-    problem("TRUST_PROXY", `must be true or false (got "${trustRaw}")`);
-
-  const levelRaw = (get(env, "LOG_LEVEL") ?? "info").toLowerCase();
-  let logLevel: LogLevel = "info";
-  if ((LOG_LEVELS as readonly string[]).includes(levelRaw)) logLevel = levelRaw as LogLevel;
-  else problem("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${levelRaw}")`);
-
-  if (problems.length > 0) throw new ConfigError(problems);
-
+  const v = parseEnv(botEnv, env);
   return {
-    port,
-    host,
-    publicUrl,
+    port: v.PORT,
+    host: v.HOST,
+    publicUrl: v.PUBLIC_URL,
     slack: {
-      signingSecret: signingSecret ?? "",
-      botToken,
-      clientId,
-      clientSecret,
-      stateSecret,
-      appToken,
-      apiUrl: slackApiUrl,
-      mode,
+      signingSecret: v.SLACK_SIGNING_SECRET,
+      botToken: v.SLACK_BOT_TOKEN,
+      clientId: v.SLACK_CLIENT_ID,
+      clientSecret: v.SLACK_CLIENT_SECRET,
+      stateSecret: v.SLACK_STATE_SECRET,
+      appToken: v.SLACK_APP_TOKEN,
+      apiUrl: v.SLACK_API_URL,
+      // The Slack mode rule passed: no bot token means the OAuth trio is complete.
+      mode: v.SLACK_BOT_TOKEN === undefined ? "oauth" : "single-workspace",
     },
     platform: {
-      apiUrl: platformApiUrl,
-      authUrl: platformAuthUrl,
-      clientId: platformClientId,
-      clientSecret: platformClientSecret,
-      scopes,
-      timeouts,
-      maxRetryAfterMs,
+      apiUrl: v.PLATFORM_API_URL,
+      authUrl: v.PLATFORM_AUTH_URL,
+      clientId: v.PLATFORM_CLIENT_ID,
+      clientSecret: v.PLATFORM_CLIENT_SECRET,
+      scopes: v.PLATFORM_SCOPES,
+      timeouts: {
+        connectMs: v.PLATFORM_CONNECT_TIMEOUT_MS,
+        headersMs: v.PLATFORM_HEADERS_TIMEOUT_MS,
+        bodyMs: v.PLATFORM_BODY_TIMEOUT_MS,
+      },
+      maxRetryAfterMs: v.PLATFORM_MAX_RETRY_AFTER_MS,
     },
-    store,
-    storeEncryptionKey,
-    managerUserIds,
-    webhookAllowedIps,
-    trustProxy,
-    logLevel,
+    store: v.STORE_URL,
+    storeEncryptionKey: v.STORE_ENCRYPTION_KEY,
+    managerUserIds: v.MANAGER_USER_IDS,
+    webhookAllowedIps: v.WEBHOOK_ALLOWED_IPS,
+    trustProxy: v.TRUST_PROXY,
+    logLevel: v.LOG_LEVEL,
   };
 }
 
@@ -359,43 +362,39 @@ export interface SandboxConfig {
   logLevel: LogLevel;
 }
 
+// --- The sandbox's environment -------------------------------------------------------------------
+
+const sandboxEnv = z.object({
+  SANDBOX_PORT: wholeNumber(1, 65535).prefault("4010"),
+  SANDBOX_HOST: z.string().prefault("127.0.0.1"),
+  PLATFORM_CLIENT_ID: z.string().prefault("sandbox-client"),
+  PLATFORM_CLIENT_SECRET: z.string().prefault("sandbox-secret"),
+  SANDBOX_TOKEN_LIFETIME_SECONDS: wholeNumber(
+    1,
+    Infinity,
+    "must be a whole number of seconds, 1 or more",
+  ).prefault("1800"),
+  SANDBOX_DELIVER_TO: z
+    .string()
+    .refine((raw) => isHttpUrl(parseUrl(raw)), {
+      error: got("must be an origin such as http://127.0.0.1:3000"),
+    })
+    .transform((raw) => parseUrl(raw)?.origin ?? raw)
+    .optional(),
+  LOG_LEVEL: logLevel,
+});
+
 /** Configuration of `npm run sandbox` (the platform stand-in). Same rules: one line per problem. */
 export function loadSandboxConfig(env: Env): SandboxConfig {
-  const problems: string[] = [];
-  const portRaw = get(env, "SANDBOX_PORT") ?? "4010";
-  const port = Number(portRaw);
-  if (!/^\d+$/.test(portRaw) || port < 1 || port > 65535) {
-    problems.push(`SANDBOX_PORT: must be a whole number from 1 to 65535 (got "${portRaw}")`);
-  }
-  const lifeRaw = get(env, "SANDBOX_TOKEN_LIFETIME_SECONDS") ?? "1800";
-  const tokenLifetimeSeconds = Number(lifeRaw);
-  if (!/^\d+$/.test(lifeRaw) || tokenLifetimeSeconds < 1) {
-    problems.push(
-      `SANDBOX_TOKEN_LIFETIME_SECONDS: must be a whole number of seconds, 1 or more (got "${lifeRaw}")`,
-    );
-  }
-  const deliverTo = get(env, "SANDBOX_DELIVER_TO");
-  if (deliverTo !== undefined) {
-    const u = parseUrl(deliverTo);
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) {
-      problems.push(
-        `SANDBOX_DELIVER_TO: must be an origin such as http://127.0.0.1:3000 (got "${deliverTo}")`,
-      );
-    }
-  }
-  const levelRaw = (get(env, "LOG_LEVEL") ?? "info").toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(levelRaw)) {
-    problems.push(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(", ")} (got "${levelRaw}")`);
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
+  const v = parseEnv(sandboxEnv, env);
   return {
-    port,
-    host: get(env, "SANDBOX_HOST") ?? "127.0.0.1",
-    clientId: get(env, "PLATFORM_CLIENT_ID") ?? "sandbox-client",
-    clientSecret: get(env, "PLATFORM_CLIENT_SECRET") ?? "sandbox-secret",
-    tokenLifetimeSeconds,
-    deliverTo: deliverTo === undefined ? undefined : (parseUrl(deliverTo)?.origin ?? deliverTo),
-    logLevel: levelRaw as LogLevel,
+    port: v.SANDBOX_PORT,
+    host: v.SANDBOX_HOST,
+    clientId: v.PLATFORM_CLIENT_ID,
+    clientSecret: v.PLATFORM_CLIENT_SECRET,
+    tokenLifetimeSeconds: v.SANDBOX_TOKEN_LIFETIME_SECONDS,
+    deliverTo: v.SANDBOX_DELIVER_TO,
+    logLevel: v.LOG_LEVEL,
   };
 }
 
@@ -403,9 +402,11 @@ export function loadSandboxConfig(env: Env): SandboxConfig {
  * Reads `process.env` (the only place in the code base that does), or prints every problem and
  * exits with code 1.
  */
-export function readConfigOrExit<T>(loader: (env: Env) => T = loadConfig as unknown as (env: Env) => T): T {
+export function readConfigOrExit(): Config;
+export function readConfigOrExit<T>(loader: (env: Env) => T): T;
+export function readConfigOrExit<T>(loader?: (env: Env) => T): T | Config {
   try {
-    return loader(process.env);
+    return (loader ?? loadConfig)(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const p of err.problems) process.stderr.write(`config error: ${p}\n`);

@@ -916,3 +916,32 @@ describe("review fixes", () => {
     );
   });
 });
+
+describe("loadConfig: problem order across per-variable and cross-variable rules", () => {
+  it("lists a variable's own problem before the Slack mode problem on the same variable", () => {
+    expect(problemsOf({ ...VALID, SLACK_BOT_TOKEN: "xoxp-user", SLACK_CLIENT_ID: "1234.5678" })).toEqual([
+      "SLACK_BOT_TOKEN: must be a bot token starting with xoxb- (OAuth & Permissions page)",
+      "SLACK_BOT_TOKEN: set either SLACK_BOT_TOKEN (single workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (multi-workspace), not both",
+    ]);
+  });
+
+  it("applies the Slack mode rule even when other variables are invalid, in table order", () => {
+    const { SLACK_BOT_TOKEN: _, ...env } = VALID;
+    const problems = problemsOf({ ...env, PORT: "x", PUBLIC_URL: "not a url", SLACK_STATE_SECRET: "short" });
+    expect(names(problems)).toEqual([
+      "PORT",
+      "PUBLIC_URL",
+      "SLACK_CLIENT_ID",
+      "SLACK_CLIENT_SECRET",
+      "SLACK_STATE_SECRET",
+    ]);
+    expect(problems[4]).toContain("at least 16 characters");
+  });
+
+  it("reports both PUBLIC_URL rules when both fail", () => {
+    expect(problemsOf({ ...VALID, PUBLIC_URL: "http://u:p@bot.example.com" })).toEqual([
+      'PUBLIC_URL: must start with https:// because the platform only accepts HTTPS callbacks (got "http://u:p@bot.example.com")',
+      "PUBLIC_URL: must be a plain base URL without query, fragment or credentials, for example https://bot.example.com",
+    ]);
+  });
+});
