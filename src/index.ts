@@ -1,0 +1,70 @@
+/**
+ * Start-up only: read the configuration, build the collaborators and the app, listen, and shut
+ * down cleanly on SIGTERM/SIGINT.
+ */
+import type { AddressInfo } from "node:net";
+import { buildApp } from "./app.js";
+import { readConfigOrExit } from "./config.js";
+import { createLogger } from "./log.js";
+import { createPlatformClient } from "./platform/index.js";
+import { openStore, RouteRepo, SettingsRepo } from "./store/index.js";
+
+const config = readConfigOrExit();
+const logger = createLogger({
+  level: config.logLevel,
+  secrets: [
+    config.platform.clientSecret,
+    config.slack.signingSecret,
+    config.slack.botToken,
+    config.slack.appToken,
+    config.slack.clientSecret,
+    config.slack.stateSecret,
+    config.storeEncryptionKey,
+  ],
+});
+
+process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
+
+const store = await openStore(config.store, logger);
+const platform = createPlatformClient(config.platform, logger);
+const built = buildApp(config, {
+  platform,
+  settings: new SettingsRepo(store, logger),
+  routes: new RouteRepo(store, logger),
+  logger,
+});
+const server = await built.start();
+const address = server?.address() as AddressInfo | null | undefined;
+logger.info(
+  {
+    port: address?.port ?? config.port,
+    host: config.host,
+    store: config.store.kind,
+    mode: config.slack.appToken ? "socket" : "http",
+  },
+  "bot listening",
+);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  const force = setTimeout(() => {
+    logger.error("shutdown took longer than 10 s; exiting");
+    process.exit(1);
+  }, 10_000);
+  force.unref();
+  try {
+    await built.stop();
+    await platform.close();
+    await store.close();
+    logger.info("stopped");
+    process.exit(0);
+  } catch (err) {
+    logger.error({ err }, "error while shutting down");
+    process.exit(1);
+  }
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

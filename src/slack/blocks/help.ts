@@ -1,0 +1,138 @@
+/**
+ * Usage of `/live` and `/webhook`, following the grammar of the runtime contract (slash commands),
+ * plus `/webhook managers` (a bot addition: managers can add managers for the workspace).
+ */
+import { WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import { chunkLines, context, header, message, section } from "./kit.js";
+import { escapeMrkdwn, escapeTruncate } from "./limits.js";
+import type { KnownBlock, Message } from "./types.js";
+
+export interface HelpEntry {
+  /** The grammar, as a person types it. */
+  usage: string;
+  who: "anyone" | "managers" | "anyone (changes: managers)";
+  what: string;
+  example: string;
+}
+
+export const LIVE_HELP: readonly HelpEntry[] = [
+  {
+    usage: "/live status <id or livestream URL>",
+    who: "anyone",
+    what: "Posts a status card of the livestream in this channel: on air or not, schedule, recording, ads left, geo-restriction, embedding, audio. Its Refresh button updates it.",
+    example: "/live status x8abc12",
+  },
+  {
+    usage: "/live ingest <id or URL>",
+    who: "managers",
+    what: "Shows the ingest addresses (RTMP, SRT, available servers) only to you: they carry the stream key.",
+    example: "/live ingest https://www.dailymotion.com/video/x8abc12",
+  },
+  {
+    usage: "/live help",
+    who: "anyone",
+    what: "This help (so does `/live` alone).",
+    example: "/live help",
+  },
+];
+
+export const WEBHOOK_HELP: readonly HelpEntry[] = [
+  {
+    usage: "/webhook set <profile_id> [event ...]",
+    who: "managers",
+    what: "Points the profile's webhook at this bot with these events (space or comma separated; `all` = every event; none given = all) and posts its notifications in this channel.",
+    example: "/webhook set x1abc2 video.published video.format.error",
+  },
+  {
+    usage: "/webhook set <profile_id> url=<https URL> [event ...]",
+    who: "managers",
+    what: "Registers another HTTPS callback URL instead: the bot then posts nothing for that profile.",
+    example: "/webhook set x1abc2 url=https://example.com/hooks/video all",
+  },
+  {
+    usage: "/webhook show [profile_id]",
+    who: "anyone",
+    what: "The webhook as the platform has it, and where its notifications go.",
+    example: "/webhook show x1abc2",
+  },
+  {
+    usage: "/webhook events [profile_id]",
+    who: "managers",
+    what: "Choose the events with checkboxes; saving changes only the events.",
+    example: "/webhook events x1abc2",
+  },
+  {
+    usage: "/webhook remove [profile_id]",
+    who: "managers",
+    what: "Removes the webhook after you confirm (the platform stops sending events).",
+    example: "/webhook remove x1abc2",
+  },
+  {
+    usage: "/webhook test [profile_id]",
+    who: "managers",
+    what: "Sends a sample event through the whole notification path to the channel.",
+    example: "/webhook test x1abc2",
+  },
+  {
+    usage: "/webhook managers [add|remove <@user>]",
+    who: "anyone (changes: managers)",
+    what: "Lists who can change webhooks here; managers can add or remove managers for this workspace.",
+    example: "/webhook managers add @alice",
+  },
+  {
+    usage: "/webhook help",
+    who: "anyone",
+    what: "This help (so does `/webhook` alone).",
+    example: "/webhook help",
+  },
+];
+
+function entryLines(entries: readonly HelpEntry[]): string[] {
+  return entries.map(
+    (e) =>
+      `*\`${escapeMrkdwn(e.usage)}\`* (${e.who})\n${escapeMrkdwn(e.what)}\nExample: \`${escapeMrkdwn(e.example)}\``,
+  );
+}
+
+function helpBlocks(title: string, entries: readonly HelpEntry[], notes: readonly string[]): KnownBlock[] {
+  return [
+    header(title),
+    ...chunkLines(entryLines(entries).map((l) => `${l}\n`)).map((chunk) => section(chunk)),
+    ...(notes.length ? [context(notes)] : []),
+  ];
+}
+
+function fallback(entries: readonly HelpEntry[]): string {
+  return `Usage: ${entries.map((e) => e.usage).join(" · ")}`;
+}
+
+/** `/live help`. */
+export function liveHelp(): Message {
+  return message(
+    fallback(LIVE_HELP),
+    helpBlocks("/live: livestream status", LIVE_HELP, [
+      "Managers: workspace admins and owners, the users in MANAGER_USER_IDS, and users added with `/webhook managers add`.",
+    ]),
+  );
+}
+
+/** `/webhook help`. */
+export function webhookHelp(): Message {
+  return message(
+    fallback(WEBHOOK_HELP),
+    helpBlocks("/webhook: profile webhook and notifications", WEBHOOK_HELP, [
+      "`profile_id` may be left out once this workspace has one configured profile.",
+      `Events: ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(", ")}`,
+    ]),
+  );
+}
+
+/** A usage problem ("Unknown subcommand …") followed by the command's help. */
+export function usageError(command: "/live" | "/webhook", problem: string): Message {
+  const help = command === "/webhook" ? webhookHelp() : liveHelp();
+  const p = problem.trim() || "That command was not understood.";
+  return message(`${p} Type \`${command} help\` for usage.`, [
+    section(`⚠️ ${escapeTruncate(p, 1000)}`),
+    ...help.blocks,
+  ]);
+}

@@ -1,0 +1,44 @@
+/** Block Kit renderers: pure functions, data and the clock in, `{ text, blocks }` out. */
+export {
+  describePlatformError,
+  errorMessage,
+  notManagerMessage,
+  storeUnavailableMessage,
+} from "./errors.js";
+export { type HelpEntry, LIVE_HELP, liveHelp, usageError, WEBHOOK_HELP, webhookHelp } from "./help.js";
+export { ACTIONS, type ActionId } from "./ids.js";
+export {
+  assertWithinLimits,
+  ELLIPSIS,
+  escapeMrkdwn,
+  escapeTruncate,
+  htmlToText,
+  LIMITS,
+  relative,
+  slackDate,
+  truncate,
+  truncateMrkdwn,
+  utcText,
+} from "./limits.js";
+export {
+  ADS_PER_HOUR,
+  ingestMessage,
+  LIVESTREAM_CARD_FIELDS,
+  type LivestreamCardOptions,
+  livestreamCard,
+} from "./livestream.js";
+export type { KnownBlock, Message } from "./types.js";
+export {
+  eventListLines,
+  type ManagerEntry,
+  managersMessage,
+  noProfileMessage,
+  removeConfirmMessage,
+  testNotAvailableMessage,
+  type WebhookConfigOptions,
+  type WebhookRouteInfo,
+  type WebhookSetOptions,
+  webhookConfigMessage,
+  webhookRemovedMessage,
+  webhookSetMessage,
+} from "./webhook.js";

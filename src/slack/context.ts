@@ -1,0 +1,75 @@
+/**
+ * What every listener receives: the collaborators, passed in (never imported as globals), so
+ * tests build the app with a sandbox platform, a memory store and a Slack stand-in.
+ */
+import type { RespondArguments, RespondFn } from "@slack/bolt";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { isPlatformError, type PlatformClient } from "../platform/index.js";
+import type { RouteRepo, SettingsRepo } from "../store/index.js";
+import { StoreCorruptError, StoreUnavailableError } from "../store/index.js";
+import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
+import type { ManagerPolicy } from "./managers.js";
+
+export interface BotDeps {
+  config: Config;
+  platform: PlatformClient;
+  settings: SettingsRepo;
+  routes: RouteRepo;
+  managers: ManagerPolicy;
+  logger: Logger;
+  now: () => Date;
+}
+
+export function ephemeral(m: Message): RespondArguments {
+  return { response_type: "ephemeral", replace_original: false, text: m.text, blocks: m.blocks };
+}
+
+export function inChannel(m: Message): RespondArguments {
+  return { response_type: "in_channel", replace_original: false, text: m.text, blocks: m.blocks };
+}
+
+export function replace(m: Message): RespondArguments {
+  return { replace_original: true, text: m.text, blocks: m.blocks };
+}
+
+/** Sends through response_url; a failure to answer is logged, never thrown into Bolt. */
+export async function safeRespond(respond: RespondFn, log: Logger, args: RespondArguments): Promise<void> {
+  try {
+    await respond(args);
+  } catch (err) {
+    log.warn({ err }, "could not answer through response_url");
+  }
+}
+
+/**
+ * Runs the work of a command or action after its ack, and turns every failure into a plain,
+ * ephemeral answer: platform errors in words with their correlation id, an unreachable or damaged
+ * store, anything else as a generic failure (logged with its details, shown without them).
+ */
+export async function answerErrors(
+  respond: RespondFn,
+  log: Logger,
+  context: string,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    let message: Message;
+    if (isPlatformError(err)) {
+      log.warn({ err, context }, "platform call failed");
+      message = errorMessage(err, context);
+    } else if (err instanceof StoreUnavailableError) {
+      log.error({ err, context }, "settings store unavailable");
+      message = storeUnavailableMessage();
+    } else if (err instanceof StoreCorruptError) {
+      log.error({ err, key: err.key, context }, "settings value is damaged");
+      message = errorMessage(err, context);
+    } else {
+      log.error({ err, context }, "unexpected failure");
+      message = errorMessage(err, context);
+    }
+    await safeRespond(respond, log, ephemeral(message));
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The slash-command grammar of the contract, as pure parsers: text in, a command or a usage
+ * problem out. Nothing here talks to Slack, the platform or the store.
+ */
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/schemas.js";
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export type LiveCommand =
+  | { kind: "help" }
+  | { kind: "status"; livestreamId: string }
+  | { kind: "ingest"; livestreamId: string };
+
+export type WebhookCommand =
+  | { kind: "help" }
+  | { kind: "set"; profileId: string; url: string | null; events: WebhookEvent[] }
+  | { kind: "show" | "events" | "remove" | "test"; profileId: string | null }
+  | { kind: "managers"; action: "list" }
+  | { kind: "managers"; action: "add" | "remove"; userId: string };
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Slack wraps links and mentions: `<https://x|label>`, `<@U123|name>`. */
+function unwrap(token: string): string {
+  const m = /^<([^|>]+)(\|[^>]*)?>$/.exec(token);
+  return m?.[1] ?? token;
+}
+
+function tokens(text: string): string[] {
+  return text
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== "");
+}
+
+/**
+ * A livestream id, or a URL whose `video` query parameter or last path segment is the id
+ * (`https://www.dailymotion.com/video/x9b2k4m`, an embed URL with `?video=x9b2k4m`).
+ */
+export function parseLivestreamRef(raw: string): Parsed<string> {
+  const token = unwrap(raw.trim());
+  if (ID.test(token)) return { ok: true, value: token };
+  let url: URL | undefined;
+  try {
+    url = new URL(token);
+  } catch {
+    url = undefined;
+  }
+  if (url && (url.protocol === "https:" || url.protocol === "http:")) {
+    const fromQuery = url.searchParams.get("video");
+    const last = url.pathname
+      .split("/")
+      .filter((s) => s !== "")
+      .pop();
+    const candidate = fromQuery ?? last;
+    if (candidate && ID.test(candidate)) return { ok: true, value: candidate };
+  }
+  return { ok: false, problem: `"${truncateForEcho(raw)}" is not a livestream id or livestream URL.` };
+}
+
+function truncateForEcho(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
+}
+
+export function parseLive(text: string): Parsed<LiveCommand> {
+  const [sub, ...rest] = tokens(text);
+  if (sub === undefined || sub.toLowerCase() === "help") return { ok: true, value: { kind: "help" } };
+  const kind = sub.toLowerCase();
+  if (kind !== "status" && kind !== "ingest") {
+    return { ok: false, problem: `Unknown subcommand "${truncateForEcho(sub)}".` };
+  }
+  if (rest.length === 0) return { ok: false, problem: `\`/live ${kind}\` needs a livestream id or URL.` };
+  if (rest.length > 1) return { ok: false, problem: `\`/live ${kind}\` takes one livestream id or URL.` };
+  const ref = parseLivestreamRef(rest[0] ?? "");
+  if (!ref.ok) return ref;
+  return { ok: true, value: { kind, livestreamId: ref.value } };
+}
+
+/**
+ * Events as typed by a person: space or comma separated, `all` for every event, and the
+ * `video.` prefix optional (`created` = `video.created`). None given means all.
+ */
+export function parseEvents(words: readonly string[]): Parsed<WebhookEvent[]> {
+  const items = words.flatMap((w) => w.split(",")).map((w) => w.trim().toLowerCase());
+  const named = items.filter((w) => w !== "");
+  if (named.length === 0 || named.includes("all")) return { ok: true, value: [...WEBHOOK_EVENTS] };
+  const out: WebhookEvent[] = [];
+  const unknown: string[] = [];
+  for (const w of named) {
+    const full = w.startsWith("video.") ? w : `video.${w}`;
+    if (isWebhookEvent(full)) {
+      if (!out.includes(full)) out.push(full);
+    } else unknown.push(w);
+  }
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      problem: `Unknown event${unknown.length > 1 ? "s" : ""}: ${unknown.map(truncateForEcho).join(", ")}. Valid events: ${WEBHOOK_EVENTS.join(", ")} (or \`all\`).`,
+    };
+  }
+  return { ok: true, value: out };
+}
+
+function parseProfileId(raw: string | undefined): Parsed<string | null> {
+  if (raw === undefined) return { ok: true, value: null };
+  if (!ID.test(raw)) return { ok: false, problem: `"${truncateForEcho(raw)}" is not a profile id.` };
+  return { ok: true, value: raw };
+}
+
+function parseUserMention(raw: string | undefined): Parsed<string> {
+  const m = raw === undefined ? null : /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(raw);
+  if (m?.[1]) return { ok: true, value: m[1] };
+  if (raw && /^[UW][A-Z0-9]{2,}$/.test(raw)) return { ok: true, value: raw };
+  return {
+    ok: false,
+    problem: "Name the person with an @mention, for example `/webhook managers add @alex`.",
+  };
+}
+
+export function parseWebhook(text: string): Parsed<WebhookCommand> {
+  const [sub, ...rest] = tokens(text);
+  if (sub === undefined || sub.toLowerCase() === "help") return { ok: true, value: { kind: "help" } };
+  const kind = sub.toLowerCase();
+  switch (kind) {
+    case "set": {
+      const [pid, ...more] = rest;
+      if (pid === undefined) return { ok: false, problem: "`/webhook set` needs a profile id." };
+      const profile = parseProfileId(pid);
+      if (!profile.ok) return profile;
+      let url: string | null = null;
+      const eventWords: string[] = [];
+      for (const w of more) {
+        if (w.toLowerCase().startsWith("url=")) {
+          if (url !== null) return { ok: false, problem: "Give `url=` only once." };
+          url = unwrap(w.slice(4));
+          if (!url.toLowerCase().startsWith("https://")) {
+            return {
+              ok: false,
+              problem: "`url=` must be an https:// URL: the platform only delivers to HTTPS.",
+            };
+          }
+          try {
+            new URL(url);
+          } catch {
+            return { ok: false, problem: `"${truncateForEcho(url)}" is not a valid URL.` };
+          }
+        } else eventWords.push(w);
+      }
+      const events = parseEvents(eventWords);
+      if (!events.ok) return events;
+      return { ok: true, value: { kind: "set", profileId: profile.value ?? pid, url, events: events.value } };
+    }
+    case "show":
+    case "events":
+    case "remove":
+    case "test": {
+      if (rest.length > 1)
+        return { ok: false, problem: `\`/webhook ${kind}\` takes at most one profile id.` };
+      const profile = parseProfileId(rest[0]);
+      if (!profile.ok) return profile;
+      return { ok: true, value: { kind, profileId: profile.value } };
+    }
+    case "managers": {
+      const [action, who, ...extra] = rest;
+      if (action === undefined || action.toLowerCase() === "list") {
+        return { ok: true, value: { kind: "managers", action: "list" } };
+      }
+      const a = action.toLowerCase();
+      if ((a !== "add" && a !== "remove") || extra.length > 0) {
+        return {
+          ok: false,
+          problem:
+            "Use `/webhook managers`, `/webhook managers add @person` or `/webhook managers remove @person`.",
+        };
+      }
+      const user = parseUserMention(who);
+      if (!user.ok) return user;
+      return { ok: true, value: { kind: "managers", action: a, userId: user.value } };
+    }
+    default:
+      return { ok: false, problem: `Unknown subcommand "${truncateForEcho(sub)}".` };
+  }
+}

@@ -1,0 +1,12 @@
+/** Registers every Slack surface's listeners on the app. */
+import type { App } from "@slack/bolt";
+import type { BotDeps } from "../context.js";
+import { register as actions } from "./actions/index.js";
+import { register as live } from "./commands/live.js";
+import { register as webhook } from "./commands/webhook.js";
+
+export function registerListeners(app: App, deps: BotDeps): void {
+  live(app, deps);
+  webhook(app, deps);
+  actions(app, deps);
+}

@@ -1,0 +1,64 @@
+/**
+ * Who may change webhooks: the workspace's admins and owners (Slack `users.info`), the users in
+ * MANAGER_USER_IDS, and the users a manager added for that workspace.
+ *
+ * `users.info` answers are cached per (team, user) for a few minutes so that a burst of button
+ * presses costs one Web API call; a failed lookup is not cached and counts as "not a manager"
+ * (fail closed), with the reason given to the person.
+ */
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../log.js";
+import type { SettingsRepo } from "../store/index.js";
+
+export type ManagerReason = "configured" | "added" | "admin" | "owner";
+export type ManagerDecision =
+  | { manager: true; reason: ManagerReason }
+  | { manager: false; reason: "member" | "unverified" };
+
+export interface ManagerPolicyOptions {
+  managerUserIds: readonly string[];
+  settings: SettingsRepo;
+  logger: Logger;
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
+export class ManagerPolicy {
+  private readonly configured: Set<string>;
+  private readonly cache = new Map<string, { at: number; role: "admin" | "owner" | "member" }>();
+  private readonly ttl: number;
+  private readonly now: () => number;
+
+  constructor(private readonly o: ManagerPolicyOptions) {
+    this.configured = new Set(o.managerUserIds);
+    this.ttl = o.cacheTtlMs ?? 5 * 60_000;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Throws StoreUnavailableError when the workspace's managers cannot be read. */
+  async decide(client: WebClient, teamId: string, userId: string): Promise<ManagerDecision> {
+    if (this.configured.has(userId)) return { manager: true, reason: "configured" };
+    const added = await this.o.settings.listManagers(teamId);
+    if (added.some((m) => m.userId === userId)) return { manager: true, reason: "added" };
+    const role = await this.role(client, teamId, userId);
+    if (role === "admin" || role === "owner") return { manager: true, reason: role };
+    return { manager: false, reason: role === undefined ? "unverified" : "member" };
+  }
+
+  private async role(client: WebClient, teamId: string, userId: string) {
+    const key = `${teamId}:${userId}`;
+    const hit = this.cache.get(key);
+    if (hit && this.now() - hit.at < this.ttl) return hit.role;
+    try {
+      const res = await client.users.info({ user: userId });
+      const u = res.user;
+      const role = u?.is_owner || u?.is_primary_owner ? "owner" : u?.is_admin ? "admin" : "member";
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(key, { at: this.now(), role });
+      return role;
+    } catch (err) {
+      this.o.logger.warn({ err, teamId, userId }, "users.info failed; treating the user as not a manager");
+      return undefined;
+    }
+  }
+}

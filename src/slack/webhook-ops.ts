@@ -1,0 +1,115 @@
+/**
+ * The webhook operations behind `/webhook` and its buttons: one place that keeps the platform,
+ * the workspace settings and the delivery routes consistent.
+ *
+ * Order of writes for `set` (so that nothing is half-written):
+ *  1. store the new route token → (workspace, profile, channel);
+ *  2. PATCH the platform (and read it back);
+ *  3. on failure, delete the new route: the platform and the settings are as before;
+ *     on success, save the profile settings, then delete the previous route token.
+ * If the store fails after step 2, the platform already points at a route that exists, so
+ * deliveries still reach the channel; the person is told the settings could not be saved.
+ */
+import type { WebhookConfig } from "../platform/index.js";
+import type { WebhookEvent } from "../platform/schemas.js";
+import { newCallbackToken, type ProfileSettings } from "../store/index.js";
+import type { BotDeps } from "./context.js";
+
+export function callbackUrlFor(publicUrl: string, token: string): string {
+  return `${publicUrl}/hooks/platform/${token}`;
+}
+
+export interface WebhookView {
+  profileId: string;
+  webhook: WebhookConfig;
+  settings: ProfileSettings | undefined;
+  /** The platform's callback URL is this bot's route for this workspace. */
+  ownsCallback: boolean;
+  /** `${PUBLIC_URL}/hooks/platform/`: any URL under it is this bot's, and its token is hidden. */
+  botHookPrefix: string;
+}
+
+function hookPrefix(deps: BotDeps): string {
+  return callbackUrlFor(deps.config.publicUrl, "");
+}
+
+export async function readWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<WebhookView> {
+  const [webhook, settings] = await Promise.all([
+    deps.platform.getProfileWebhook(profileId),
+    deps.settings.getProfile(teamId, profileId),
+  ]);
+  const ownsCallback =
+    settings?.callbackToken != null &&
+    webhook.callback_url === callbackUrlFor(deps.config.publicUrl, settings.callbackToken);
+  return { profileId, webhook, settings, ownsCallback, botHookPrefix: hookPrefix(deps) };
+}
+
+/** The profile a command means: the one given, else the workspace's default, else null. */
+export async function resolveProfileId(
+  deps: BotDeps,
+  teamId: string,
+  given: string | null,
+): Promise<string | null> {
+  if (given) return given;
+  return (await deps.settings.defaultProfileId(teamId)) ?? null;
+}
+
+export interface SetRequest {
+  teamId: string;
+  profileId: string;
+  channelId: string;
+  userId: string;
+  /** A foreign HTTPS callback; null points the webhook at this bot. */
+  url: string | null;
+  events: WebhookEvent[];
+}
+
+export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
+  const previous = await deps.settings.getProfile(req.teamId, req.profileId);
+  const newToken = req.url === null ? newCallbackToken() : null;
+  if (newToken) {
+    await deps.routes.put(newToken, {
+      teamId: req.teamId,
+      profileId: req.profileId,
+      channelId: req.channelId,
+    });
+  }
+  let webhook: WebhookConfig;
+  try {
+    webhook = await deps.platform.setWebhook(req.profileId, {
+      callback_url: newToken === null ? (req.url ?? "") : callbackUrlFor(deps.config.publicUrl, newToken),
+      events: req.events,
+    });
+  } catch (err) {
+    if (newToken) await deps.routes.delete(newToken).catch(() => undefined);
+    throw err;
+  }
+  const settings: ProfileSettings = {
+    profileId: req.profileId,
+    channelId: req.url === null ? req.channelId : null,
+    callbackToken: newToken,
+    foreignUrl: req.url,
+    events: [...(webhook.events ?? req.events)],
+    setBy: req.userId,
+    setAt: deps.now().toISOString(),
+  };
+  await deps.settings.saveProfile(req.teamId, settings);
+  if (previous?.callbackToken && previous.callbackToken !== newToken) {
+    await deps.routes.delete(previous.callbackToken);
+  }
+  return {
+    profileId: req.profileId,
+    webhook,
+    settings,
+    ownsCallback: newToken !== null,
+    botHookPrefix: hookPrefix(deps),
+  };
+}
+
+/** Removes the platform's webhook, then this workspace's route and settings for the profile. */
+export async function removeWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
+  const settings = await deps.settings.getProfile(teamId, profileId);
+  await deps.platform.removeWebhook(profileId);
+  if (settings?.callbackToken) await deps.routes.delete(settings.callbackToken);
+  if (settings) await deps.settings.removeProfile(teamId, profileId);
+}

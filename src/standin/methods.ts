@@ -1,0 +1,293 @@
+/**
+ * The Web API methods the stand-in implements, answering like Slack: {ok:true, ...} or a
+ * SlackFailure ({ok:false, error}). Arguments arrive decoded (blocks, view... as JSON values).
+ */
+import { viewErrors } from "./blocks.js";
+import { channelName, SEED_CHANNELS, STANDIN } from "./seed.js";
+import type { SlackUser } from "./types.js";
+import { isObj, type Obj, readContent, SlackFailure, str, type Workspace } from "./workspace.js";
+
+export interface CallContext {
+  ws: Workspace;
+  args: Obj;
+  /** the Authorization header, for oauth.v2.access client credentials */
+  authorization?: string;
+}
+
+interface Method {
+  /** needs a valid token (not_authed / invalid_auth otherwise) */
+  auth: boolean;
+  handle(ctx: CallContext): Obj;
+}
+
+const required = (v: unknown, error: string): string => {
+  const s = str(v);
+  if (s === undefined) throw new SlackFailure(error);
+  return s;
+};
+
+function userJson(u: SlackUser): Obj {
+  const realName = u.real_name ?? u.name;
+  return {
+    id: u.id,
+    team_id: u.team_id,
+    name: u.name,
+    deleted: u.deleted ?? false,
+    real_name: realName,
+    tz: u.tz ?? "Europe/London",
+    is_admin: u.is_admin ?? false,
+    is_owner: u.is_owner ?? false,
+    is_primary_owner: u.is_primary_owner ?? false,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    is_bot: u.is_bot ?? false,
+    is_app_user: false,
+    profile: { real_name: realName, display_name: u.name, team: u.team_id },
+  };
+}
+
+/** A thread parent in the channel; a reply's ts threads to its parent, like Slack. */
+function threadOf(ws: Workspace, channel: string, args: Obj): string | undefined {
+  const ts = str(args.thread_ts);
+  if (ts === undefined) return undefined;
+  const parent = ws.find(channel, ts);
+  if (parent === undefined || parent.ephemeralTo !== undefined) throw new SlackFailure("invalid_thread_ts");
+  return parent.thread_ts ?? parent.ts;
+}
+
+/** A message the bot can edit or delete: shown, not ephemeral. */
+function existingMessage(ws: Workspace, args: Obj) {
+  const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
+  if (!ws.exists(channel)) throw new SlackFailure("channel_not_found");
+  const ts = required(args.ts, "message_not_found");
+  const message = ws.find(channel, ts);
+  if (message === undefined || message.ephemeralTo !== undefined) throw new SlackFailure("message_not_found");
+  return { channel, message };
+}
+
+function storeView(ws: Workspace, view: Obj, existing?: Obj): Obj {
+  const id = typeof existing?.id === "string" ? existing.id : `V${String(ws.nextSeq()).padStart(10, "0")}`;
+  const stored: Obj = {
+    type: "modal",
+    blocks: [],
+    private_metadata: "",
+    callback_id: "",
+    external_id: "",
+    state: { values: {} },
+    clear_on_close: false,
+    notify_on_close: false,
+    close: null,
+    submit: null,
+    previous_view_id: null,
+    ...view,
+    id,
+    team_id: ws.teamId,
+    hash: `${Math.floor(ws.now() / 1000)}.${ws.nextSeq().toString(36).padStart(8, "0")}`,
+    root_view_id: id,
+    app_id: STANDIN.appId,
+    app_installed_team_id: ws.teamId,
+    bot_id: STANDIN.botId,
+  };
+  ws.views.set(id, stored);
+  return structuredClone(stored);
+}
+
+function checkView(view: unknown, types: readonly string[]): Obj {
+  if (view === undefined || view === "")
+    throw new SlackFailure("invalid_arguments", { errors: ["view is required"] });
+  const errors = viewErrors(view, types);
+  if (errors.length > 0 || !isObj(view)) throw new SlackFailure("invalid_arguments", { errors });
+  return view;
+}
+
+function checkHash(args: Obj, existing: Obj): void {
+  const hash = str(args.hash);
+  if (hash !== undefined && hash !== existing.hash) throw new SlackFailure("hash_conflict");
+}
+
+function teamJson(ws: Workspace): Obj {
+  return {
+    id: ws.teamId,
+    name: STANDIN.teamName,
+    domain: STANDIN.teamDomain,
+    email_domain: "",
+    icon: { image_default: true },
+  };
+}
+
+export const METHODS: Record<string, Method> = {
+  "api.test": { auth: false, handle: ({ args }) => ({ ok: true, args }) },
+
+  "auth.test": {
+    auth: true,
+    handle: ({ ws }) => ({
+      ok: true,
+      url: `https://${STANDIN.teamDomain}.slack.com/`,
+      team: STANDIN.teamName,
+      user: STANDIN.botName,
+      team_id: ws.teamId,
+      user_id: STANDIN.botUserId,
+      bot_id: STANDIN.botId,
+      is_enterprise_install: false,
+    }),
+  },
+
+  "team.info": { auth: true, handle: ({ ws }) => ({ ok: true, team: teamJson(ws) }) },
+
+  "users.info": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const user = ws.users.get(required(args.user, "user_not_found"));
+      if (user === undefined) throw new SlackFailure("user_not_found");
+      return { ok: true, user: userJson(user) };
+    },
+  },
+
+  "conversations.info": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const id = ws.resolveChannel(required(args.channel, "channel_not_found"));
+      if (!ws.exists(id)) throw new SlackFailure("channel_not_found");
+      const dmUser = ws.dmUser(id);
+      if (dmUser !== undefined) {
+        return { ok: true, channel: { id, is_im: true, user: dmUser, is_archived: false, is_member: true } };
+      }
+      const isPublic = ws.channels.public.has(id);
+      return {
+        ok: true,
+        channel: {
+          id,
+          name: channelName(id),
+          name_normalized: channelName(id),
+          is_channel: isPublic,
+          is_group: !isPublic,
+          is_im: false,
+          is_private: !isPublic,
+          is_archived: ws.channels.archived.has(id),
+          is_general: id === SEED_CHANNELS.general,
+          is_member: ws.isMember(id),
+          created: 1_600_000_000,
+          creator: "U0OWNER",
+        },
+      };
+    },
+  },
+
+  "chat.postMessage": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
+      ws.checkPostable(channel);
+      const content = readContent(args);
+      const thread_ts = threadOf(ws, channel, args);
+      const message = ws.post(channel, content, thread_ts === undefined ? {} : { thread_ts });
+      return { ok: true, channel, ts: message.ts, message: ws.wire(message) };
+    },
+  },
+
+  "chat.postEphemeral": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
+      const user = required(args.user, "user_not_found");
+      if (!ws.users.has(user)) throw new SlackFailure("user_not_found");
+      ws.checkPostable(channel);
+      const content = readContent(args);
+      const thread_ts = threadOf(ws, channel, args);
+      const message = ws.post(channel, content, {
+        ephemeralTo: user,
+        ...(thread_ts === undefined ? {} : { thread_ts }),
+      });
+      return { ok: true, message_ts: message.ts };
+    },
+  },
+
+  "chat.update": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const { channel, message } = existingMessage(ws, args);
+      if (ws.channels.archived.has(channel)) throw new SlackFailure("is_archived");
+      ws.edit(message, readContent(args));
+      return { ok: true, channel, ts: message.ts, text: message.text, message: ws.wire(message) };
+    },
+  },
+
+  "chat.delete": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const { channel, message } = existingMessage(ws, args);
+      if (message.user !== STANDIN.botUserId) throw new SlackFailure("cant_delete_message");
+      message.deleted = true;
+      return { ok: true, channel, ts: message.ts };
+    },
+  },
+
+  "views.open": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      if (str(args.trigger_id) === undefined && str(args.interactivity_pointer) === undefined) {
+        throw new SlackFailure("invalid_arguments", { errors: ["trigger_id is required"] });
+      }
+      const view = checkView(args.view, ["modal"]);
+      return { ok: true, view: storeView(ws, view) };
+    },
+  },
+
+  "views.update": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const viewId = str(args.view_id);
+      const externalId = str(args.external_id);
+      if (viewId === undefined && externalId === undefined) {
+        throw new SlackFailure("invalid_arguments", { errors: ["view_id or external_id is required"] });
+      }
+      const existing =
+        viewId !== undefined
+          ? ws.views.get(viewId)
+          : [...ws.views.values()].find((v) => v.external_id === externalId);
+      if (existing === undefined) throw new SlackFailure("not_found");
+      checkHash(args, existing);
+      const type = typeof existing.type === "string" ? existing.type : "modal";
+      const view = checkView(args.view, [type]);
+      return { ok: true, view: storeView(ws, view, existing) };
+    },
+  },
+
+  "views.publish": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const userId = required(args.user_id, "invalid_arguments");
+      if (!ws.users.has(userId)) throw new SlackFailure("user_not_found");
+      const view = checkView(args.view, ["home"]);
+      const existingId = ws.homeViews.get(userId);
+      const existing = existingId === undefined ? undefined : ws.views.get(existingId);
+      if (existing !== undefined) checkHash(args, existing);
+      const stored = storeView(ws, view, existing);
+      ws.homeViews.set(userId, String(stored.id));
+      return { ok: true, view: stored };
+    },
+  },
+
+  "oauth.v2.access": {
+    auth: false,
+    handle: ({ ws, args, authorization }) => {
+      const basic = authorization?.toLowerCase().startsWith("basic ") ?? false;
+      if (str(args.client_id) === undefined && !basic) throw new SlackFailure("invalid_client_id");
+      if (str(args.code) !== STANDIN.goodCode) throw new SlackFailure("invalid_code");
+      const token = `xoxb-installed-${ws.teamId}-${ws.nextSeq()}`;
+      ws.issuedTokens.add(token);
+      return {
+        ok: true,
+        access_token: token,
+        token_type: "bot",
+        scope: STANDIN.scope,
+        bot_user_id: STANDIN.botUserId,
+        app_id: STANDIN.appId,
+        team: { id: ws.teamId, name: STANDIN.teamName },
+        enterprise: null,
+        is_enterprise_install: false,
+        authed_user: { id: STANDIN.installingUser },
+      };
+    },
+  },
+};

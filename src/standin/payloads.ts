@@ -1,0 +1,224 @@
+/**
+ * Builders of the request bodies Slack sends to an app's request URL: slash commands (form
+ * fields), interactions (form field `payload` holding JSON) and Events API callbacks (JSON).
+ * Sign them with signSlackRequest and send them with sendSigned.
+ */
+import { randomBytes } from "node:crypto";
+import { channelName, DEFAULT_TEAM_ID, SEED_CHANNELS, SEED_USERS, STANDIN, userName } from "./seed.js";
+
+type Obj = Record<string, unknown>;
+
+const DEFAULT_USER = SEED_USERS.member;
+const DEFAULT_CHANNEL = SEED_CHANNELS.general;
+
+/** A trigger id shaped like Slack's: "<digits>.<digits>.<32 hex>". */
+export function newTriggerId(): string {
+  return `${Date.now()}.${Math.floor(Math.random() * 1e11)}.${randomBytes(16).toString("hex")}`;
+}
+
+/** A Slack timestamp ("1700000000.123456") for the current time. */
+function slackTs(): string {
+  const ms = Date.now();
+  return `${Math.floor(ms / 1000)}.${String((ms % 1000) * 1000 + Math.floor(Math.random() * 1000)).padStart(6, "0")}`;
+}
+
+const userJson = (id: string, teamId: string) => ({
+  id,
+  username: userName(id),
+  name: userName(id),
+  team_id: teamId,
+});
+const teamJson = (teamId: string) => ({ id: teamId, domain: STANDIN.teamDomain });
+
+export interface SlashCommandOptions {
+  command: "/live" | "/webhook" | (string & {});
+  text: string;
+  userId?: string;
+  teamId?: string;
+  channelId?: string;
+  responseUrl: string;
+  triggerId?: string;
+}
+
+/** The form-encoded body of a slash command, fields in Slack's order. */
+export function slashCommandBody(opts: SlashCommandOptions): string {
+  const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
+  const userId = opts.userId ?? DEFAULT_USER;
+  const channelId = opts.channelId ?? DEFAULT_CHANNEL;
+  return new URLSearchParams([
+    ["token", STANDIN.verificationToken],
+    ["team_id", teamId],
+    ["team_domain", STANDIN.teamDomain],
+    ["channel_id", channelId],
+    ["channel_name", channelName(channelId)],
+    ["user_id", userId],
+    ["user_name", userName(userId)],
+    ["command", opts.command],
+    ["text", opts.text],
+    ["api_app_id", STANDIN.appId],
+    ["is_enterprise_install", "false"],
+    ["response_url", opts.responseUrl],
+    ["trigger_id", opts.triggerId ?? newTriggerId()],
+  ]).toString();
+}
+
+export interface BlockActionsOptions {
+  actionId: string;
+  value?: string;
+  blockId?: string;
+  userId?: string;
+  teamId?: string;
+  channelId?: string;
+  responseUrl: string;
+  triggerId?: string;
+  /** ts of the message holding the button (default: an ephemeral message, which has no `message`) */
+  messageTs?: string;
+  container?: Record<string, unknown>;
+  message?: Record<string, unknown>;
+  /** for a checkboxes action: the options checked after the click */
+  selectedOptions?: Array<{ value: string }>;
+  /** for an action inside a modal or App Home: the view (give a container of type "view" too) */
+  view?: Record<string, unknown>;
+}
+
+/** The form-encoded body (`payload=<json>`) of a block_actions interaction. */
+export function blockActionsBody(opts: BlockActionsOptions): string {
+  const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
+  const userId = opts.userId ?? DEFAULT_USER;
+  const channelId = opts.channelId ?? DEFAULT_CHANNEL;
+  const messageTs = opts.messageTs ?? (typeof opts.message?.ts === "string" ? opts.message.ts : undefined);
+  const container: Obj = opts.container ?? {
+    type: "message",
+    message_ts: messageTs ?? slackTs(),
+    channel_id: channelId,
+    is_ephemeral: messageTs === undefined,
+  };
+  const action: Obj = {
+    action_id: opts.actionId,
+    block_id: opts.blockId ?? "actions",
+    type: "button",
+    action_ts: slackTs(),
+  };
+  if (opts.selectedOptions !== undefined) {
+    action.type = "checkboxes";
+    action.selected_options = opts.selectedOptions.map((o) => ({
+      text: { type: "plain_text", text: o.value },
+      value: o.value,
+    }));
+  } else {
+    action.text = { type: "plain_text", text: opts.actionId, emoji: true };
+    if (opts.value !== undefined) action.value = opts.value;
+  }
+  const payload: Obj = {
+    type: "block_actions",
+    user: userJson(userId, teamId),
+    api_app_id: STANDIN.appId,
+    token: STANDIN.verificationToken,
+    container,
+    trigger_id: opts.triggerId ?? newTriggerId(),
+    team: teamJson(teamId),
+    enterprise: null,
+    is_enterprise_install: false,
+  };
+  if (container.type !== "view") payload.channel = { id: channelId, name: channelName(channelId) };
+  const message =
+    opts.message ??
+    (messageTs === undefined
+      ? undefined
+      : {
+          type: "message",
+          ts: messageTs,
+          user: STANDIN.botUserId,
+          bot_id: STANDIN.botId,
+          text: "",
+          blocks: [],
+        });
+  if (message !== undefined) payload.message = message;
+  if (opts.view !== undefined) payload.view = opts.view;
+  payload.state = { values: {} };
+  payload.response_url = opts.responseUrl;
+  payload.actions = [action];
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+export interface ViewSubmissionOptions {
+  callbackId: string;
+  privateMetadata?: string;
+  /** state.values: block_id → action_id → element state */
+  values: Record<string, Record<string, unknown>>;
+  userId?: string;
+  teamId?: string;
+  viewId?: string;
+  hash?: string;
+  triggerId?: string;
+}
+
+/** The form-encoded body (`payload=<json>`) of a modal's view_submission. */
+export function viewSubmissionBody(opts: ViewSubmissionOptions): string {
+  const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
+  const userId = opts.userId ?? DEFAULT_USER;
+  const viewId = opts.viewId ?? "V0000000001";
+  const payload = {
+    type: "view_submission",
+    team: teamJson(teamId),
+    user: userJson(userId, teamId),
+    api_app_id: STANDIN.appId,
+    token: STANDIN.verificationToken,
+    trigger_id: opts.triggerId ?? newTriggerId(),
+    view: {
+      id: viewId,
+      team_id: teamId,
+      type: "modal",
+      blocks: [],
+      private_metadata: opts.privateMetadata ?? "",
+      callback_id: opts.callbackId,
+      state: { values: opts.values },
+      hash: opts.hash ?? `${Math.floor(Date.now() / 1000)}.${randomBytes(4).toString("hex")}`,
+      title: { type: "plain_text", text: "Stand-in", emoji: true },
+      clear_on_close: false,
+      notify_on_close: false,
+      close: null,
+      submit: { type: "plain_text", text: "Save", emoji: true },
+      previous_view_id: null,
+      root_view_id: viewId,
+      app_id: STANDIN.appId,
+      external_id: "",
+      app_installed_team_id: teamId,
+      bot_id: STANDIN.botId,
+    },
+    response_urls: [],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** The JSON body of an Events API callback carrying `event`. */
+export function eventBody(opts: { event: Record<string, unknown>; teamId?: string }): string {
+  const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
+  const eventTs = typeof opts.event.event_ts === "string" ? opts.event.event_ts : slackTs();
+  return JSON.stringify({
+    token: STANDIN.verificationToken,
+    team_id: teamId,
+    api_app_id: STANDIN.appId,
+    event: { ...opts.event, event_ts: eventTs },
+    type: "event_callback",
+    event_id: `Ev${randomBytes(5).toString("hex").toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: teamId,
+        user_id: STANDIN.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel: false,
+  });
+}
+
+/** The JSON body of the Events API's URL verification handshake. */
+export function urlVerificationBody(challenge: string): string {
+  return JSON.stringify({ token: STANDIN.verificationToken, challenge, type: "url_verification" });
+}

@@ -1,0 +1,21 @@
+export {
+  DEFAULT_NAMESPACE,
+  DEFAULT_OP_TIMEOUT_MS,
+  ERROR_LOG_INTERVAL_MS,
+  type OpenStoreOptions,
+  openStore,
+  type RedisClient,
+  type Store,
+  StoreCorruptError,
+  StoreUnavailableError,
+} from "./keyv.js";
+export {
+  CALLBACK_TOKEN_RE,
+  isCallbackToken,
+  type Manager,
+  newCallbackToken,
+  type ProfileSettings,
+  type Route,
+  RouteRepo,
+  SettingsRepo,
+} from "./settings.js";

@@ -1,0 +1,88 @@
+import { webApi } from "@slack/bolt";
+import type { SlackStandin } from "../../src/standin/index.js";
+
+export const { WebClient, ErrorCode, LogLevel } = webApi;
+export type Client = InstanceType<typeof WebClient>;
+
+/** A real @slack/web-api client pointed at the stand-in, quiet, without retries unless asked (null: no token). */
+export function clientFor(
+  s: SlackStandin,
+  token: string | null = s.botToken,
+  opts: ConstructorParameters<typeof WebClient>[1] = {},
+): Client {
+  return new WebClient(token ?? undefined, {
+    slackApiUrl: s.apiUrl,
+    logLevel: LogLevel.ERROR,
+    retryConfig: { retries: 0 },
+    ...opts,
+  });
+}
+
+export interface CaughtError {
+  code?: string;
+  /** data.error of a platform error */
+  error?: string;
+  data?: Record<string, unknown>;
+  statusCode?: number;
+  retryAfter?: number;
+  message: string;
+}
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export async function caught(p: Promise<unknown>): Promise<CaughtError> {
+  let value: unknown;
+  try {
+    value = await p;
+  } catch (err) {
+    const e = err as Error & {
+      code?: string;
+      data?: Record<string, unknown>;
+      statusCode?: number;
+      retryAfter?: number;
+    };
+    const out: CaughtError = { message: e.message };
+    if (e.code !== undefined) out.code = e.code;
+    if (e.data !== undefined) {
+      out.data = e.data;
+      if (typeof e.data.error === "string") out.error = e.data.error;
+    }
+    if (e.statusCode !== undefined) out.statusCode = e.statusCode;
+    if (e.retryAfter !== undefined) out.retryAfter = e.retryAfter;
+    return out;
+  }
+  throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+}
+
+export async function waitFor<T>(
+  probe: () => T | undefined | false,
+  timeoutMs = 5000,
+  what = "condition",
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** POSTs JSON to a URL (a response_url); status, parsed body and headers. */
+export async function postJson(
+  url: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+export const section = (text: string, blockId?: string) => ({
+  type: "section",
+  ...(blockId === undefined ? {} : { block_id: blockId }),
+  text: { type: "mrkdwn", text },
+});
