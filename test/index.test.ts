@@ -1,0 +1,117 @@
+/**
+ * `src/index.ts` as an operator runs it: a child process with only environment variables, the
+ * sqlite store in a fresh folder, the sandbox and the Slack stand-in as its peers. It listens,
+ * answers Slack, and stops cleanly on SIGTERM with exit code 0.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, SEED, startSandbox } from "../src/sandbox/server.js";
+import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../src/standin/index.js";
+import { waitFor } from "./support/harness.js";
+
+const SECRET = "index-test-signing-secret-0123456789";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+describe("the bot process", () => {
+  let sandbox: Sandbox;
+  let slack: SlackStandin;
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let out = "";
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandin();
+    dir = mkdtempSync(join(tmpdir(), "bot-index-"));
+  });
+  afterAll(async () => {
+    child?.kill("SIGKILL");
+    await slack.close();
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("exits 1 with one line per problem when the configuration is invalid", async () => {
+    const p = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+      env: { PATH: process.env.PATH ?? "", PUBLIC_URL: "http://insecure.example" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    p.stderr?.on("data", (d) => {
+      err += String(d);
+    });
+    const code = await new Promise<number | null>((r) => p.on("exit", r));
+    expect(code).toBe(1);
+    expect(err).toMatch(/config error: PUBLIC_URL: must start with https:\/\//);
+    expect(err).toMatch(/config error: SLACK_SIGNING_SECRET: is required/);
+  });
+
+  it("starts, answers a slash command, and stops on SIGTERM with exit code 0", async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        PUBLIC_URL: "https://bot.example.test",
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_API_URL: slack.apiUrl,
+        PLATFORM_API_URL: sandbox.apiUrl,
+        PLATFORM_AUTH_URL: sandbox.url,
+        PLATFORM_CLIENT_ID: sandbox.clientId,
+        PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
+        STORE_URL: `sqlite://${join(dir, "nested", "bot.sqlite")}`,
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d) => {
+      out += String(d);
+    });
+    child.stderr?.on("data", (d) => {
+      out += String(d);
+    });
+    await waitFor(() => out.includes("bot listening"), 20_000, "the bot to listen");
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+
+    const responseUrl = slack.newResponseUrl("C0GENERAL", "U0MEMBER");
+    const body = slashCommandBody({
+      command: "/live",
+      text: `status ${SEED.livestreams.onAirAdBreak}`,
+      userId: "U0MEMBER",
+      teamId: slack.teamId,
+      channelId: "C0GENERAL",
+      responseUrl,
+    });
+    const res = await sendSigned(`http://127.0.0.1:${port}/slack/events`, body, SECRET);
+    expect(res.status).toBe(200);
+    const answer = await waitFor(() => slack.responses(responseUrl)[0], 10_000, "the status card");
+    expect(answer.response_type).toBe("in_channel");
+
+    const exited = new Promise<number | null>((r) => child?.on("exit", r));
+    const t0 = Date.now();
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(out).toContain("stopped");
+    // The log never carries the secrets it was given.
+    for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(out).not.toContain(s);
+    child = undefined;
+  }, 40_000);
+});
