@@ -12,7 +12,10 @@ export type PlatformErrorKind =
   | "http"
   /** The token service refused or failed (credentials, scopes, down). */
   | "token"
-  /** Connect, response-headers or body timeout. */
+  /**
+   * Connect, response-headers, body-idle or whole-attempt timeout; also a request the caller
+   * cancelled through its AbortSignal (code ABORTED, not transient: nobody is waiting for it).
+   */
   | "timeout"
   /** Connection refused, reset or DNS failure. */
   | "network"
@@ -20,7 +23,11 @@ export type PlatformErrorKind =
   | "invalid_response"
   /** Refused by this client before any request: it would break a rule of the spec. */
   | "invalid_request"
-  /** The write was accepted but reading the webhook back shows something else. */
+  /**
+   * The write may or may not have been applied: it was accepted but reading the webhook back
+   * shows something else or failed, or the PATCH itself timed out or lost its connection and the
+   * read-back does not show the change. `cause` keeps the underlying error.
+   */
   | "not_confirmed";
 
 export interface PlatformErrorInit {
@@ -33,8 +40,8 @@ export interface PlatformErrorInit {
   documentationUrl?: string | null;
   /** Seconds to wait before trying again (429), from Retry-After or details.retry_after_seconds. */
   retryAfterSeconds?: number;
-  /** Which timeout fired. */
-  phase?: "connect" | "headers" | "body";
+  /** Which timeout fired; "total" is the per-attempt deadline over all phases. */
+  phase?: "connect" | "headers" | "body" | "total";
   method?: string;
   /** Path of the request without query, e.g. /livestreams/x8abc. */
   path?: string;
@@ -90,8 +97,9 @@ export class PlatformError extends Error {
   get allowedValues(): string[] {
     return stringArray(this.details?.allowed_values);
   }
-  /** Worth trying again later without changing anything. */
+  /** Worth trying again later without changing anything. A cancelled request (ABORTED) is not. */
   get transient(): boolean {
+    if (this.code === "ABORTED") return false;
     return (
       this.kind === "timeout" ||
       this.kind === "network" ||
@@ -140,7 +148,7 @@ export function errorFromEnvelope(
       kind: "http",
       status,
       code: e.code,
-      message: e.message,
+      message: e.message ?? `The platform answered ${status} (${e.code})`,
       correlationId: e.correlation_id ?? null,
       details: e.details ?? null,
       documentationUrl: e.documentation_url ?? null,

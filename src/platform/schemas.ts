@@ -215,6 +215,13 @@ export const LivestreamSchema = z
   })
   .partial();
 
+/**
+ * The answer to `GET /profiles/{id}?fields=webhook` (spec 4.3): the `webhook` object must be there,
+ * otherwise "no webhook" could not be told from "not answered". Inside it, a missing key is read as
+ * null (lenient: both keys may be null anyway).
+ */
+export const ProfileWebhookResponseSchema = ProfileSchema.extend({ webhook: WebhookConfigSchema });
+
 export type Ingest = z.infer<typeof IngestSchema>;
 export type Livestream = z.infer<typeof LivestreamSchema>;
 export type Profile = z.infer<typeof ProfileSchema>;
@@ -255,7 +262,18 @@ export const LIVESTREAM_FIELDS: Record<string, readonly string[] | null> = {
 export const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "must be Bearer"),
-  expires_in: z.coerce.number().int().positive(),
+  /**
+   * Seconds. A positive integer, or a string of digits only (some services quote it); booleans,
+   * exponents, signs, blanks and fractions are refused.
+   */
+  expires_in: z.union([
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(/^\d+$/, "must be a positive integer")
+      .transform(Number)
+      .pipe(z.number().int().positive()),
+  ]),
   /** May differ from what was asked (e.g. a bundle scope); absent is tolerated. */
   scope: z.string().optional(),
 });
@@ -269,14 +287,21 @@ export const OAuthErrorSchema = z.object({
 
 // --- Error envelope (section 7) -------------------------------------------------------------------
 
+/**
+ * Lenient on purpose: gateways and older API versions bend the envelope (`documentation_url: null`,
+ * an array `details`, a numeric `correlation_id`). `code` must be a string (it is what the bot acts
+ * on); every other field is kept when it has the spec's type and dropped otherwise, so one odd
+ * field never throws away the code and details of an error.
+ */
 export const ErrorEnvelopeSchema = z.object({
   error: z.object({
     code: z.string(),
-    message: z.string(),
-    correlation_id: z.string().nullable().optional(),
-    details: z.record(z.string(), z.unknown()).nullable().optional(),
-    /** Required by the spec; tolerated when a gateway leaves it out. */
-    documentation_url: z.string().optional(),
+    /** Required by the spec; a missing or non-string message is replaced by a generic one. */
+    message: z.string().optional().catch(undefined),
+    correlation_id: z.string().nullable().optional().catch(undefined),
+    details: z.record(z.string(), z.unknown()).nullable().optional().catch(undefined),
+    /** Required by the spec; tolerated when a gateway leaves it out or sends null. */
+    documentation_url: z.string().optional().catch(undefined),
   }),
 });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;

@@ -14,7 +14,9 @@ export type LiveCommand =
 export type WebhookCommand =
   | { kind: "help" }
   | { kind: "set"; profileId: string; url: string | null; events: WebhookEvent[] }
-  | { kind: "show" | "events" | "remove" | "test"; profileId: string | null }
+  | { kind: "show" | "remove" | "test"; profileId: string | null }
+  /** `events` alone shows them; with event names it changes only the events. */
+  | { kind: "events"; profileId: string | null; events: WebhookEvent[] | null }
   | { kind: "managers"; action: "list" }
   | { kind: "managers"; action: "add" | "remove"; userId: string };
 
@@ -80,6 +82,14 @@ export function parseLive(text: string): Parsed<LiveCommand> {
  * Events as typed by a person: space or comma separated, `all` for every event, and the
  * `video.` prefix optional (`created` = `video.created`). None given means all.
  */
+/** `created`, `video.created` → `video.created`; `all` → "all"; anything else → null. */
+function eventName(word: string): WebhookEvent | "all" | null {
+  const w = word.trim().toLowerCase();
+  if (w === "all") return "all";
+  const full = w.startsWith("video.") ? w : `video.${w}`;
+  return isWebhookEvent(full) ? full : null;
+}
+
 export function parseEvents(words: readonly string[]): Parsed<WebhookEvent[]> {
   const items = words.flatMap((w) => w.split(",")).map((w) => w.trim().toLowerCase());
   const named = items.filter((w) => w !== "");
@@ -87,10 +97,9 @@ export function parseEvents(words: readonly string[]): Parsed<WebhookEvent[]> {
   const out: WebhookEvent[] = [];
   const unknown: string[] = [];
   for (const w of named) {
-    const full = w.startsWith("video.") ? w : `video.${w}`;
-    if (isWebhookEvent(full)) {
-      if (!out.includes(full)) out.push(full);
-    } else unknown.push(w);
+    const name = eventName(w);
+    if (name === null) unknown.push(w);
+    else if (name !== "all" && !out.includes(name)) out.push(name);
   }
   if (unknown.length > 0) {
     return {
@@ -150,8 +159,20 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
       if (!events.ok) return events;
       return { ok: true, value: { kind: "set", profileId: profile.value ?? pid, url, events: events.value } };
     }
+    case "events": {
+      const first = rest[0];
+      const firstIsEvent = first?.split(",").every((w) => w === "" || eventName(w) !== null);
+      const pidWord = firstIsEvent ? undefined : first;
+      const profile = parseProfileId(pidWord);
+      if (!profile.ok) return profile;
+      const words = firstIsEvent ? rest : rest.slice(1);
+      if (words.length === 0)
+        return { ok: true, value: { kind: "events", profileId: profile.value, events: null } };
+      const events = parseEvents(words);
+      if (!events.ok) return events;
+      return { ok: true, value: { kind: "events", profileId: profile.value, events: events.value } };
+    }
     case "show":
-    case "events":
     case "remove":
     case "test": {
       if (rest.length > 1)

@@ -198,3 +198,33 @@ describe("/webhook show, remove, test", () => {
     },
   );
 });
+
+describe("/webhook events", () => {
+  it("shows the delivered events, and with names changes only the events", async () => {
+    await setNewsroom();
+    const url = platformWebhook(SEED.profiles.newsroom)?.callback_url;
+    const show = await h.slash("/webhook", "events", { user: "U0ADMIN" });
+    const shown = json(await h.answer(show.responseUrl));
+    expect(shown).toContain("✅ `video.created`");
+    expect(shown).toContain("▫️ `video.deleted`");
+
+    const change = await h.slash("/webhook", "events deleted format.error", { user: "U0ADMIN" });
+    const changed = await h.answer(change.responseUrl);
+    expect(changed.response_type).toBe("ephemeral");
+    expect(platformWebhook(SEED.profiles.newsroom)).toEqual({
+      callback_url: url,
+      events: ["video.deleted", "video.format.error"],
+    });
+    const saved = await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom);
+    expect(saved?.events).toEqual(["video.deleted", "video.format.error"]);
+  });
+
+  it("refuses a member, and the Edit events button shows the events to a manager", async () => {
+    await setNewsroom();
+    const member = await h.slash("/webhook", "events deleted", { user: "U0MEMBER" });
+    expect(json(await h.answer(member.responseUrl))).toMatch(/manager/i);
+    expect(platformWebhook(SEED.profiles.newsroom)?.events).toHaveLength(3);
+    const press = await h.press(ACTIONS.webhookEditEvents, SEED.profiles.newsroom, { user: "U0ADMIN" });
+    expect(json(await h.answer(press.responseUrl))).toContain("✅ `video.published`");
+  });
+});

@@ -56,10 +56,10 @@ export const WEBHOOK_HELP: readonly HelpEntry[] = [
     example: "/webhook show x1abc2",
   },
   {
-    usage: "/webhook events [profile_id]",
+    usage: "/webhook events [profile_id] [event ...]",
     who: "managers",
-    what: "Choose the events with checkboxes; saving changes only the events.",
-    example: "/webhook events x1abc2",
+    what: "Shows which events are delivered; with event names after it, changes only the events (the callback URL stays).",
+    example: "/webhook events x1abc2 published complete format.error",
   },
   {
     usage: "/webhook remove [profile_id]",

@@ -39,6 +39,7 @@ export {
   type WebhookRouteInfo,
   type WebhookSetOptions,
   webhookConfigMessage,
+  webhookEventsMessage,
   webhookRemovedMessage,
   webhookSetMessage,
 } from "./webhook.js";

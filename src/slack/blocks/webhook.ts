@@ -317,3 +317,45 @@ export function eventListLines(): string[] {
     (e) => `• ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
   );
 }
+
+/**
+ * `/webhook events` and the Edit events button: which events the platform delivers, each with
+ * its description, and how to change only the events.
+ */
+export function webhookEventsMessage(o: {
+  profileId: string;
+  webhook: WebhookConfig;
+  updatedBy?: string;
+}): Message {
+  const current = new Set(o.webhook.events ?? []);
+  const id = code(o.profileId, 100);
+  const lines = WEBHOOK_EVENTS.map(
+    (e) =>
+      `${current.has(e) ? "✅" : "▫️"} ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
+  );
+  const unknown = [...current].filter((e) => !isWebhookEvent(e));
+  if (unknown.length > 0)
+    lines.push(
+      `❔ Also subscribed (not known to this bot): ${unknown
+        .slice(0, 10)
+        .map((e) => code(e, 60))
+        .join(", ")}`,
+    );
+  const first = o.updatedBy
+    ? `✅ ${mention(o.updatedBy)} changed the events of profile ${id}; the callback URL is unchanged.`
+    : webhookState(o.webhook) === "configured"
+      ? `*Events delivered for profile ${id}* (${current.size} of ${WEBHOOK_EVENTS.length})`
+      : `Profile ${id} has no complete webhook yet: set one with \`/webhook set ${escapeTruncate(o.profileId, 100)}\`.`;
+  const keep = [...current].filter(isWebhookEvent).map((e) => e.replace(/^video\./, ""));
+  const example = `/webhook events ${escapeTruncate(o.profileId, 100)} ${keep.length > 0 ? keep.join(" ") : "published complete"}`;
+  return message(
+    o.updatedBy ? `Events of profile ${o.profileId} changed` : `Events delivered for profile ${o.profileId}`,
+    [
+      section(first),
+      section(lines.join("\n")),
+      context([
+        `To change only the events, name the ones to keep, for example \`${escapeTruncate(example, 400)}\`. \`all\` subscribes to every event.`,
+      ]),
+    ],
+  );
+}

@@ -52,7 +52,7 @@ describe("webhookHelp", () => {
       "/webhook set <profile_id> [event ...]",
       "/webhook set <profile_id> url=<https URL> [event ...]",
       "/webhook show [profile_id]",
-      "/webhook events [profile_id]",
+      "/webhook events [profile_id] [event ...]",
       "/webhook remove [profile_id]",
       "/webhook test [profile_id]",
       "/webhook managers [add|remove <@user>]",

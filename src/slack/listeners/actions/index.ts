@@ -15,11 +15,11 @@ import {
   livestreamCard,
   notManagerMessage,
   testNotAvailableMessage,
-  webhookConfigMessage,
+  webhookEventsMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, replace, safeRespond } from "../../context.js";
-import { readWebhook, removeWebhook } from "../../webhook-ops.js";
+import { removeWebhook } from "../../webhook-ops.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -69,9 +69,9 @@ export function register(app: App, deps: BotDeps): void {
   managerButton(ACTIONS.webhookRemove, "remove the webhook", remove);
   managerButton(ACTIONS.webhookRemoveConfirm, "remove the webhook", remove);
 
-  managerButton(ACTIONS.webhookEditEvents, "edit webhook events", async ({ profileId, teamId, respond }) => {
-    const view = await readWebhook(deps, teamId, profileId);
-    await respond(ephemeral(webhookConfigMessage({ ...view, isManager: true, now: deps.now() })));
+  managerButton(ACTIONS.webhookEditEvents, "edit webhook events", async ({ profileId, respond }) => {
+    const webhook = await deps.platform.getProfileWebhook(profileId);
+    await respond(ephemeral(webhookEventsMessage({ profileId, webhook })));
   });
 
   managerButton(ACTIONS.webhookTest, "send a test event", async ({ profileId, respond }) => {

@@ -13,6 +13,7 @@ import {
   testNotAvailableMessage,
   usageError,
   webhookConfigMessage,
+  webhookEventsMessage,
   webhookHelp,
   webhookSetMessage,
 } from "../../blocks/index.js";
@@ -77,8 +78,19 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       if (!(await requireManager(ctx, "edit webhook events"))) return;
       const id = await profileOrExplain(ctx, cmd.profileId);
       if (id === null) return;
-      const view = await readWebhook(deps, ctx.teamId, id);
-      await respond(ephemeral(webhookConfigMessage({ ...view, isManager: true, now: deps.now() })));
+      if (cmd.events === null) {
+        const webhook = await deps.platform.getProfileWebhook(id);
+        await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook })));
+        return;
+      }
+      const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
+      const saved = await deps.settings.getProfile(ctx.teamId, id);
+      if (saved)
+        await deps.settings.saveProfile(ctx.teamId, {
+          ...saved,
+          events: [...(webhook.events ?? cmd.events)],
+        });
+      await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook, updatedBy: ctx.userId })));
       return;
     }
     case "remove": {

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { parseEvents, parseLive, parseLivestreamRef, parseWebhook } from "../../src/slack/grammar.js";
+
+describe("/live grammar", () => {
+  it.each([
+    ["", { kind: "help" }],
+    ["help", { kind: "help" }],
+    ["  HELP ", { kind: "help" }],
+    ["status x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
+    ["Status   x9b2k4m ", { kind: "status", livestreamId: "x9b2k4m" }],
+    ["ingest x9b2k4m", { kind: "ingest", livestreamId: "x9b2k4m" }],
+    ["status https://www.dailymotion.com/video/x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
+    ["status <https://www.dailymotion.com/video/x9b2k4m>", { kind: "status", livestreamId: "x9b2k4m" }],
+    [
+      "status <https://geo.example.com/player.html?video=x9b2k4m|player>",
+      { kind: "status", livestreamId: "x9b2k4m" },
+    ],
+  ])("'%s'", (text, value) => {
+    expect(parseLive(text)).toEqual({ ok: true, value });
+  });
+
+  it.each([
+    "stat x1",
+    "status",
+    "ingest",
+    "status a b",
+    "status ../x",
+    "status ftp://x/y",
+    "status https://example.com/",
+  ])("'%s' is a usage problem", (text) => {
+    const r = parseLive(text);
+    expect(r.ok).toBe(false);
+  });
+
+  it("echoes at most 80 characters of a bad argument", () => {
+    const r = parseLivestreamRef("!".repeat(500));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problem.length).toBeLessThan(140);
+  });
+});
+
+describe("/webhook grammar", () => {
+  it("set with events in any separator, prefix optional, duplicates dropped", () => {
+    expect(parseWebhook("set x2vq8nw created,video.published  complete created")).toEqual({
+      ok: true,
+      value: {
+        kind: "set",
+        profileId: "x2vq8nw",
+        url: null,
+        events: ["video.created", "video.published", "video.complete"],
+      },
+    });
+  });
+
+  it("set with no events or `all` means every event", () => {
+    for (const text of ["set x2vq8nw", "set x2vq8nw all", "set x2vq8nw created all"]) {
+      const r = parseWebhook(text);
+      expect(r.ok && r.value.kind === "set" && r.value.events).toEqual([...WEBHOOK_EVENTS]);
+    }
+  });
+
+  it("set with url= takes an https URL, also Slack-wrapped", () => {
+    const r = parseWebhook("set x2vq8nw url=<https://hooks.example.com/a?b=1> format.error");
+    expect(r).toEqual({
+      ok: true,
+      value: {
+        kind: "set",
+        profileId: "x2vq8nw",
+        url: "https://hooks.example.com/a?b=1",
+        events: ["video.format.error"],
+      },
+    });
+  });
+
+  it.each([
+    "set",
+    "set x2vq8nw url=http://hooks.example.com",
+    "set x2vq8nw url=https://a.example url=https://b.example",
+    "set x2vq8nw exploded",
+    "set ../p",
+    "show a b",
+    "remove a b",
+    "managers add bob",
+    "managers add <@U1> extra",
+    "managers promote <@U0ABC>",
+    "events x2vq8nw exploded",
+    "nope",
+  ])("'%s' is a usage problem", (text) => {
+    expect(parseWebhook(text).ok).toBe(false);
+  });
+
+  it("unknown events are named with the valid list", () => {
+    const r = parseEvents(["created", "exploded", "melted"]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.problem).toContain("exploded, melted");
+      expect(r.problem).toContain("video.format.processing");
+    }
+  });
+
+  it("show/remove/test take an optional profile id", () => {
+    expect(parseWebhook("show")).toEqual({ ok: true, value: { kind: "show", profileId: null } });
+    expect(parseWebhook("remove x2vq8nw")).toEqual({
+      ok: true,
+      value: { kind: "remove", profileId: "x2vq8nw" },
+    });
+    expect(parseWebhook("test")).toEqual({ ok: true, value: { kind: "test", profileId: null } });
+  });
+
+  it("events: alone, with a profile, with events, or both", () => {
+    expect(parseWebhook("events")).toEqual({
+      ok: true,
+      value: { kind: "events", profileId: null, events: null },
+    });
+    expect(parseWebhook("events x2vq8nw")).toEqual({
+      ok: true,
+      value: { kind: "events", profileId: "x2vq8nw", events: null },
+    });
+    expect(parseWebhook("events created deleted")).toEqual({
+      ok: true,
+      value: { kind: "events", profileId: null, events: ["video.created", "video.deleted"] },
+    });
+    expect(parseWebhook("events x2vq8nw format.ready,format.error")).toEqual({
+      ok: true,
+      value: { kind: "events", profileId: "x2vq8nw", events: ["video.format.ready", "video.format.error"] },
+    });
+  });
+
+  it("managers: list, add and remove with a mention or a raw id", () => {
+    expect(parseWebhook("managers")).toEqual({ ok: true, value: { kind: "managers", action: "list" } });
+    expect(parseWebhook("managers add <@U0MEMBER|member>")).toEqual({
+      ok: true,
+      value: { kind: "managers", action: "add", userId: "U0MEMBER" },
+    });
+    expect(parseWebhook("managers remove W0ABC")).toEqual({
+      ok: true,
+      value: { kind: "managers", action: "remove", userId: "W0ABC" },
+    });
+  });
+});
