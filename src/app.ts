@@ -5,21 +5,33 @@
  */
 import type { Server } from "node:http";
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import { WebClient, LogLevel as WebLogLevel } from "@slack/web-api";
 import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
+import { ChannelGate } from "./notify/gate.js";
+import type { Outbox } from "./notify/types.js";
+import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import type { PlatformClient } from "./platform/index.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import type { RouteRepo, SettingsRepo } from "./store/index.js";
+import { createIngestor } from "./webhooks/receive.js";
 
 export interface AppCollaborators {
   platform: PlatformClient;
   settings: SettingsRepo;
   routes: RouteRepo;
+  outbox: Outbox;
   logger: Logger;
   now?: () => Date;
+  /** Worker tuning (tests shorten the coalescing window and the channel pace). */
+  worker?: Partial<Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">> & {
+    postIntervalMs?: number;
+    /** Do not start the worker with the app (tests drive it with drain()). */
+    manual?: boolean;
+  };
   /** users.info cache lifetime (tests shorten it). */
   managerCacheTtlMs?: number;
 }
@@ -27,6 +39,7 @@ export interface AppCollaborators {
 export interface BuiltApp {
   app: App;
   deps: BotDeps;
+  worker: NotifyWorker;
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
@@ -52,11 +65,45 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     );
   }
   const logger = c.logger;
+  const ingestor = createIngestor({
+    routes: c.routes,
+    outbox: c.outbox,
+    logger,
+    allowedIps: config.webhookAllowedIps,
+    trustProxy: config.trustProxy,
+  });
+  const workerClient = new WebClient(config.slack.botToken, {
+    slackApiUrl: config.slack.apiUrl,
+    timeout: 10_000,
+    // The worker paces each channel itself: no client-side retries or queue-wide pauses.
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logLevel: WebLogLevel.ERROR,
+  });
+  const worker = new NotifyWorker({
+    outbox: c.outbox,
+    slackFor: async () => workerClient,
+    settings: c.settings,
+    gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
+    logger: logger.child({ component: "notify" }),
+    managerUserIds: config.managerUserIds,
+    coalesceMs: c.worker?.coalesceMs,
+    pollMs: c.worker?.pollMs,
+    leaseMs: c.worker?.leaseMs,
+    concurrency: c.worker?.concurrency,
+    owner: c.worker?.owner,
+  });
   const deps: BotDeps = {
     config,
     platform: c.platform,
     settings: c.settings,
     routes: c.routes,
+    outbox: c.outbox,
+    ingest: async (token, body) => {
+      const r = await ingestor.ingest(token, body);
+      worker.kick();
+      return r;
+    },
     logger,
     now: c.now ?? (() => new Date()),
     managers: new ManagerPolicy({
@@ -67,7 +114,20 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     }),
   };
   const blogger = boltLogger(logger);
-  const customRoutes = healthRoutes();
+  const deliveryRoute = ingestor.route;
+  const customRoutes = [
+    ...healthRoutes(),
+    {
+      ...deliveryRoute,
+      handler: (
+        req: Parameters<typeof deliveryRoute.handler>[0],
+        res: Parameters<typeof deliveryRoute.handler>[1],
+      ) => {
+        res.on("finish", () => worker.kick());
+        deliveryRoute.handler(req, res);
+      },
+    },
+  ];
   const clientOptions = {
     slackApiUrl: config.slack.apiUrl,
     // Bounded: a Web API call never keeps a listener for minutes.
@@ -87,6 +147,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     app = new App({ receiver, token: config.slack.botToken, logger: blogger, clientOptions });
     start = async () => {
       await app.start();
+      if (!c.worker?.manual) worker.start();
       return undefined;
     };
   } else {
@@ -98,18 +159,29 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       processBeforeResponse: false,
     });
     app = new App({ receiver, token: config.slack.botToken, logger: blogger, clientOptions });
-    start = () => receiver.start({ port: config.port, host: config.host });
+    start = async () => {
+      const server = await receiver.start({ port: config.port, host: config.host });
+      if (!c.worker?.manual) worker.start();
+      return server;
+    };
   }
 
   app.error(async (err) => {
     logger.error({ err }, "unhandled error in a Slack listener");
   });
   registerListeners(app, deps);
+  let stopped = false;
 
   return {
     app,
     deps,
+    worker,
     start,
-    stop: () => app.stop().then(() => undefined),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await worker.stop();
+      await app.stop();
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { buildApp } from "./app.js";
 import { readConfigOrExit } from "./config.js";
 import { createLogger } from "./log.js";
+import { createOutbox } from "./notify/outbox/index.js";
 import { createPlatformClient } from "./platform/index.js";
 import { openStore, RouteRepo, SettingsRepo } from "./store/index.js";
 
@@ -26,9 +27,11 @@ const logger = createLogger({
 process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
 
 const store = await openStore(config.store, logger);
+const outbox = await createOutbox(store, logger);
 const platform = createPlatformClient(config.platform, logger);
 const built = buildApp(config, {
   platform,
+  outbox,
   settings: new SettingsRepo(store, logger),
   routes: new RouteRepo(store, logger),
   logger,
@@ -58,6 +61,7 @@ async function shutdown(signal: string) {
   try {
     await built.stop();
     await platform.close();
+    await outbox.close();
     await store.close();
     logger.info("stopped");
     process.exit(0);

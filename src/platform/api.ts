@@ -4,9 +4,12 @@
  * - Every request carries the shared service token. A 401 drops that token, gets a fresh one and
  *   sends the same request once more (any method); a second 401 is reported.
  * - GETs are retried on 429, 5xx, timeouts and network errors with exponential backoff and
- *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) is honoured
- *   when it is at most `maxRetryAfterMs`; a longer one is reported at once with its value so the
- *   user can be told when to try again.
+ *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) longer than
+ *   `maxRetryAfterMs` is reported at once with its value so the user can be told when to try
+ *   again; otherwise the wait is the longer of Retry-After and the backoff (so `Retry-After: 0`
+ *   does not turn into a tight loop). The cap applies only to a given Retry-After: without one the
+ *   backoff is used whatever the cap (a cap of 0 does not disable retries).
+ * - A request cancelled through the caller's signal (code ABORTED) is never retried.
  * - PATCH is never retried (other than after the 401 refresh): its retry policy and response are
  *   not shown in the spec, so writes are confirmed by reading back instead.
  * - A 2xx body that is not JSON or does not match the schema is an `invalid_response` error that
@@ -14,11 +17,10 @@
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import type { PlatformTimeouts } from "../config.js";
 import type { Logger } from "../log.js";
 import type { TokenProvider } from "./auth.js";
 import { errorFromEnvelope, PlatformError } from "./errors.js";
-import { header, parseRetryAfter, sendRaw, tryJson } from "./http.js";
+import { abortedError, header, parseRetryAfter, sendRaw, type TransportTimeouts, tryJson } from "./http.js";
 import { describeIssue, ErrorEnvelopeSchema } from "./schemas.js";
 
 export interface RequestObservation {
@@ -34,11 +36,11 @@ export interface ApiOptions {
   apiUrl: string;
   tokens: TokenProvider;
   dispatcher: Dispatcher;
-  timeouts: PlatformTimeouts;
+  timeouts: TransportTimeouts;
   logger: Logger;
   /** Attempts for a GET, the first included (default 3). */
   maxAttempts?: number;
-  /** Longest Retry-After honoured, ms (default 10 s). */
+  /** Longest Retry-After honoured, ms (default 10 s); does not limit the backoff. */
   maxRetryAfterMs?: number;
   /** First backoff step, ms (default 200; doubles each attempt, with jitter). */
   baseBackoffMs?: number;
@@ -86,6 +88,7 @@ export class ApiTransport {
 
     for (;;) {
       attempt++;
+      if (opts.signal?.aborted) throw abortedError({ method, path }, opts.signal.reason);
       const token = await tokens.getToken();
       const started = this.o.now();
       const headers: Record<string, string> = {
@@ -100,12 +103,9 @@ export class ApiTransport {
       } catch (err) {
         const e = err as PlatformError;
         this.observe(opts.operation, method, 0, started, attempt, e.code);
-        if (
-          retryable &&
-          e.kind !== "invalid_response" &&
-          e.code !== "ABORTED" &&
-          attempt < this.o.maxAttempts
-        ) {
+        // Transient covers timeouts and network errors; not a cancellation (ABORTED) nor an
+        // oversized body (invalid_response).
+        if (retryable && e.transient && attempt < this.o.maxAttempts) {
           const wait = this.backoff(attempt);
           logger.warn(
             { err: e, operation: opts.operation, attempt, waitMs: wait },
@@ -157,9 +157,10 @@ export class ApiTransport {
       this.observe(opts.operation, method, res.status, started, attempt, err.code);
 
       if (retryable && (res.status === 429 || res.status >= 500) && attempt < this.o.maxAttempts) {
-        const waitMs =
-          err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : this.backoff(attempt);
-        if (waitMs <= this.o.maxRetryAfterMs) {
+        const retryAfterMs = err.retryAfterSeconds === undefined ? undefined : err.retryAfterSeconds * 1000;
+        // The cap is for a Retry-After the platform asks for, never for our own backoff.
+        if (retryAfterMs === undefined || retryAfterMs <= this.o.maxRetryAfterMs) {
+          const waitMs = Math.max(retryAfterMs ?? 0, this.backoff(attempt));
           logger.warn(
             {
               operation: opts.operation,

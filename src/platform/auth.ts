@@ -6,16 +6,18 @@
  * - A granted `scope` that differs from the requested one (a bundle scope) is accepted and kept.
  * - `invalidate(token)` drops the token after a 401, only if it is still the current one, so a
  *   burst of 401s for the same token causes one refresh, not one per request.
- * - Token requests have no side effect on the platform, so a transport failure or a 5xx of the
- *   token service is retried once after a short pause (a choice: the retry policy is not shown).
+ * - Token requests have no side effect on the platform, so a transport failure, a 429 or a 5xx of
+ *   the token service is retried once after a short pause (a choice: the retry policy is not
+ *   shown). The pause is 250 ms, or the service's Retry-After (header, or
+ *   details.retry_after_seconds of a gateway's envelope) capped at `maxRetryAfterMs` (default 5 s)
+ *   so a sign-in never stalls a Slack command for long.
  * - The client secret only ever goes into the form body; it is never logged or put on an error.
  */
 import type { Dispatcher } from "undici";
-import type { PlatformTimeouts } from "../config.js";
 import type { Logger } from "../log.js";
 import { PlatformError } from "./errors.js";
-import { sendRaw, tryJson } from "./http.js";
-import { describeIssue, OAuthErrorSchema, TokenResponseSchema } from "./schemas.js";
+import { header, parseRetryAfter, sendRaw, type TransportTimeouts, tryJson } from "./http.js";
+import { describeIssue, ErrorEnvelopeSchema, OAuthErrorSchema, TokenResponseSchema } from "./schemas.js";
 
 export interface TokenProviderOptions {
   authUrl: string;
@@ -23,13 +25,18 @@ export interface TokenProviderOptions {
   clientSecret: string;
   scopes: readonly string[];
   dispatcher: Dispatcher;
-  timeouts: PlatformTimeouts;
+  timeouts: TransportTimeouts;
   logger: Logger;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Refresh this long before expiry at most (default 60 s; never more than 10% of the lifetime). */
   refreshMarginMs?: number;
+  /** Longest Retry-After waited for before the one retry of a token request (default 5 s). */
+  maxRetryAfterMs?: number;
 }
+
+/** Pause before the one retry of a failed token request when the service does not say. */
+const TOKEN_RETRY_PAUSE_MS = 250;
 
 export interface CachedToken {
   accessToken: string;
@@ -91,8 +98,13 @@ export class TokenProvider {
       return await this.fetchToken();
     } catch (err) {
       if (err instanceof PlatformError && err.transient) {
-        this.opts.logger.warn({ err }, "token request failed; retrying once");
-        await this.sleep(250);
+        const cap = this.opts.maxRetryAfterMs ?? 5_000;
+        const waitMs =
+          err.retryAfterSeconds === undefined
+            ? TOKEN_RETRY_PAUSE_MS
+            : Math.min(Math.max(err.retryAfterSeconds * 1000, TOKEN_RETRY_PAUSE_MS), cap);
+        this.opts.logger.warn({ err, waitMs }, "token request failed; retrying once");
+        await this.sleep(waitMs);
         return await this.fetchToken();
       }
       throw err;
@@ -140,19 +152,29 @@ export class TokenProvider {
     if (res.status < 200 || res.status >= 300) {
       const oauth = json.ok ? OAuthErrorSchema.safeParse(json.value) : undefined;
       const code = oauth?.success ? oauth.data.error : `HTTP_${res.status}`;
+      const envelope = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
+      const detailRetry = envelope?.success ? envelope.data.error.details?.retry_after_seconds : undefined;
+      const retryAfterSeconds =
+        parseRetryAfter(header(res.headers, "retry-after"), this.now()) ??
+        (typeof detailRetry === "number" && Number.isFinite(detailRetry) && detailRetry >= 0
+          ? detailRetry
+          : undefined);
       const what =
         code === "invalid_client"
           ? "the client credentials were refused (check PLATFORM_CLIENT_ID and PLATFORM_CLIENT_SECRET)"
           : code === "invalid_scope"
             ? `the scopes were refused (check PLATFORM_SCOPES: ${scopes.join(" ")})`
-            : res.status >= 500
-              ? `the token service is unavailable (${res.status})`
-              : `the token service answered ${res.status}`;
+            : res.status === 429
+              ? "the token service is rate limiting the bot (429)"
+              : res.status >= 500
+                ? `the token service is unavailable (${res.status})`
+                : `the token service answered ${res.status}`;
       const err = new PlatformError({
         kind: "token",
         status: res.status,
         code,
         message: `Could not get an access token: ${what}${oauth?.success && oauth.data.error_description ? ` (${oauth.data.error_description})` : ""}`,
+        retryAfterSeconds,
         method: "POST",
         path: TOKEN_PATH,
       });

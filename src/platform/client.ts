@@ -6,20 +6,27 @@
  * webhook back (`GET /profiles/{id}?fields=webhook`); the read-back is what callers get. If the
  * read-back does not show the change yet, it is re-read twice more, 250 ms apart (the platform's
  * consistency is not shown either), then reported as `not_confirmed`.
+ *
+ * A PATCH that timed out or lost its connection may still have been applied, so it is followed by
+ * the same read-back: if the change shows, the write succeeded; otherwise `not_confirmed` says it
+ * may or may not have been applied (the original error is the `cause`). A read-back that fails
+ * after an accepted PATCH is `not_confirmed` too. A PATCH the caller cancelled (ABORTED) and a
+ * clean HTTP refusal (4xx/5xx) are reported as they are.
+ *
+ * Callback URLs are sent normalized (`new URL(url).href`) and compared normalized when read back.
  */
 import type { Dispatcher } from "undici";
-import type { PlatformTimeouts } from "../config.js";
 import type { Logger } from "../log.js";
 import { ApiTransport, type RequestObservation } from "./api.js";
 import { TokenProvider } from "./auth.js";
-import { PlatformError } from "./errors.js";
+import { isPlatformError, PlatformError } from "./errors.js";
 import { validateLivestreamFields } from "./fields.js";
-import { createPlatformAgent } from "./http.js";
+import { createPlatformAgent, type TransportTimeouts } from "./http.js";
 import {
   isWebhookEvent,
   type Livestream,
   LivestreamSchema,
-  ProfileSchema,
+  ProfileWebhookResponseSchema,
   WEBHOOK_EVENTS,
   type WebhookEvent,
 } from "./schemas.js";
@@ -31,12 +38,13 @@ export interface WebhookConfig {
 
 export type WebhookState = "none" | "configured" | "partial";
 
+const hasUrl = (w: WebhookConfig) => w.callback_url !== null && w.callback_url !== "";
+const hasEvents = (w: WebhookConfig) => w.events !== null && w.events.length > 0;
+
 /** State of spec table 3.3. "partial" should not exist, but a robust client names it. */
 export function webhookState(w: WebhookConfig): WebhookState {
-  const hasUrl = w.callback_url !== null && w.callback_url !== "";
-  const hasEvents = w.events !== null && w.events.length > 0;
-  if (hasUrl && hasEvents) return "configured";
-  if (!hasUrl && !hasEvents) return "none";
+  if (hasUrl(w) && hasEvents(w)) return "configured";
+  if (!hasUrl(w) && !hasEvents(w)) return "none";
   return "partial";
 }
 
@@ -46,7 +54,8 @@ export interface PlatformClientOptions {
   clientId: string;
   clientSecret: string;
   scopes: readonly string[];
-  timeouts: PlatformTimeouts;
+  /** Connect, headers and body-idle timeouts, and optionally `totalMs` per attempt (see http.ts). */
+  timeouts: TransportTimeouts;
   maxRetryAfterMs?: number;
   maxAttempts?: number;
   logger: Logger;
@@ -68,7 +77,7 @@ function invalid(code: string, message: string, details: Record<string, unknown>
   return new PlatformError({ kind: "invalid_request", code, message, details });
 }
 
-/** Rule 1: an absolute HTTPS URL. */
+/** Rule 1: an absolute HTTPS URL. Returns it normalized (`new URL(url).href`), as it is sent. */
 export function checkCallbackUrl(url: string): string {
   let u: URL | undefined;
   try {
@@ -85,7 +94,17 @@ export function checkCallbackUrl(url: string): string {
       { field: "webhook.callback_url", provided: url, requirement: "https" },
     );
   }
-  return url;
+  return u.href;
+}
+
+/** Whether a read-back URL is the one sent (`sent` is normalized); an unparsable one compares as is. */
+function sameUrl(readBack: string | null, sent: string): boolean {
+  if (readBack === null) return false;
+  try {
+    return new URL(readBack).href === sent;
+  } catch {
+    return readBack === sent;
+  }
 }
 
 /** Rule 2: at least one event, every one of the enumeration. Duplicates are dropped, order kept. */
@@ -108,9 +127,16 @@ export function checkEvents(events: readonly string[]): WebhookEvent[] {
   return unique;
 }
 
+/**
+ * Ids go into the path, so only a whitelist passes: a letter or digit, then letters, digits, `_`
+ * and `-`, at most 128 characters (the sandbox's ids and the slash-command grammar fit). This
+ * keeps out `/`, `?`, `#` and the dot segments `.` and `..`, which URL parsing would collapse.
+ */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 function checkId(kind: "livestream" | "profile", id: string): string {
   const t = id.trim();
-  if (t === "" || t.length > 128 || /[/?#\s]/.test(t)) {
+  if (!ID_PATTERN.test(t)) {
     throw invalid("INVALID_FORMAT", `"${id}" is not a valid ${kind} id`, {
       param: kind === "livestream" ? "id" : "profile_id",
       provided: id,
@@ -188,18 +214,35 @@ export class PlatformClient {
     return ls ?? {};
   }
 
-  /** `GET /profiles/{id}?fields=webhook`: the webhook, both values null when there is none. */
+  /**
+   * `GET /profiles/{id}?fields=webhook`: the webhook, both values null when there is none. The
+   * answer must hold the `webhook` object (spec 4.3), otherwise it is an `invalid_response` naming
+   * `profile.webhook`: "no webhook" must never be guessed from a missing key. Inside the object a
+   * missing key reads as null (lenient: both may be null anyway).
+   */
   async getProfileWebhook(profileId: string, opts: RequestOptions = {}): Promise<WebhookConfig> {
     const path = `/profiles/${checkId("profile", profileId)}`;
     const profile = await this.api.call("GET", path, {
       operation: "getProfileWebhook",
       query: { fields: "webhook" },
-      schema: ProfileSchema,
+      schema: ProfileWebhookResponseSchema,
       resource: "profile",
       signal: opts.signal,
     });
-    const w = profile?.webhook;
-    return { callback_url: w?.callback_url ?? null, events: w?.events ?? null };
+    if (profile === undefined) {
+      // Only a `schema: null` call answers undefined; kept as a guard, not expected.
+      throw new PlatformError({
+        kind: "invalid_response",
+        status: 200,
+        code: "INVALID_RESPONSE",
+        message: "The platform's answer for the profile has no webhook object (profile.webhook)",
+        details: { field: "profile.webhook" },
+        method: "GET",
+        path,
+      });
+    }
+    const w = profile.webhook;
+    return { callback_url: w.callback_url ?? null, events: w.events ?? null };
   }
 
   /** Creates or replaces the whole webhook (rules 1-3): both values required. */
@@ -215,28 +258,39 @@ export class PlatformClient {
     }
     const callback_url = checkCallbackUrl(webhook.callback_url);
     const events = checkEvents(webhook.events);
-    await this.patchWebhook(profileId, { callback_url, events }, "setWebhook", opts);
-    return this.confirm(
+    return this.write(
       profileId,
-      (w) => w.callback_url === callback_url && sameEvents(w.events, events),
+      { callback_url, events },
+      "setWebhook",
+      (w) => sameUrl(w.callback_url, callback_url) && sameEvents(w.events, events),
       opts,
     );
   }
 
-  /** Changes only `events` (rule 4: a complete webhook must exist). */
+  /** Changes only `events` (table 3.3 / rule 4: the callback URL must already be there). */
   async updateWebhookEvents(profileId: string, events: readonly string[], opts: RequestOptions = {}) {
     const checked = checkEvents(events);
-    await this.requireConfigured(profileId, "events", opts);
-    await this.patchWebhook(profileId, { events: checked }, "updateWebhookEvents", opts);
-    return this.confirm(profileId, (w) => sameEvents(w.events, checked), opts);
+    await this.requireOther(profileId, "events", opts);
+    return this.write(
+      profileId,
+      { events: checked },
+      "updateWebhookEvents",
+      (w) => sameEvents(w.events, checked),
+      opts,
+    );
   }
 
-  /** Changes only `callback_url` (rule 4: a complete webhook must exist). */
+  /** Changes only `callback_url` (table 3.3 / rule 4: the events must already be there). */
   async updateWebhookUrl(profileId: string, callbackUrl: string, opts: RequestOptions = {}) {
     const url = checkCallbackUrl(callbackUrl);
-    await this.requireConfigured(profileId, "callback_url", opts);
-    await this.patchWebhook(profileId, { callback_url: url }, "updateWebhookUrl", opts);
-    return this.confirm(profileId, (w) => w.callback_url === url, opts);
+    await this.requireOther(profileId, "callback_url", opts);
+    return this.write(
+      profileId,
+      { callback_url: url },
+      "updateWebhookUrl",
+      (w) => sameUrl(w.callback_url, url),
+      opts,
+    );
   }
 
   /**
@@ -246,8 +300,13 @@ export class PlatformClient {
   async removeWebhook(profileId: string, opts: RequestOptions = {}): Promise<WebhookConfig> {
     const current = await this.getProfileWebhook(profileId, opts);
     if (webhookState(current) === "none") return current;
-    await this.patchWebhook(profileId, { callback_url: null, events: null }, "removeWebhook", opts);
-    return this.confirm(profileId, (w) => webhookState(w) === "none", opts);
+    return this.write(
+      profileId,
+      { callback_url: null, events: null },
+      "removeWebhook",
+      (w) => webhookState(w) === "none",
+      opts,
+    );
   }
 
   /** Obtains a token (from cache if valid): the health check of the platform connection. */
@@ -259,14 +318,20 @@ export class PlatformClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private async requireConfigured(profileId: string, what: string, opts: RequestOptions) {
+  /**
+   * Table 3.3, row 2: changing one value alone needs the other one already present. The state as
+   * a whole may be "partial" (one value missing); only the value that is not sent matters.
+   */
+  private async requireOther(profileId: string, changing: "events" | "callback_url", opts: RequestOptions) {
     const current = await this.getProfileWebhook(profileId, opts);
-    if (webhookState(current) !== "configured") {
+    const otherPresent = changing === "events" ? hasUrl(current) : hasEvents(current);
+    if (!otherPresent) {
+      const other = changing === "events" ? "callback URL" : "events";
       throw invalid(
         "MISSING_REQUIRED_VALUE",
-        `Profile ${profileId} has no complete webhook, so ${what} cannot be changed alone; set the callback URL and events together first`,
+        `Profile ${profileId}'s webhook has no ${other}, so its ${changing === "events" ? "events" : "callback URL"} cannot be changed alone; set the callback URL and events together first`,
         {
-          field: what === "events" ? "webhook.callback_url" : "webhook.events",
+          field: changing === "events" ? "webhook.callback_url" : "webhook.events",
           state: webhookState(current),
         },
       );
@@ -274,35 +339,74 @@ export class PlatformClient {
     return current;
   }
 
-  private async patchWebhook(
+  /** PATCH, then confirm by reading back (also after a PATCH that timed out or lost its connection). */
+  private async write(
     profileId: string,
     webhook: { callback_url?: string | null; events?: readonly string[] | null },
     operation: string,
+    holds: (w: WebhookConfig) => boolean,
     opts: RequestOptions,
-  ): Promise<void> {
+  ): Promise<WebhookConfig> {
     const path = `/profiles/${checkId("profile", profileId)}`;
-    // The response body is not shown: whatever comes back (200 with a body, 200 empty, 204) is
-    // accepted and ignored; the read-back is the truth.
-    await this.api.call("PATCH", path, { operation, body: { webhook }, schema: null, signal: opts.signal });
+    let patchError: PlatformError | undefined;
+    try {
+      // The response body is not shown: whatever comes back (200 with a body, 200 empty, 204) is
+      // accepted and ignored; the read-back is the truth.
+      await this.api.call("PATCH", path, { operation, body: { webhook }, schema: null, signal: opts.signal });
+    } catch (err) {
+      // No clean answer (timeout, network): the PATCH may have been applied. A clean HTTP answer,
+      // a refusal of ours or a cancellation by the caller is reported as it is.
+      const unknownOutcome =
+        isPlatformError(err) && (err.kind === "timeout" || err.kind === "network") && err.code !== "ABORTED";
+      if (!unknownOutcome) throw err;
+      patchError = err;
+      this.logger.warn({ err, profileId, operation }, "webhook PATCH got no answer; reading back");
+    }
+    return this.confirm(profileId, holds, opts, patchError);
   }
 
   private async confirm(
     profileId: string,
     holds: (w: WebhookConfig) => boolean,
     opts: RequestOptions,
+    patchError: PlatformError | undefined,
   ): Promise<WebhookConfig> {
     let last: WebhookConfig | undefined;
+    let readError: unknown;
     for (let i = 0; i < 3; i++) {
       if (i > 0) await this.sleep(this.confirmDelayMs);
-      last = await this.getProfileWebhook(profileId, opts);
-      if (holds(last)) return last;
+      try {
+        last = await this.getProfileWebhook(profileId, opts);
+      } catch (err) {
+        readError = err;
+        break;
+      }
+      if (holds(last)) {
+        if (patchError) {
+          this.logger.info({ profileId }, "webhook PATCH got no answer, but the read-back shows the change");
+        }
+        return last;
+      }
     }
-    this.logger.warn({ profileId, readBack: last }, "webhook change not visible when read back");
+    this.logger.warn(
+      { profileId, readBack: last, patchError, readError },
+      "webhook change not visible when read back",
+    );
+    const message = patchError
+      ? `The change to profile ${profileId}'s webhook may or may not have been applied: the platform did not answer the write (${patchError.message}) and ${readError === undefined ? "reading the webhook back does not show the change" : "reading the webhook back failed"}`
+      : readError === undefined
+        ? `The platform accepted the change, but reading profile ${profileId}'s webhook back does not show it`
+        : `The platform accepted the change, but reading profile ${profileId}'s webhook back failed, so it is not confirmed`;
     throw new PlatformError({
       kind: "not_confirmed",
       code: "WRITE_NOT_CONFIRMED",
-      message: `The platform accepted the change, but reading profile ${profileId}'s webhook back does not show it`,
-      details: { read_back: last ?? null },
+      message,
+      details: {
+        read_back: last ?? null,
+        ...(patchError ? { write_error: patchError.code } : {}),
+        ...(isPlatformError(readError) ? { read_error: readError.code } : {}),
+      },
+      cause: patchError ?? readError,
     });
   }
 }

@@ -24,7 +24,23 @@ export interface RawRequest {
   body?: string;
   /** For error messages and logs: the path without query or credentials. */
   path: string;
+  /** The caller's cancellation; an abort is reported as code ABORTED (not transient). */
   signal?: AbortSignal;
+}
+
+/**
+ * The configured timeouts plus an optional deadline for one whole attempt. undici's headers and
+ * body timeouts are idle timers: a server that trickles a byte now and then keeps a call alive
+ * forever. `totalMs` bounds the attempt (connect, headers and the whole body); by default it is
+ * `connectMs + headersMs + bodyMs`, so it never fires before a phase timer would have for an
+ * answer that stalls only once.
+ */
+export interface TransportTimeouts extends PlatformTimeouts {
+  totalMs?: number;
+}
+
+export function totalDeadlineMs(timeouts: TransportTimeouts): number {
+  return timeouts.totalMs ?? timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs;
 }
 
 /** One shared keep-alive connection pool for every platform request of the process. */
@@ -44,9 +60,50 @@ const TIMEOUT_CODES: Record<string, "connect" | "headers" | "body"> = {
   UND_ERR_BODY_TIMEOUT: "body",
 };
 
-function transportError(err: unknown, req: RawRequest, timeouts: PlatformTimeouts): PlatformError {
-  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code ?? "";
+/** The error for a request the caller cancelled (its signal aborted): never retried. */
+export function abortedError(req: Pick<RawRequest, "method" | "path">, cause?: unknown): PlatformError {
+  const timedOut = cause instanceof Error && cause.name === "TimeoutError";
+  return new PlatformError({
+    kind: "timeout",
+    code: "ABORTED",
+    message: timedOut
+      ? "The request to the platform was cancelled: the caller's time limit ran out"
+      : "The request to the platform was cancelled before it finished",
+    method: req.method,
+    path: req.path,
+    cause,
+  });
+}
+
+function transportError(
+  err: unknown,
+  req: RawRequest,
+  timeouts: TransportTimeouts,
+  deadlineFired: boolean,
+): PlatformError {
+  // The caller's own cancellation first: whatever undici made of it (AbortError, the signal's
+  // reason such as a TimeoutError with numeric code 23, ...), it is an abort, not a platform fault.
+  if (req.signal?.aborted) return abortedError(req, req.signal.reason ?? err);
+  if (deadlineFired) {
+    return new PlatformError({
+      kind: "timeout",
+      code: "TIMEOUT",
+      phase: "total",
+      message: `The platform did not finish its answer within ${totalDeadlineMs(timeouts)} ms (the limit for one attempt)`,
+      method: req.method,
+      path: req.path,
+      cause: err,
+    });
+  }
+  const e = (typeof err === "object" && err !== null ? err : {}) as {
+    code?: unknown;
+    name?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown };
+  };
+  // Codes are strings for Node and undici errors, but DOMExceptions carry numeric ones.
+  const rawCode = e.code ?? e.cause?.code;
+  const code = rawCode === undefined || rawCode === null ? "" : String(rawCode);
   const phase = TIMEOUT_CODES[code];
   if (phase) {
     const ms =
@@ -62,19 +119,13 @@ function transportError(err: unknown, req: RawRequest, timeouts: PlatformTimeout
     });
   }
   if (e.name === "AbortError" || code === "UND_ERR_ABORTED" || code === "ABORT_ERR") {
-    return new PlatformError({
-      kind: "timeout",
-      code: "ABORTED",
-      message: "The request to the platform was cancelled before it finished",
-      method: req.method,
-      path: req.path,
-      cause: err,
-    });
+    return abortedError(req, err);
   }
+  const message = typeof e.message === "string" ? e.message : "";
   return new PlatformError({
     kind: "network",
     code: code || "NETWORK_ERROR",
-    message: `Could not reach the platform (${code || e.message || "connection failed"})`,
+    message: `Could not reach the platform (${code || message || "connection failed"})`,
     method: req.method,
     path: req.path,
     cause: err,
@@ -84,50 +135,62 @@ function transportError(err: unknown, req: RawRequest, timeouts: PlatformTimeout
 export async function sendRaw(
   dispatcher: Dispatcher,
   req: RawRequest,
-  timeouts: PlatformTimeouts,
+  timeouts: TransportTimeouts,
 ): Promise<RawResponse> {
-  let res: Dispatcher.ResponseData;
+  if (req.signal?.aborted) throw abortedError(req, req.signal.reason);
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error("per-attempt deadline reached")),
+    totalDeadlineMs(timeouts),
+  );
+  timer.unref();
+  const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
   try {
-    res = await request(req.url, {
-      dispatcher,
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      signal: req.signal,
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
-    });
-  } catch (err) {
-    throw transportError(err, req, timeouts);
-  }
-  try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      const buf = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-      size += buf.length;
-      if (size > MAX_RESPONSE_BYTES) {
-        res.body.destroy();
-        throw new PlatformError({
-          kind: "invalid_response",
-          status: res.statusCode,
-          code: "RESPONSE_TOO_LARGE",
-          message: `The platform's answer is larger than ${MAX_RESPONSE_BYTES} bytes`,
-          method: req.method,
-          path: req.path,
-        });
-      }
-      chunks.push(buf);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(req.url, {
+        dispatcher,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+      });
+    } catch (err) {
+      throw transportError(err, req, timeouts, deadline.signal.aborted);
     }
-    return {
-      status: res.statusCode,
-      statusText: "",
-      headers: res.headers,
-      text: Buffer.concat(chunks).toString("utf8"),
-    };
-  } catch (err) {
-    if (err instanceof PlatformError) throw err;
-    throw transportError(err, req, timeouts);
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        const buf = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+        size += buf.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          res.body.destroy();
+          throw new PlatformError({
+            kind: "invalid_response",
+            status: res.statusCode,
+            code: "RESPONSE_TOO_LARGE",
+            message: `The platform's answer is larger than ${MAX_RESPONSE_BYTES} bytes`,
+            method: req.method,
+            path: req.path,
+          });
+        }
+        chunks.push(buf);
+      }
+      return {
+        status: res.statusCode,
+        statusText: "",
+        headers: res.headers,
+        text: Buffer.concat(chunks).toString("utf8"),
+      };
+    } catch (err) {
+      if (err instanceof PlatformError) throw err;
+      throw transportError(err, req, timeouts, deadline.signal.aborted);
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 

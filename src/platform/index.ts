@@ -15,6 +15,7 @@ export {
   webhookState,
 } from "./client.js";
 export { isPlatformError, PlatformError, type PlatformErrorKind } from "./errors.js";
+export type { TransportTimeouts } from "./http.js";
 export * from "./schemas.js";
 
 /** The client as configured by the environment, with its own shared connection pool. */

@@ -16,6 +16,15 @@ const faultSchema = z.strictObject({
     .union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)])
     .optional(),
   retryAfterSeconds: z.number().int().min(0).optional(),
+  retryAfterHeader: z.string().nullable().optional(),
+  detailsRetryAfter: z.number().int().min(0).nullable().optional(),
+  envelope: z.union([z.boolean(), z.literal("html")]).optional(),
+  slowBody: z
+    .strictObject({
+      chunks: z.number().int().min(1).max(10_000),
+      intervalMs: z.number().int().min(0).max(600_000),
+    })
+    .optional(),
   body: z.enum(["invalid-json", "schema-mismatch", "html"]).optional(),
   dropConnection: z.boolean().optional(),
   times: z.number().int().min(1).optional(),

@@ -1,11 +1,12 @@
 /**
- * Fault injection: latency, gateway statuses, broken bodies and dropped connections, applied
- * before normal handling. Choice: the first matching fault (in insertion order) applies alone;
- * fault answers use the section 7 envelope, on the token endpoint too (they come from "gateways").
+ * Fault injection: latency, gateway statuses, broken bodies, slow bodies and dropped connections,
+ * applied before normal handling. Choice: the first matching fault (in insertion order) applies
+ * alone; fault answers use the section 7 envelope by default, on the token endpoint too (they come
+ * from "gateways"), or a gateway's bare empty body or HTML page (`envelope: false | "html"`).
  */
 import type { ServerResponse } from "node:http";
 import { FAULT_CODES } from "./errors.js";
-import { send, sendEnvelope, sleep } from "./http.js";
+import { type PendingTimers, send, sendEnvelope, slowBodyFor } from "./http.js";
 import type { Fault } from "./types.js";
 
 export class FaultList {
@@ -70,30 +71,50 @@ function brokenBody(kind: NonNullable<Fault["body"]>, path: string): { body: str
   return { type: json, body: JSON.stringify(value) };
 }
 
+const GATEWAY_HTML = (status: number, message: string) =>
+  `<!DOCTYPE html><html><head><title>${status} ${message}</title></head><body><center><h1>${status} ${message}</h1></center><hr><center>gateway</center></body></html>`;
+
 /** Applies `fault`; returns true when it answered (or dropped) the request itself. */
 export async function applyFault(
   fault: Fault,
   res: ServerResponse,
   path: string,
-  timers: Set<NodeJS.Timeout>,
+  timers: PendingTimers,
 ): Promise<boolean> {
-  if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs, timers);
+  if (fault.latencyMs !== undefined && fault.latencyMs > 0) await timers.sleep(fault.latencyMs);
   if (fault.dropConnection) {
     res.socket?.destroy();
     return true;
   }
+  // Whatever answers next (this fault or the normal route) trickles its body.
+  if (fault.slowBody !== undefined) slowBodyFor(res, fault.slowBody, timers);
   if (fault.status !== undefined) {
     const { code, message } = FAULT_CODES[fault.status] ?? { code: "ERROR", message: "Error" };
     const headers: Record<string, string> = {};
-    let details: Record<string, unknown> | null = null;
-    if (fault.status === 429) {
-      const seconds = fault.retryAfterSeconds ?? 1;
-      headers["Retry-After"] = String(seconds);
-      details = { retry_after_seconds: seconds };
-    } else if (fault.retryAfterSeconds !== undefined) {
-      headers["Retry-After"] = String(fault.retryAfterSeconds);
-    }
-    sendEnvelope(res, fault.status, code, message, details, headers);
+    const seconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
+    const retryHeader =
+      fault.retryAfterHeader !== undefined
+        ? fault.retryAfterHeader
+        : seconds === undefined
+          ? null
+          : String(seconds);
+    if (retryHeader !== null) headers["Retry-After"] = retryHeader;
+    const detailsRetry =
+      fault.detailsRetryAfter !== undefined
+        ? fault.detailsRetryAfter
+        : fault.status === 429
+          ? (seconds ?? null)
+          : null;
+    const details: Record<string, unknown> | null =
+      detailsRetry === null ? null : { retry_after_seconds: detailsRetry };
+    const envelope = fault.envelope ?? true;
+    if (envelope === true) sendEnvelope(res, fault.status, code, message, details, headers);
+    else if (envelope === "html") {
+      send(res, fault.status, GATEWAY_HTML(fault.status, message), {
+        ...headers,
+        "Content-Type": "text/html; charset=utf-8",
+      });
+    } else send(res, fault.status, "", headers);
     return true;
   }
   if (fault.body !== undefined) {

@@ -19,9 +19,13 @@ const newSelection = (whole = false): Selection => ({ whole, children: new Map()
 
 export type ParsedFields = { ok: true; selection: Selection } | { ok: false; invalid: string[] };
 
+/** Dot notation narrows an embedded object by one level (`advertising.end_at`, spec 4.1), no deeper. */
+export const MAX_FIELD_DEPTH = 2;
+
 /**
- * Parses a `fields` value. Empty or missing → the default fields (names, dot notation allowed). Unknown names (or dot notation
- * into a non-object) are reported in `invalid`, in request order, without duplicates.
+ * Parses a `fields` value. Empty or missing → the default fields (names, dot notation allowed).
+ * Unknown names, dot notation into a non-object and paths deeper than one level of dot notation
+ * (`a.b.c`) are reported in `invalid`, in request order, without duplicates.
  */
 export function parseFields(raw: string | undefined, shape: ObjectShape, defaults: string[]): ParsedFields {
   const items = (raw ?? "")
@@ -35,8 +39,9 @@ export function parseFields(raw: string | undefined, shape: ObjectShape, default
     const segments = item.split(".");
     let node: ObjectShape | null = shape;
     let sel = root;
-    let valid = true;
+    let valid = segments.length <= MAX_FIELD_DEPTH;
     for (const [i, seg] of segments.entries()) {
+      if (!valid) break;
       if (node === null || !Object.hasOwn(node.fields, seg)) {
         valid = false;
         break;
@@ -56,18 +61,13 @@ export function parseFields(raw: string | undefined, shape: ObjectShape, default
   return invalid.length > 0 ? { ok: false, invalid } : { ok: true, selection: root };
 }
 
-/** Every accepted name: the top-level names, then the dotted sub-field names. */
+/** Every accepted name: the top-level names, then the dotted sub-field names (one level). */
 export function allowedNames(shape: ObjectShape): string[] {
   const top = Object.keys(shape.fields);
   const nested: string[] = [];
-  const walk = (s: ObjectShape, prefix: string) => {
-    for (const [name, child] of Object.entries(s.fields)) {
-      const path = `${prefix}${name}`;
-      if (prefix !== "") nested.push(path);
-      if (child !== null) walk(child, `${path}.`);
-    }
-  };
-  walk(shape, "");
+  for (const [name, child] of Object.entries(shape.fields)) {
+    if (child !== null) for (const sub of Object.keys(child.fields)) nested.push(`${name}.${sub}`);
+  }
   return [...top.sort(), ...nested];
 }
 

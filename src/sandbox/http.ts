@@ -21,10 +21,52 @@ export function send(
   statusHooks.get(res)?.(status);
   const all: Record<string, string | number> = { ...headers };
   if (body !== null) all["Content-Length"] = Buffer.byteLength(body);
+  const slow = slowBodies.get(res);
+  if (slow !== undefined && body !== null && Buffer.byteLength(body) > 0) {
+    slow.timers.track(trickle(res, status, all, Buffer.from(body), slow));
+    return;
+  }
   res.writeHead(status, all);
   res.end(body ?? undefined);
 }
 
+export interface SlowBody {
+  /** Pieces the body is cut into (fewer when the body has fewer bytes). */
+  chunks: number;
+  /** Pause before each piece, after the headers went out. */
+  intervalMs: number;
+}
+
+const slowBodies = new WeakMap<ServerResponse, SlowBody & { timers: PendingTimers }>();
+
+/** The next answer on `res` sends its headers at once and its body in slow pieces. */
+export function slowBodyFor(res: ServerResponse, slow: SlowBody, timers: PendingTimers): void {
+  slowBodies.set(res, { ...slow, timers });
+}
+
+async function trickle(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | number>,
+  body: Buffer,
+  slow: SlowBody & { timers: PendingTimers },
+): Promise<void> {
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  const pieces = Math.max(1, Math.min(Math.floor(slow.chunks), body.length));
+  const size = Math.ceil(body.length / pieces);
+  try {
+    for (let offset = 0; offset < body.length; offset += size) {
+      await slow.timers.sleep(slow.intervalMs);
+      if (res.destroyed) return;
+      res.write(body.subarray(offset, offset + size));
+    }
+    res.end();
+  } catch {
+    // The sandbox is closing: drop the answer.
+    res.destroy();
+  }
+}
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -71,12 +113,67 @@ export function mediaType(req: IncomingMessage): string {
   return (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
-export function sleep(ms: number, timers: Set<NodeJS.Timeout>): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      resolve();
-    }, ms);
-    timers.add(t);
-  });
+/** Rejects the pending sleeps of a sandbox that is closing. */
+export class SandboxClosedError extends Error {
+  constructor() {
+    super("The sandbox is closing");
+    this.name = "SandboxClosedError";
+  }
+}
+
+/**
+ * The sandbox's own timers (fault latency, slow bodies) and the work waiting on them (request
+ * handlers, slow bodies being sent). `cancelAll()` clears the timers and rejects their sleeps with
+ * SandboxClosedError, so no handler is left waiting on a promise that never settles (sleeps
+ * started after it reject at once); `drain()` then waits until every tracked task has finished.
+ */
+export class PendingTimers {
+  private readonly pending = new Map<NodeJS.Timeout, (err: Error) => void>();
+  private readonly tasks = new Set<Promise<void>>();
+  private closed = false;
+
+  /** Tracks `task` until it settles (it must handle its own errors). */
+  track(task: Promise<void>): void {
+    this.tasks.add(task);
+    const done = () => {
+      this.tasks.delete(task);
+    };
+    task.then(done, done);
+  }
+
+  /** Tracked tasks still running. */
+  get running(): number {
+    return this.tasks.size;
+  }
+
+  async drain(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new SandboxClosedError());
+        return;
+      }
+      const t = setTimeout(() => {
+        this.pending.delete(t);
+        resolve();
+      }, ms);
+      this.pending.set(t, reject);
+    });
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  cancelAll(): void {
+    this.closed = true;
+    for (const [t, reject] of this.pending) {
+      clearTimeout(t);
+      reject(new SandboxClosedError());
+    }
+    this.pending.clear();
+  }
 }

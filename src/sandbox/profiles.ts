@@ -77,6 +77,42 @@ export function invalidFields(invalid: string[], shape: ObjectShape): ApiError {
 }
 
 /**
+ * Emulated eventual consistency (`SandboxOptions.staleReads`): after a PATCH changes a profile's
+ * webhook, the next `n` reads of that profile that select `webhook` see the value from before it.
+ */
+export class StaleReads {
+  private readonly pending = new Map<string, { webhook: SandboxWebhook; remaining: number }>();
+
+  constructor(private readonly n: number) {}
+
+  /** A PATCH changed `profileId`'s webhook from `previous`. */
+  wrote(profileId: string, previous: SandboxWebhook): void {
+    if (this.n <= 0) return;
+    // A second write before the first one is visible keeps the oldest value: readers lag behind.
+    const older = this.pending.get(profileId)?.webhook ?? previous;
+    this.pending.set(profileId, { webhook: cloneWebhook(older), remaining: this.n });
+  }
+
+  /** The stale webhook for one read of `profileId`, if any read is still to be stale. */
+  take(profileId: string): SandboxWebhook | undefined {
+    const entry = this.pending.get(profileId);
+    if (entry === undefined) return undefined;
+    entry.remaining -= 1;
+    if (entry.remaining <= 0) this.pending.delete(profileId);
+    return cloneWebhook(entry.webhook);
+  }
+
+  clear(): void {
+    this.pending.clear();
+  }
+}
+
+const cloneWebhook = (w: SandboxWebhook): SandboxWebhook => ({
+  callback_url: w.callback_url,
+  events: w.events === null ? null : [...w.events],
+});
+
+/**
  * `GET /profiles/{id}`. Choice (scopes not shown): any valid token may read a profile it can see;
  * a client sees only the profiles it owns, others answer 404 like unknown ids.
  */
@@ -85,16 +121,27 @@ export function readProfile(
   caller: Caller,
   id: string,
   fieldsRaw: string | undefined,
+  stale?: StaleReads,
 ): Record<string, unknown> {
   const profile = profiles.get(id);
   if (profile === undefined || profile.owner_client_id !== caller.clientId)
     throw notFound("profile", id, "profile_id");
   const parsed = parseFields(fieldsRaw, PROFILE_SHAPE, PROFILE_DEFAULT_FIELDS);
   if (!parsed.ok) throw invalidFields(parsed.invalid, PROFILE_SHAPE);
-  return project(profileView(profile, true), PROFILE_SHAPE, parsed.selection);
+  const staleWebhook = parsed.selection.children.has("webhook") ? stale?.take(id) : undefined;
+  const view = profileView(profile, true);
+  if (staleWebhook !== undefined) view.webhook = staleWebhook;
+  return project(view, PROFILE_SHAPE, parsed.selection);
 }
 
 export type PatchResponseMode = "profile" | "empty-200" | "no-content";
+
+export interface PatchOptions {
+  mode: PatchResponseMode;
+  /** Store callback URLs as `new URL(x).href` (SandboxOptions.normalizeUrls). */
+  normalizeUrls?: boolean;
+  stale?: StaleReads;
+}
 
 /** `PATCH /profiles/{id}`: returns the status and JSON body (null for 204). */
 export function patchProfile(
@@ -103,7 +150,7 @@ export function patchProfile(
   id: string,
   req: IncomingMessage,
   rawBody: Buffer,
-  mode: PatchResponseMode,
+  { mode, normalizeUrls = false, stale }: PatchOptions,
 ): { status: number; body: unknown } {
   const profile = profiles.get(id);
   const required = ["profile.manage", "owner"];
@@ -131,7 +178,12 @@ export function patchProfile(
   }
   // Write rules of other profile fields are not shown: other top-level keys are ignored.
   if (Object.hasOwn(body, "webhook")) {
-    profile.webhook = updateWebhook(profile.webhook, (body as Record<string, unknown>).webhook);
+    const previous = profile.webhook;
+    profile.webhook = updateWebhook(previous, (body as Record<string, unknown>).webhook, { normalizeUrls });
+    const changed =
+      previous.callback_url !== profile.webhook.callback_url ||
+      JSON.stringify(previous.events) !== JSON.stringify(profile.webhook.events);
+    if (changed) stale?.wrote(id, previous);
   }
   // Response body "not shown": see SandboxOptions.patchResponse.
   if (mode === "no-content") return { status: 204, body: null };
@@ -146,7 +198,7 @@ export function patchProfile(
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-function checkUrl(value: unknown): string {
+function checkUrl(value: unknown, normalize: boolean): string {
   const details = { field: "webhook.callback_url", provided: value, requirement: "https" };
   if (typeof value !== "string")
     throw unprocessable("INVALID_FORMAT", "callback_url must be a string", details);
@@ -158,7 +210,7 @@ function checkUrl(value: unknown): string {
   }
   if (url.protocol !== "https:")
     throw unprocessable("INVALID_FORMAT", "callback_url must use HTTPS", details);
-  return value;
+  return normalize ? url.href : value;
 }
 
 function checkEvents(value: unknown): string[] {
@@ -190,7 +242,11 @@ function checkEvents(value: unknown): string[] {
  * then completeness (3, 4); both null removes (5). Choice: one value null and the other not is
  * rejected with MISSING_REQUIRED_VALUE on the null one (a webhook is never half-configured).
  */
-export function updateWebhook(current: SandboxWebhook, input: unknown): SandboxWebhook {
+export function updateWebhook(
+  current: SandboxWebhook,
+  input: unknown,
+  opts: { normalizeUrls?: boolean } = {},
+): SandboxWebhook {
   if (!isObject(input)) {
     throw unprocessable("INVALID_FORMAT", "webhook must be an object", {
       field: "webhook",
@@ -201,7 +257,7 @@ export function updateWebhook(current: SandboxWebhook, input: unknown): SandboxW
   const url = Object.hasOwn(input, "callback_url")
     ? input.callback_url === null
       ? null
-      : checkUrl(input.callback_url)
+      : checkUrl(input.callback_url, opts.normalizeUrls ?? false)
     : undefined;
   const events = Object.hasOwn(input, "events")
     ? input.events === null

@@ -8,11 +8,11 @@ import type { AddressInfo } from "node:net";
 import { authenticate, type ClientRecord, issueToken, type TokenContext } from "./auth.js";
 import { handleControl } from "./control.js";
 import { Deliverer } from "./deliver.js";
-import { ApiError, methodNotAllowed, OAuthError, routeNotFound } from "./errors.js";
+import { ApiError, methodNotAllowed, OAuthError, routeNotFound, unprocessable } from "./errors.js";
 import { applyFault, FaultList } from "./faults.js";
-import { onStatus, readBody, send, sendEnvelope, sendError, sendJson } from "./http.js";
+import { onStatus, PendingTimers, readBody, send, sendEnvelope, sendError, sendJson } from "./http.js";
 import { readLivestream } from "./livestreams.js";
-import { patchProfile, readProfile } from "./profiles.js";
+import { patchProfile, readProfile, StaleReads } from "./profiles.js";
 import { SEED, seedState } from "./seed.js";
 import { TokenIssuer } from "./tokens.js";
 import type { RequestLogEntry, Sandbox, SandboxOptions, SandboxStats } from "./types.js";
@@ -40,7 +40,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requests: RequestLogEntry[] = [];
   const counters: SandboxStats = { tokenRequests: 0, apiRequests: 0, deliveries: 0 };
   const faults = new FaultList();
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new PendingTimers();
+  const stale = new StaleReads(options.staleReads ?? 0);
   const deliverer = new Deliverer({
     profile: (id) => state.profiles.get(id),
     now,
@@ -50,9 +51,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   });
 
+  // One `fields` parameter, comma-separated (spec 4.1); a repeated one is refused rather than
+  // guessed at (joined? first? last?), as the client never sends it.
   const fieldsOf = (url: URL) => {
     const all = url.searchParams.getAll("fields");
-    return all.length === 0 ? undefined : all.join(",");
+    if (all.length > 1) {
+      throw unprocessable("INVALID_FORMAT", "Give fields once, as a comma-separated list", {
+        param: "fields",
+        provided: all,
+        requirement: "a single comma-separated fields parameter",
+      });
+    }
+    return all[0];
   };
 
   const api: Array<{ pattern: RegExp; methods: Record<string, Route> }> = [
@@ -84,12 +94,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       methods: {
         GET: async (req, res, id, url) => {
           const caller = authenticate(req, issuer);
-          sendJson(res, 200, readProfile(state.profiles, caller, id, fieldsOf(url)));
+          sendJson(res, 200, readProfile(state.profiles, caller, id, fieldsOf(url), stale));
         },
         PATCH: async (req, res, id) => {
           const body = await readBody(req);
           const caller = authenticate(req, issuer);
-          const out = patchProfile(state.profiles, caller, id, req, body, options.patchResponse ?? "profile");
+          const out = patchProfile(state.profiles, caller, id, req, body, {
+            mode: options.patchResponse ?? "profile",
+            normalizeUrls: options.normalizeUrls,
+            stale,
+          });
           if (out.body === null) send(res, out.status, null);
           else sendJson(res, out.status, out.body);
         },
@@ -181,7 +195,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   const server = createServer((req, res) => {
-    void handle(req, res);
+    // Tracked so close() can wait for it; handle() answers its own errors.
+    timers.track(handle(req, res).catch(() => undefined));
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -204,12 +219,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests,
     state,
     async close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await new Promise<void>((resolve) => {
+      // Sockets first, so handlers woken below find their responses destroyed and answer nothing;
+      // then every pending latency or slow-body sleep is rejected, and the handlers are awaited.
+      const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
       });
+      server.closeAllConnections();
+      timers.cancelAll();
+      await timers.drain();
+      await closed;
       await deliverer.close();
     },
     reset() {
@@ -219,12 +237,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       for (const [k, v] of fresh.profiles) state.profiles.set(k, v);
       for (const [k, v] of fresh.livestreams) state.livestreams.set(k, v);
       faults.clear();
+      stale.clear();
       requests.length = 0;
       counters.tokenRequests = 0;
       counters.apiRequests = 0;
       counters.deliveries = 0;
     },
     stats: () => ({ ...counters }),
+    pendingRequests: () => timers.running,
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
     expireAllTokens: () => issuer.expireAll(),

@@ -160,6 +160,14 @@ export interface SandboxOptions {
   patchResponse?: "profile" | "empty-200" | "no-content";
   /** Rewrite the origin of every delivery URL to this origin (e.g. "http://127.0.0.1:3000"), keeping path and query. */
   deliverTo?: string;
+  /**
+   * Sandbox addition, emulating eventual consistency: after each PATCH that changes a profile's
+   * webhook, the next `staleReads` GETs of that profile that select `webhook` still return the
+   * webhook as it was before the PATCH. Default 0.
+   */
+  staleReads?: number;
+  /** Sandbox addition: store callback URLs normalized (`new URL(x).href`) instead of verbatim. */
+  normalizeUrls?: boolean;
   /** clock in ms, default Date.now (used for token expiry and event timestamps) */
   now?: () => number;
   /** Sandbox addition: called once per request when its status is known (0 = connection dropped). */
@@ -173,8 +181,25 @@ export interface Fault {
   /** delay before answering (applies also when combined with status) */
   latencyMs?: number;
   status?: 429 | 500 | 502 | 503 | 504;
-  /** 429: sets both the Retry-After header and details.retry_after_seconds */
+  /** 429: sets both the Retry-After header and details.retry_after_seconds (default 1); other statuses: the header only */
   retryAfterSeconds?: number;
+  /**
+   * With `status`: the raw Retry-After header value (e.g. an HTTP date), replacing the one from
+   * retryAfterSeconds; null sends no Retry-After header at all.
+   */
+  retryAfterHeader?: string | null;
+  /** With `status`: details.retry_after_seconds, replacing the one from retryAfterSeconds; null leaves it out. */
+  detailsRetryAfter?: number | null;
+  /**
+   * With `status`: the body of the answer, like a gateway's. true (default): the section 7
+   * envelope; false: an empty body; "html": an HTML error page.
+   */
+  envelope?: boolean | "html";
+  /**
+   * Send the headers of the answer (the normal one, or this fault's status) at once, then its body
+   * in `chunks` pieces, each after `intervalMs` (to test body-idle and whole-request deadlines).
+   */
+  slowBody?: { chunks: number; intervalMs: number };
   /** answer 200 with a broken body instead (schema-mismatch: e.g. livestream with title: 42 and status.onair: "yes") */
   body?: "invalid-json" | "schema-mismatch" | "html";
   /** destroy the socket without answering */
@@ -233,8 +258,10 @@ export interface Sandbox {
   apiUrl: string;
   clientId: string;
   clientSecret: string;
-  /** closes server and all keep-alive sockets */
+  /** closes server and all keep-alive sockets; pending latency and slow-body waits are cut short and every running handler has finished when it resolves */
   close(): Promise<void>;
+  /** Sandbox addition: requests still being handled or answered (waiting on latency, sending a slow body, ...); 0 after close() */
+  pendingRequests(): number;
   /** back to seed state, faults cleared, logs cleared */
   reset(): void;
   /** every request received, in order (platform traffic: control requests under /_sandbox/ are not logged) */

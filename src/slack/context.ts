@@ -5,9 +5,11 @@
 import type { RespondArguments, RespondFn } from "@slack/bolt";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
 import type { RouteRepo, SettingsRepo } from "../store/index.js";
 import { StoreCorruptError, StoreUnavailableError } from "../store/index.js";
+import type { IngestResult } from "../webhooks/receive.js";
 import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
 import type { ManagerPolicy } from "./managers.js";
 
@@ -16,6 +18,9 @@ export interface BotDeps {
   platform: PlatformClient;
   settings: SettingsRepo;
   routes: RouteRepo;
+  outbox: Outbox;
+  /** The delivery route's own path (validate, route, store), for `/webhook test`. */
+  ingest: (token: string, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;
   logger: Logger;
   now: () => Date;

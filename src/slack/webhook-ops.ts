@@ -10,6 +10,7 @@
  * If the store fails after step 2, the platform already points at a route that exists, so
  * deliveries still reach the channel; the person is told the settings could not be saved.
  */
+import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import type { WebhookConfig } from "../platform/index.js";
 import type { WebhookEvent } from "../platform/schemas.js";
 import { newCallbackToken, type ProfileSettings } from "../store/index.js";
@@ -112,4 +113,33 @@ export async function removeWebhook(deps: BotDeps, teamId: string, profileId: st
   await deps.platform.removeWebhook(profileId);
   if (settings?.callbackToken) await deps.routes.delete(settings.callbackToken);
   if (settings) await deps.settings.removeProfile(teamId, profileId);
+}
+
+export type TestOutcome =
+  | { kind: "sent"; videoId: string; events: number; channelId: string }
+  | { kind: "foreign"; url: string }
+  | { kind: "not-configured" };
+
+/**
+ * `/webhook test`: a realistic sample lifecycle through the delivery route's own path (token
+ * lookup, validation, deduplication, durable outbox), then the worker posts it like any video.
+ */
+export async function sendTestLifecycle(
+  deps: BotDeps,
+  teamId: string,
+  profileId: string,
+): Promise<TestOutcome> {
+  const settings = await deps.settings.getProfile(teamId, profileId);
+  if (!settings) return { kind: "not-configured" };
+  if (settings.foreignUrl || !settings.callbackToken || !settings.channelId) {
+    return { kind: "foreign", url: settings.foreignUrl ?? "" };
+  }
+  const videoId = sampleVideoId();
+  const events = sampleLifecycle(profileId, deps.now().getTime(), videoId);
+  for (const e of events) {
+    const r = await deps.ingest(settings.callbackToken, JSON.stringify(e));
+    if (r.status !== 200)
+      throw new Error(`the sample delivery was refused (${r.status}: ${String(r.body.error)})`);
+  }
+  return { kind: "sent", videoId, events: events.length, channelId: settings.channelId };
 }

@@ -270,6 +270,255 @@ describe("retries and timeouts", () => {
   });
 });
 
+describe("gateway answers (sandbox faults)", () => {
+  const get = (c: PlatformClient) => c.getLivestream(SEED.livestreams.offAir, ["title"]);
+  const fixed = { random: () => 0.5 };
+
+  it("honours an HTTP-date Retry-After", async () => {
+    const at = new Date(Date.now() + 5000).toUTCString();
+    sb.addFault({
+      path: "/v2/livestreams",
+      status: 429,
+      retryAfterHeader: at,
+      detailsRetryAfter: null,
+      times: 1,
+    });
+    expect((await get(client(fixed))).title).toBeTruthy();
+    expect(slept).toHaveLength(1);
+    expect(slept[0]).toBeGreaterThanOrEqual(3000);
+    expect(slept[0]).toBeLessThanOrEqual(5000);
+  });
+
+  it("honours a Retry-After header without details", async () => {
+    sb.addFault({
+      path: "/v2/livestreams",
+      status: 429,
+      retryAfterSeconds: 3,
+      detailsRetryAfter: null,
+      times: 1,
+    });
+    expect((await get(client(fixed))).title).toBeTruthy();
+    expect(slept).toEqual([3000]);
+  });
+
+  it("honours details.retry_after_seconds without a header", async () => {
+    sb.addFault({
+      path: "/v2/livestreams",
+      status: 429,
+      retryAfterHeader: null,
+      detailsRetryAfter: 2,
+      times: 1,
+    });
+    expect((await get(client(fixed))).title).toBeTruthy();
+    expect(slept).toEqual([2000]);
+  });
+
+  it("falls back to the backoff when neither says when to retry", async () => {
+    sb.addFault({
+      path: "/v2/livestreams",
+      status: 429,
+      retryAfterHeader: null,
+      detailsRetryAfter: null,
+      times: 2,
+    });
+    expect((await get(client(fixed))).title).toBeTruthy();
+    expect(slept).toEqual([150, 300]);
+  });
+
+  it("reads Retry-After from a bare 429 without a body, and reports a long one at once", async () => {
+    sb.addFault({ path: "/v2/livestreams", status: 429, envelope: false, retryAfterSeconds: 1, times: 1 });
+    expect((await get(client(fixed))).title).toBeTruthy();
+    expect(slept).toEqual([1000]);
+    slept = [];
+    sb.addFault({ path: "/v2/livestreams", status: 429, envelope: "html", retryAfterSeconds: 60 });
+    const err = await failure(get(client({ ...fixed, maxRetryAfterMs: 10_000 })));
+    expect(err).toMatchObject({
+      kind: "http",
+      status: 429,
+      code: "TOO_MANY_REQUESTS",
+      retryAfterSeconds: 60,
+    });
+    expect(slept).toEqual([]);
+  });
+
+  it.each([false, "html"] as const)("turns a 502 with envelope %j into a typed error", async (envelope) => {
+    sb.addFault({ path: "/v2/livestreams", status: 502, envelope });
+    const err = await failure(get(client(fixed)));
+    expect(err).toMatchObject({ kind: "http", status: 502, code: "HTTP_502" });
+    expect(err.message).toMatch(/without an error body/);
+    expect(err.correlationId).toBeNull();
+    expect(slept).toEqual([150, 300]);
+  });
+});
+
+describe("slow bodies and deadlines", () => {
+  it("a body that stalls longer than bodyMs is a body timeout", async () => {
+    // undici's body timer has a resolution of about a second: the gap is well beyond it.
+    sb.addFault({ path: "/v2/livestreams", slowBody: { chunks: 2, intervalMs: 3000 } });
+    const c = client({
+      timeouts: { connectMs: 1000, headersMs: 1000, bodyMs: 300, totalMs: 10_000 },
+      maxAttempts: 1,
+    });
+    const err = await failure(c.getLivestream(SEED.livestreams.offAir, ["title"]));
+    expect(err).toMatchObject({ kind: "timeout", code: "TIMEOUT", phase: "body" });
+  });
+
+  it("a body that trickles within bodyMs still ends at the per-attempt deadline", async () => {
+    sb.addFault({ path: "/v2/livestreams", slowBody: { chunks: 20, intervalMs: 100 } });
+    const c = client({
+      timeouts: { connectMs: 1000, headersMs: 1000, bodyMs: 500, totalMs: 600 },
+      maxAttempts: 1,
+    });
+    const started = performance.now();
+    const err = await failure(c.getLivestream(SEED.livestreams.offAir, ["title"]));
+    expect(err).toMatchObject({ kind: "timeout", code: "TIMEOUT", phase: "total" });
+    expect(err.message).toMatch(/within 600 ms/);
+    expect(err.transient).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it("the default deadline is connect + headers + body", async () => {
+    sb.addFault({ path: "/v2/livestreams", slowBody: { chunks: 30, intervalMs: 100 } });
+    const c = client({ timeouts: { connectMs: 100, headersMs: 300, bodyMs: 300 }, maxAttempts: 1 });
+    const err = await failure(c.getLivestream(SEED.livestreams.offAir, ["title"]));
+    expect(err).toMatchObject({ kind: "timeout", phase: "total" });
+    expect(err.message).toMatch(/within 700 ms/);
+  });
+
+  it("a slow body within the limits is read whole", async () => {
+    sb.addFault({ path: "/v2/livestreams", slowBody: { chunks: 3, intervalMs: 50 } });
+    expect((await client().getLivestream(SEED.livestreams.offAir, ["title"])).title).toBeTruthy();
+  });
+});
+
+describe("cancellation by the caller", () => {
+  it("AbortSignal.timeout() is an ABORTED, non-transient error, never retried", async () => {
+    sb.addFault({ path: "/v2/livestreams", latencyMs: 1000 });
+    const c = client();
+    await c.checkToken();
+    const err = await failure(
+      c.getLivestream(SEED.livestreams.offAir, ["title"], { signal: AbortSignal.timeout(100) }),
+    );
+    expect(err).toMatchObject({ kind: "timeout", code: "ABORTED" });
+    expect(typeof err.code).toBe("string");
+    expect(err.transient).toBe(false);
+    expect(slept).toEqual([]);
+    expect(apiCalls()).toBe(1);
+  });
+
+  it("an AbortController abort is ABORTED and not transient", async () => {
+    sb.addFault({ path: "/v2/livestreams", latencyMs: 1000 });
+    const c = client();
+    await c.checkToken();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const err = await failure(c.getLivestream(SEED.livestreams.offAir, ["title"], { signal: ac.signal }));
+    expect(err).toMatchObject({ kind: "timeout", code: "ABORTED", transient: false });
+    expect(apiCalls()).toBe(1);
+  });
+
+  it("an already aborted signal sends nothing", async () => {
+    const c = client();
+    await c.checkToken();
+    const err = await failure(
+      c.getLivestream(SEED.livestreams.offAir, ["title"], { signal: AbortSignal.abort() }),
+    );
+    expect(err.code).toBe("ABORTED");
+    expect(apiCalls()).toBe(0);
+  });
+});
+
+describe("writes without a clean answer", () => {
+  const hook = "https://bot.example.com/hooks/platform/abc";
+
+  it("a PATCH whose answer stalls after it was applied is confirmed by the read-back", async () => {
+    sb.addFault({
+      method: "PATCH",
+      path: "/v2/profiles",
+      slowBody: { chunks: 2, intervalMs: 5000 },
+      times: 1,
+    });
+    const c = client({ timeouts: { connectMs: 1000, headersMs: 1000, bodyMs: 1000, totalMs: 400 } });
+    const w = await c.setWebhook(SEED.profiles.newsroom, { callback_url: hook, events: ["video.created"] });
+    expect(w).toEqual({ callback_url: hook, events: ["video.created"] });
+    expect(patches()).toBe(1);
+  });
+
+  it("a PATCH whose connection dropped and that does not show is not_confirmed", async () => {
+    sb.addFault({ method: "PATCH", path: "/v2/profiles", dropConnection: true, times: 1 });
+    const err = await failure(
+      client().setWebhook(SEED.profiles.newsroom, { callback_url: hook, events: ["video.created"] }),
+    );
+    expect(err.kind).toBe("not_confirmed");
+    expect(err.message).toMatch(/may or may not have been applied/);
+    expect((err.cause as PlatformError).kind).toBe("network");
+    expect(patches()).toBe(1);
+    expect(sb.requests.filter((r) => r.method === "GET").length).toBe(3);
+  });
+
+  it("a read-back that fails after an accepted PATCH is not_confirmed with its cause", async () => {
+    sb.addFault({ method: "GET", path: "/v2/profiles", status: 503, envelope: false });
+    const err = await failure(
+      client({ random: () => 0.5 }).setWebhook(SEED.profiles.newsroom, {
+        callback_url: hook,
+        events: ["video.created"],
+      }),
+    );
+    expect(err.kind).toBe("not_confirmed");
+    expect(err.message).toMatch(/accepted the change/);
+    expect((err.cause as PlatformError).status).toBe(503);
+    expect(sb.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url).toBe(hook);
+  });
+});
+
+describe("read-back over HTTP", () => {
+  const hook = "https://bot.example.com/hooks/platform/abc";
+
+  it("re-reads stale read-backs until the change shows (staleReads: 2)", async () => {
+    const stale = await startSandbox({ staleReads: 2 });
+    try {
+      const w = await client({}, stale).setWebhook(SEED.profiles.newsroom, {
+        callback_url: hook,
+        events: ["video.created"],
+      });
+      expect(w).toEqual({ callback_url: hook, events: ["video.created"] });
+      expect(stale.requests.filter((r) => r.method === "GET").length).toBe(3);
+      expect(slept).toEqual([1, 1]);
+    } finally {
+      await stale.close();
+    }
+  });
+
+  it("reports not_confirmed when the read-backs stay stale (staleReads: 3), then the change shows", async () => {
+    const stale = await startSandbox({ staleReads: 3 });
+    try {
+      const c = client({}, stale);
+      const err = await failure(c.updateWebhookEvents(SEED.profiles.studio, ["video.format.ready"]));
+      expect(err.kind).toBe("not_confirmed");
+      expect(err.message).toMatch(/accepted the change/);
+      expect((await c.getProfileWebhook(SEED.profiles.studio)).events).toEqual(["video.format.ready"]);
+    } finally {
+      await stale.close();
+    }
+  });
+
+  it("confirms a URL the platform stores normalized (trailing slash, lower-case host)", async () => {
+    const norm = await startSandbox({ normalizeUrls: true });
+    try {
+      const c = client({}, norm);
+      const w = await c.setWebhook(SEED.profiles.newsroom, {
+        callback_url: "https://Bot.Example.com",
+        events: ["video.created"],
+      });
+      expect(w.callback_url).toBe("https://bot.example.com/");
+      const u = await c.updateWebhookUrl(SEED.profiles.newsroom, "https://OTHER.example.com");
+      expect(u.callback_url).toBe("https://other.example.com/");
+    } finally {
+      await norm.close();
+    }
+  });
+});
+
 describe("webhook", () => {
   const hook = "https://bot.example.com/hooks/platform/abc";
 

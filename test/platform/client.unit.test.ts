@@ -163,6 +163,47 @@ describe("token provider", () => {
     expect(c.tokens.stats.requests).toBe(2);
   });
 
+  it("honours the token service's Retry-After on a 429 for its one retry", async () => {
+    mock
+      .get(AUTH)
+      .intercept({ path: "/v2/token", method: "POST" })
+      .reply(429, "", { headers: { "retry-after": "2" } });
+    tokenOk("after-429");
+    const c = client();
+    expect(await c.tokens.getToken()).toBe("after-429");
+    expect(slept).toEqual([2000]);
+  });
+
+  it("caps the token service's Retry-After at a few seconds and keeps it on the error", async () => {
+    mock
+      .get(AUTH)
+      .intercept({ path: "/v2/token", method: "POST" })
+      .reply(429, {
+        error: { code: "TOO_MANY_REQUESTS", message: "m", details: { retry_after_seconds: 60 } },
+      })
+      .times(2);
+    const err = (await client()
+      .tokens.getToken()
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toMatchObject({ kind: "token", status: 429, retryAfterSeconds: 60 });
+    expect(err.transient).toBe(true);
+    expect(slept).toEqual([5000]);
+  });
+
+  it("refuses an expires_in that is not a positive integer or a digits-only string", async () => {
+    for (const expires_in of [true, "1e3", " ", "", "1.5", -5, 0, "0x10"]) {
+      mock
+        .get(AUTH)
+        .intercept({ path: "/v2/token", method: "POST" })
+        .reply(200, { access_token: "t", token_type: "Bearer", expires_in });
+      const err = (await client()
+        .tokens.getToken()
+        .catch((e: unknown) => e)) as PlatformError;
+      expect(err.code, JSON.stringify(expires_in)).toBe("INVALID_TOKEN_RESPONSE");
+      expect(err.message).toMatch(/expires_in/);
+    }
+  });
+
   it("shares one in-flight token request among 1,000 concurrent callers", async () => {
     mock
       .get(AUTH)
@@ -329,12 +370,42 @@ describe("API requests", () => {
     expect(w.callback_url).toBe("https://a.example/h");
   });
 
-  it("tolerates a profile answer without a webhook object (both null)", async () => {
+  it("requires the webhook object in an answer to fields=webhook, naming profile.webhook", async () => {
     tokenOk();
     apiPool()
       .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
       .reply(200, { profile_id: "p1" });
-    expect(await client().getProfileWebhook("p1")).toEqual({ callback_url: null, events: null });
+    const err = (await client()
+      .getProfileWebhook("p1")
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toBeInstanceOf(PlatformError);
+    expect(err.kind).toBe("invalid_response");
+    expect(err.field).toBe("profile.webhook");
+    expect(err.message).toMatch(/profile\.webhook/);
+  });
+
+  it("reads a key missing inside the webhook object as null (lenient)", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: "https://a.example/h" } });
+    expect(await client().getProfileWebhook("p1")).toEqual({
+      callback_url: "https://a.example/h",
+      events: null,
+    });
+  });
+
+  it("removeWebhook does not report success when the answer has no webhook object", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { profile_id: "p1" });
+    const err = (await client()
+      .removeWebhook("p1")
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.kind).toBe("invalid_response");
+    expect(err.field).toBe("profile.webhook");
+    mock.assertNoPendingInterceptors();
   });
 
   it("after a 401 gets one fresh token and retries once, then reports the second 401", async () => {
@@ -373,5 +444,247 @@ describe("API requests", () => {
       .catch((e: unknown) => e)) as PlatformError;
     expect(err.kind).toBe("invalid_request");
     mock.assertNoPendingInterceptors();
+  });
+
+  it.each([".", "..", "a.b", "%2e%2e", "a/b", "a?b", "a#b", "a b", "-x", "_x", "é", "x".repeat(129), ""])(
+    "rejects the id %j before any request (whitelist, dot segments included)",
+    async (id) => {
+      const c = client();
+      for (const p of [
+        c.getLivestream(id, ["title"]),
+        c.getProfileWebhook(id),
+        c.removeWebhook(id),
+        c.setWebhook(id, { callback_url: "https://a.example/h", events: ["video.created"] }),
+      ]) {
+        const err = (await p.catch((e: unknown) => e)) as PlatformError;
+        expect(err.kind).toBe("invalid_request");
+        expect(err.code).toBe("INVALID_FORMAT");
+      }
+      expect(c.tokens.stats.requests).toBe(0);
+    },
+  );
+
+  it("accepts ids of the whitelist, up to 128 characters", async () => {
+    tokenOk();
+    const id = `x9_-${"a".repeat(124)}`;
+    apiPool()
+      .intercept({ path: `/v2/livestreams/${id}?fields=title`, method: "GET" })
+      .reply(200, { title: "T" });
+    expect((await client().getLivestream(` ${id} `, ["title"])).title).toBe("T");
+  });
+});
+
+describe("retry timing", () => {
+  it("a Retry-After cap below the backoff (even 0) does not disable retries", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(502, { error: { code: "BAD_GATEWAY", message: "m", documentation_url: "d" } });
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(200, { title: "T" });
+    expect((await client({ maxRetryAfterMs: 0 }).getLivestream("x1", ["title"])).title).toBe("T");
+    expect(slept).toEqual([150]);
+  });
+
+  it("Retry-After: 0 waits the backoff instead of retrying at once", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(
+        429,
+        { error: { code: "TOO_MANY_REQUESTS", message: "m" } },
+        { headers: { "retry-after": "0" } },
+      );
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(200, { title: "T" });
+    await client().getLivestream("x1", ["title"]);
+    expect(slept).toEqual([150]);
+  });
+
+  it("a Retry-After over the cap is reported at once even with a cap of 0", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(
+        429,
+        { error: { code: "TOO_MANY_REQUESTS", message: "m" } },
+        { headers: { "retry-after": "1" } },
+      );
+    const err = (await client({ maxRetryAfterMs: 0 })
+      .getLivestream("x1", ["title"])
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.status).toBe(429);
+    expect(err.retryAfterSeconds).toBe(1);
+    expect(slept).toEqual([]);
+  });
+});
+
+describe("error envelopes from gateways", () => {
+  it("keeps code, message and well-typed fields of an envelope with odd fields", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(404, {
+        error: {
+          code: "RESOURCE_NOT_FOUND",
+          message: "No such livestream",
+          correlation_id: 12345,
+          details: { object_id: "x1", object_type: "livestream" },
+          documentation_url: null,
+        },
+      });
+    const err = (await client()
+      .getLivestream("x1", ["title"])
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toMatchObject({ kind: "http", status: 404, code: "RESOURCE_NOT_FOUND" });
+    expect(err.message).toBe("No such livestream");
+    expect(err.details).toEqual({ object_id: "x1", object_type: "livestream" });
+    expect(err.correlationId).toBeNull();
+    expect(err.documentationUrl).toBeNull();
+  });
+
+  it("keeps the code when details is an array", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/livestreams/x1?fields=title", method: "GET" })
+      .reply(422, { error: { code: "INVALID_FORMAT", message: "bad", details: [{ field: "fields" }] } });
+    const err = (await client()
+      .getLivestream("x1", ["title"])
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.code).toBe("INVALID_FORMAT");
+    expect(err.details).toBeNull();
+  });
+});
+
+describe("writes whose outcome is unknown", () => {
+  const hook = "https://a.example/h";
+  const readBack = (webhook: Record<string, unknown>, times = 1) =>
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook })
+      .times(times);
+
+  it("a PATCH that lost its connection but shows in the read-back is a success", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1", method: "PATCH" })
+      .replyWithError(new Error("socket hang up"));
+    readBack({ callback_url: hook, events: ["video.created"] });
+    const w = await client().setWebhook("p1", { callback_url: hook, events: ["video.created"] });
+    expect(w).toEqual({ callback_url: hook, events: ["video.created"] });
+    mock.assertNoPendingInterceptors();
+  });
+
+  it("a PATCH that lost its connection and does not show is not_confirmed, may or may not", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1", method: "PATCH" })
+      .replyWithError(new Error("socket hang up"));
+    readBack({ callback_url: null, events: null }, 3);
+    const err = (await client()
+      .setWebhook("p1", { callback_url: hook, events: ["video.created"] })
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.kind).toBe("not_confirmed");
+    expect(err.message).toMatch(/may or may not have been applied/);
+    expect(err.cause).toBeInstanceOf(PlatformError);
+    expect((err.cause as PlatformError).kind).toBe("network");
+    expect(err.details).toMatchObject({ write_error: "NETWORK_ERROR" });
+    expect(slept).toEqual([10, 10]);
+    mock.assertNoPendingInterceptors();
+  });
+
+  it("a read-back that fails after an accepted PATCH is not_confirmed, keeping the cause", async () => {
+    tokenOk();
+    apiPool().intercept({ path: "/v2/profiles/p1", method: "PATCH" }).reply(204, "");
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(404, { error: { code: "RESOURCE_NOT_FOUND", message: "gone", documentation_url: "d" } });
+    const err = (await client()
+      .setWebhook("p1", { callback_url: hook, events: ["video.created"] })
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.kind).toBe("not_confirmed");
+    expect(err.message).toMatch(/accepted the change/);
+    expect((err.cause as PlatformError).status).toBe(404);
+    expect(err.details).toMatchObject({ read_error: "RESOURCE_NOT_FOUND" });
+  });
+
+  it("a clean HTTP refusal of the PATCH is reported as it is, without a read-back", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1", method: "PATCH" })
+      .reply(422, { error: { code: "INVALID_FORMAT", message: "m", documentation_url: "d" } });
+    const err = (await client()
+      .setWebhook("p1", { callback_url: hook, events: ["video.created"] })
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toMatchObject({ kind: "http", status: 422 });
+    mock.assertNoPendingInterceptors();
+  });
+});
+
+describe("callback URL normalization", () => {
+  it("sends new URL(url).href and confirms a read-back that differs only in form", async () => {
+    tokenOk();
+    let sent: unknown;
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1", method: "PATCH" })
+      .reply((opts) => {
+        sent = JSON.parse(String(opts.body));
+        return { statusCode: 204, data: "" };
+      });
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: "https://A.EXAMPLE:443/h", events: ["video.created"] } });
+    const w = await client().setWebhook("p1", {
+      callback_url: "HTTPS://A.Example/h",
+      events: ["video.created"],
+    });
+    expect(sent).toEqual({ webhook: { callback_url: "https://a.example/h", events: ["video.created"] } });
+    expect(w.callback_url).toBe("https://A.EXAMPLE:443/h");
+  });
+
+  it("compares a read-back URL that does not parse as a plain string", async () => {
+    tokenOk();
+    apiPool().intercept({ path: "/v2/profiles/p1", method: "PATCH" }).reply(204, "");
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: "not a url", events: ["video.created"] } })
+      .times(3);
+    const err = (await client()
+      .setWebhook("p1", { callback_url: "https://a.example/h", events: ["video.created"] })
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err.kind).toBe("not_confirmed");
+  });
+});
+
+describe("partial webhook state (table 3.3, row 2)", () => {
+  const hook = "https://a.example/h";
+
+  it("changes the events when the callback URL is present, even with no events", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: hook, events: null } });
+    apiPool().intercept({ path: "/v2/profiles/p1", method: "PATCH" }).reply(204, "");
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: hook, events: ["video.created"] } });
+    const w = await client().updateWebhookEvents("p1", ["video.created"]);
+    expect(w).toEqual({ callback_url: hook, events: ["video.created"] });
+    mock.assertNoPendingInterceptors();
+  });
+
+  it("refuses to change the URL alone when the events are missing", async () => {
+    tokenOk();
+    apiPool()
+      .intercept({ path: "/v2/profiles/p1?fields=webhook", method: "GET" })
+      .reply(200, { webhook: { callback_url: hook, events: null } });
+    const err = (await client()
+      .updateWebhookUrl("p1", "https://b.example/h")
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toMatchObject({ kind: "invalid_request", code: "MISSING_REQUIRED_VALUE" });
+    expect(err.field).toBe("webhook.events");
+    expect(err.details).toMatchObject({ state: "partial" });
   });
 });

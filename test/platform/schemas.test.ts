@@ -3,6 +3,7 @@ import {
   ErrorEnvelopeSchema,
   LivestreamSchema,
   ProfileSchema,
+  ProfileWebhookResponseSchema,
   parseDelivery,
   TokenResponseSchema,
   WEBHOOK_EVENT_DESCRIPTIONS,
@@ -103,6 +104,14 @@ describe("profile schema", () => {
         .success,
     ).toBe(true);
   });
+  it("the fields=webhook answer must hold the webhook object; keys inside may be missing", () => {
+    expect(ProfileWebhookResponseSchema.safeParse({ profile_id: "p" }).success).toBe(false);
+    expect(ProfileWebhookResponseSchema.safeParse({ webhook: null }).success).toBe(false);
+    expect(ProfileWebhookResponseSchema.safeParse({ webhook: {} }).success).toBe(true);
+    expect(
+      ProfileWebhookResponseSchema.safeParse({ webhook: { callback_url: null, events: null } }).success,
+    ).toBe(true);
+  });
   it("rejects a null name and a non-array events", () => {
     expect(ProfileSchema.safeParse({ name: null }).success).toBe(false);
     expect(ProfileSchema.safeParse({ webhook: { events: "video.created" } }).success).toBe(false);
@@ -140,6 +149,48 @@ describe("token and error schemas", () => {
     ).toBe(true);
     expect(ErrorEnvelopeSchema.safeParse({ error: { code: "X", message: "m" } }).success).toBe(true);
     expect(ErrorEnvelopeSchema.safeParse({ error: { message: "m" } }).success).toBe(false);
+  });
+
+  it("keeps code, message and each well-typed field of a bent envelope, dropping the others", () => {
+    const r = ErrorEnvelopeSchema.safeParse({
+      error: {
+        code: "MISSING_PERMISSIONS",
+        message: "m",
+        correlation_id: 42,
+        details: { missing_permissions: ["profile.manage"] },
+        documentation_url: null,
+      },
+    });
+    expect(r.success).toBe(true);
+    expect(r.data?.error).toEqual({
+      code: "MISSING_PERMISSIONS",
+      message: "m",
+      details: { missing_permissions: ["profile.manage"] },
+    });
+    const arr = ErrorEnvelopeSchema.safeParse({
+      error: { code: "X", message: 7, details: ["a"], correlation_id: "c1", documentation_url: "u" },
+    });
+    expect(arr.data?.error).toEqual({ code: "X", correlation_id: "c1", documentation_url: "u" });
+    expect(ErrorEnvelopeSchema.safeParse({ error: { code: 5, message: "m" } }).success).toBe(false);
+  });
+
+  it.each([
+    [1800, true],
+    ["1800", true],
+    [true, false],
+    ["1e3", false],
+    [" ", false],
+    ["", false],
+    ["0", false],
+    ["-5", false],
+    ["1.5", false],
+    [1.5, false],
+    ["0x10", false],
+    [" 60", false],
+  ])("expires_in %j is accepted: %s", (expires_in, ok) => {
+    const r = TokenResponseSchema.safeParse({ access_token: "t", token_type: "Bearer", expires_in });
+    expect(r.success).toBe(ok);
+    if (ok) expect(r.data?.expires_in).toBe(1800);
   });
 });
 

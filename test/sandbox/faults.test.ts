@@ -1,3 +1,4 @@
+import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
 import { api, at, call, expectEnvelope, form, tokenFor } from "./helpers.js";
@@ -140,6 +141,118 @@ describe("faults", () => {
     expect((await call("GET", `${sb.url}/_sandbox/stats`)).status).toBe(200);
     sb.reset();
     expect((await getLive()).status).toBe(200);
+  });
+});
+
+describe("gateway-style fault answers", () => {
+  it("envelope: false answers the status with an empty body", async () => {
+    sb.addFault({ status: 502, envelope: false });
+    const r = await getLive();
+    expect(r.status).toBe(502);
+    expect(r.text).toBe("");
+    expect(r.headers["content-type"]).toBeUndefined();
+  });
+
+  it('envelope: "html" answers the status with an HTML page', async () => {
+    sb.addFault({ status: 503, envelope: "html" });
+    const r = await getLive();
+    expect(r.status).toBe(503);
+    expect(r.headers["content-type"]).toMatch(/^text\/html/);
+    expect(r.text).toMatch(/^<!DOCTYPE html>.*503/);
+  });
+
+  it("retryAfterHeader sends a raw header value, or none with null", async () => {
+    const date = new Date(Date.now() + 30_000).toUTCString();
+    sb.addFault({ status: 429, retryAfterHeader: date, times: 1 });
+    const dated = await getLive();
+    expect(dated.headers["retry-after"]).toBe(date);
+    expect(at(dated.json, "error.details.retry_after_seconds")).toBe(1);
+
+    sb.addFault({ status: 429, retryAfterSeconds: 4, retryAfterHeader: null, times: 1 });
+    const none = await getLive();
+    expect(none.headers["retry-after"]).toBeUndefined();
+    expect(at(none.json, "error.details.retry_after_seconds")).toBe(4);
+  });
+
+  it("detailsRetryAfter sets details.retry_after_seconds, or leaves it out with null", async () => {
+    sb.addFault({ status: 429, retryAfterSeconds: 3, detailsRetryAfter: null, times: 1 });
+    const headerOnly = await getLive();
+    expectEnvelope(headerOnly, 429, "TOO_MANY_REQUESTS", null);
+    expect(headerOnly.headers["retry-after"]).toBe("3");
+
+    sb.addFault({ status: 429, retryAfterHeader: null, detailsRetryAfter: 9, times: 1 });
+    const detailsOnly = await getLive();
+    expectEnvelope(detailsOnly, 429, "TOO_MANY_REQUESTS", { retry_after_seconds: 9 });
+    expect(detailsOnly.headers["retry-after"]).toBeUndefined();
+
+    sb.addFault({ status: 503, detailsRetryAfter: 5, times: 1 });
+    expectEnvelope(await getLive(), 503, "SERVICE_UNAVAILABLE", { retry_after_seconds: 5 });
+  });
+
+  it("slowBody sends the headers at once and the normal body in pieces", async () => {
+    sb.addFault({ path: "/v2/livestreams", slowBody: { chunks: 4, intervalMs: 100 }, times: 1 });
+    const chunks: number[] = [];
+    const start = performance.now();
+    let headersAt = 0;
+    const res = await request(`${sb.apiUrl}${LIVE}?fields=title`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    headersAt = performance.now() - start;
+    let text = "";
+    for await (const chunk of res.body) {
+      chunks.push(performance.now() - start);
+      text += String(chunk);
+    }
+    expect(res.statusCode).toBe(200);
+    expect(headersAt).toBeLessThan(90);
+    expect(JSON.parse(text)).toEqual({ title: expect.any(String) });
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    expect(chunks.at(-1)).toBeGreaterThanOrEqual(380);
+  });
+
+  it("slowBody also trickles a fault's own answer", async () => {
+    sb.addFault({ status: 503, slowBody: { chunks: 3, intervalMs: 60 }, times: 1 });
+    const [r, ms] = await timed(() => getLive());
+    expectEnvelope(r, 503, "SERVICE_UNAVAILABLE");
+    expect(ms).toBeGreaterThanOrEqual(170);
+  });
+
+  it("control endpoint accepts the new fault options", async () => {
+    const r = await call("POST", `${sb.url}/_sandbox/faults`, {
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        status: 429,
+        envelope: false,
+        retryAfterHeader: null,
+        detailsRetryAfter: null,
+        slowBody: { chunks: 2, intervalMs: 1 },
+        times: 1,
+      }),
+    });
+    expect(r.status).toBe(201);
+    const g = await getLive();
+    expect(g.status).toBe(429);
+    expect(g.text).toBe("");
+    expect(g.headers["retry-after"]).toBeUndefined();
+  });
+});
+
+describe("close()", () => {
+  it("settles handlers waiting on latency or a slow body instead of leaving them hanging", async () => {
+    const other = await startSandbox();
+    const t = await tokenFor(other);
+    other.addFault({ path: "/v2/livestreams", latencyMs: 60_000, times: 1 });
+    other.addFault({ path: "/v2/profiles", slowBody: { chunks: 5, intervalMs: 60_000 }, times: 1 });
+    const slowLatency = api(other, "GET", LIVE, t).catch((e: unknown) => e);
+    const slowBody = api(other, "GET", `/profiles/${SEED.profiles.studio}`, t).catch((e: unknown) => e);
+    while (other.requests.length < 3) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(other.pendingRequests()).toBe(2);
+    const [, ms] = await timed(() => other.close());
+    expect(ms).toBeLessThan(2000);
+    expect(other.pendingRequests()).toBe(0);
+    expect(await slowLatency).toBeInstanceOf(Error);
+    expect(await slowBody).toBeInstanceOf(Error);
   });
 });
 

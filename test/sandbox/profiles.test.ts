@@ -36,18 +36,39 @@ describe("GET /v2/profiles/{id}", () => {
     });
   });
 
-  it("supports dot notation into social_links, content_defaults and webhook", async () => {
+  it("supports one level of dot notation into social_links, content_defaults and webhook", async () => {
     const r = await api(
       sb,
       "GET",
-      `/profiles/${P.newsroom}?fields=social_links.website_url,content_defaults.geo_restriction.mode,content_defaults.tags,webhook.events`,
+      `/profiles/${P.newsroom}?fields=social_links.website_url,content_defaults.geo_restriction,content_defaults.tags,webhook.events`,
       token,
     );
     expect(r.json).toEqual({
       social_links: { website_url: "https://news.northwind.example" },
-      content_defaults: { tags: ["news", "live", "northwind"], geo_restriction: { mode: "deny" } },
+      content_defaults: {
+        tags: ["news", "live", "northwind"],
+        geo_restriction: { mode: "deny", countries: [] },
+      },
       webhook: { events: null },
     });
+  });
+
+  it("refuses dot notation deeper than one level and a repeated fields parameter", async () => {
+    const deep = await api(
+      sb,
+      "GET",
+      `/profiles/${P.newsroom}?fields=content_defaults.geo_restriction.mode`,
+      token,
+    );
+    expectEnvelope(deep, 422, "INVALID_FORMAT");
+    expect(at(deep.json, "error.details.invalid_values")).toEqual(["content_defaults.geo_restriction.mode"]);
+    expect(at(deep.json, "error.details.allowed_values")).toContain("content_defaults.geo_restriction");
+    expect(at(deep.json, "error.details.allowed_values")).not.toContain(
+      "content_defaults.geo_restriction.mode",
+    );
+    const repeated = await api(sb, "GET", `/profiles/${P.newsroom}?fields=webhook&fields=name`, token);
+    expectEnvelope(repeated, 422, "INVALID_FORMAT");
+    expect(at(repeated.json, "error.details.param")).toBe("fields");
   });
 
   it("returns complete nested objects", async () => {
@@ -120,4 +141,50 @@ describe("patchResponse modes", () => {
       }
     });
   }
+});
+
+describe("staleReads and normalizeUrls options", () => {
+  it("staleReads: n reads of the webhook after a change still show the value before it", async () => {
+    const other = await startSandbox({ staleReads: 2 });
+    try {
+      const t = await tokenFor(other, "profile.manage");
+      const read = async (fields = "webhook") =>
+        (await api(other, "GET", `/profiles/${P.studio}?fields=${fields}`, t)).json;
+      const before = {
+        webhook: { callback_url: SEED.studioWebhook.callback_url, events: [...SEED.studioWebhook.events] },
+      };
+      const patch = await api(other, "PATCH", `/profiles/${P.studio}`, t, {
+        webhook: { events: ["video.deleted"] },
+      });
+      expect(patch.status).toBe(200);
+      // Reads that do not select the webhook do not count.
+      expect(await read("name")).toEqual({ name: "northwind-studio" });
+      expect(await read()).toEqual(before);
+      expect(await read("webhook.events")).toEqual({ webhook: { events: before.webhook.events } });
+      expect(await read()).toEqual({
+        webhook: { callback_url: SEED.studioWebhook.callback_url, events: ["video.deleted"] },
+      });
+      // A PATCH that changes nothing does not make reads stale.
+      await api(other, "PATCH", `/profiles/${P.studio}`, t, { webhook: { events: ["video.deleted"] } });
+      expect(at(await read(), "webhook.events")).toEqual(["video.deleted"]);
+      other.reset();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("normalizeUrls stores new URL(x).href; by default the URL is stored as given", async () => {
+    const body = { webhook: { callback_url: "https://Hooks.Example.com", events: ["video.created"] } };
+    const t = await tokenFor(sb, "profile.manage");
+    expect((await api(sb, "PATCH", `/profiles/${P.newsroom}`, t, body)).status).toBe(200);
+    expect(sb.state.profiles.get(P.newsroom)?.webhook.callback_url).toBe("https://Hooks.Example.com");
+    const other = await startSandbox({ normalizeUrls: true });
+    try {
+      const t2 = await tokenFor(other, "profile.manage");
+      expect((await api(other, "PATCH", `/profiles/${P.newsroom}`, t2, body)).status).toBe(200);
+      expect(other.state.profiles.get(P.newsroom)?.webhook.callback_url).toBe("https://hooks.example.com/");
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -4,9 +4,12 @@
  * requests and read what the bot answered through response_url and the Web API.
  */
 import type { AddressInfo } from "node:net";
+import type { AppCollaborators } from "../../src/app.js";
 import { type BuiltApp, buildApp } from "../../src/app.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger, type Logger } from "../../src/log.js";
+import { createOutbox } from "../../src/notify/outbox/index.js";
+import type { Outbox } from "../../src/notify/types.js";
 import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
 import {
@@ -26,12 +29,16 @@ export interface HarnessOptions {
   sandbox?: SandboxOptions;
   env?: Record<string, string>;
   platformTimeouts?: Partial<Config["platform"]["timeouts"]>;
+  worker?: AppCollaborators["worker"];
+  /** Store key namespace (Redis tests share one server). */
+  namespace?: string;
 }
 
 export interface Harness {
   sandbox: Sandbox;
   slack: SlackStandin;
   store: Store;
+  outbox: Outbox;
   platform: PlatformClient;
   built: BuiltApp;
   config: Config;
@@ -71,6 +78,62 @@ export async function waitFor<T>(
   }
 }
 
+/** Like waitFor, for a probe that must ask something asynchronously. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 8000,
+  what = "condition",
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface Bot {
+  store: Store;
+  outbox: Outbox;
+  platform: PlatformClient;
+  built: BuiltApp;
+  url: string;
+  /** Graceful stop: the worker finishes its current video, then everything closes. */
+  close(): Promise<void>;
+}
+
+/** One bot "process": its own store connection, outbox, platform client, app and worker. */
+export async function startBot(config: Config, logger: Logger, opts: HarnessOptions = {}): Promise<Bot> {
+  const store = await openStore(config.store, logger, opts.namespace ? { namespace: opts.namespace } : {});
+  const outbox = await createOutbox(store, logger);
+  const platform = createPlatformClient(config.platform, logger);
+  const built = buildApp(config, {
+    platform,
+    outbox,
+    worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
+    settings: new SettingsRepo(store, logger),
+    routes: new RouteRepo(store, logger),
+    logger,
+  });
+  const server = await built.start();
+  const port = (server?.address() as AddressInfo | undefined)?.port ?? 0;
+  return {
+    store,
+    outbox,
+    platform,
+    built,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await built.stop();
+      await platform.close();
+      await outbox.close();
+      await store.close();
+    },
+  };
+}
+
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const sandbox = await startSandbox(opts.sandbox);
   const slack = await startSlackStandin();
@@ -100,17 +163,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     destination: { write: (s: string) => void logs.push(s) },
     secrets: [config.platform.clientSecret, config.slack.signingSecret, config.slack.botToken],
   });
-  const store = await openStore(config.store, logger);
-  const platform = createPlatformClient(config.platform, logger);
-  const built = buildApp(config, {
-    platform,
-    settings: new SettingsRepo(store, logger),
-    routes: new RouteRepo(store, logger),
-    logger,
-  });
-  const server = await built.start();
-  const port = (server?.address() as AddressInfo | undefined)?.port ?? 0;
-  const url = `http://127.0.0.1:${port}`;
+  const bot = await startBot(config, logger, opts);
+  const { store, outbox, platform, built, url } = bot;
   const eventsUrl = `${url}/slack/events`;
   const team = slack.teamId;
 
@@ -118,6 +172,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     sandbox,
     slack,
     store,
+    outbox,
     platform,
     built,
     config,
@@ -155,9 +210,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return waitFor(() => slack.responses(responseUrl)[n - 1], 8000, `answer ${n} on ${responseUrl}`);
     },
     async close() {
-      await built.stop();
-      await platform.close();
-      await store.close();
+      await bot.close();
       await slack.close();
       await sandbox.close();
     },

@@ -34,7 +34,7 @@ export {
   managersMessage,
   noProfileMessage,
   removeConfirmMessage,
-  testNotAvailableMessage,
+  testResultMessage,
   type WebhookConfigOptions,
   type WebhookRouteInfo,
   type WebhookSetOptions,

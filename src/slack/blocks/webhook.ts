@@ -269,10 +269,28 @@ export function noProfileMessage(): Message {
 }
 
 /** When a test event cannot be sent for the profile (the reason is said, plainly). */
-export function testNotAvailableMessage(profileId: string, reason?: string): Message {
-  const why = reason ? escapeTruncate(reason, 500) : "this version of the bot cannot send test events yet";
+/** The answer to `/webhook test` and the Send test button. */
+export function testResultMessage(
+  profileId: string,
+  o:
+    | { kind: "sent"; videoId: string; events: number; channelId: string }
+    | { kind: "foreign"; url: string }
+    | { kind: "not-configured" },
+): Message {
+  const id = code(profileId, 100);
+  if (o.kind === "sent") {
+    return message(`Test lifecycle sent for profile ${profileId}`, [
+      section(
+        `🧪 Sent a sample video (${code(o.videoId, 60)}, ${o.events} events: created, encoding of 3 formats, published, complete) through the delivery route for profile ${id}. It shows up in ${channel(o.channelId)} as one message, updated as it goes, with milestones in its thread.`,
+      ),
+    ]);
+  }
+  const why =
+    o.kind === "foreign"
+      ? "its webhook points at another URL, so this bot posts nothing for it"
+      : "this workspace has no webhook for it: run `/webhook set` first";
   return message(`No test event sent for profile ${profileId}`, [
-    section(`🧪 No test event sent for profile ${code(profileId, 100)}: ${why}.`),
+    section(`🧪 No test event sent for profile ${id}: ${why}.`),
   ]);
 }
 

@@ -7,7 +7,7 @@ import {
   managersMessage,
   noProfileMessage,
   removeConfirmMessage,
-  testNotAvailableMessage,
+  testResultMessage,
   type WebhookConfigOptions,
   webhookConfigMessage,
   webhookRemovedMessage,
@@ -303,9 +303,17 @@ describe("other webhook messages", () => {
     );
   });
 
-  it("noProfileMessage and testNotAvailableMessage", () => {
+  it("noProfileMessage and testResultMessage", () => {
     expect(blockText(checked(noProfileMessage()))).toContain("/webhook set <profile_id>");
-    const msg = checked(testNotAvailableMessage("x1abc2", "no channel is set for it"));
-    expect(blockText(msg)).toContain("No test event sent for profile `x1abc2`: no channel is set for it.");
+    const foreign = checked(testResultMessage("x1abc2", { kind: "foreign", url: "https://a.example" }));
+    expect(blockText(foreign)).toContain(
+      "No test event sent for profile `x1abc2`: its webhook points at another URL",
+    );
+    const none = checked(testResultMessage("x1abc2", { kind: "not-configured" }));
+    expect(blockText(none)).toContain("run `/webhook set` first");
+    const sent = checked(
+      testResultMessage("x1abc2", { kind: "sent", videoId: "xtest1", events: 20, channelId: "C1" }),
+    );
+    expect(blockText(sent)).toContain("shows up in C1");
   });
 });

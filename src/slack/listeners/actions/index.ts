@@ -14,12 +14,12 @@ import {
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   notManagerMessage,
-  testNotAvailableMessage,
+  testResultMessage,
   webhookEventsMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, replace, safeRespond } from "../../context.js";
-import { removeWebhook } from "../../webhook-ops.js";
+import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -74,8 +74,8 @@ export function register(app: App, deps: BotDeps): void {
     await respond(ephemeral(webhookEventsMessage({ profileId, webhook })));
   });
 
-  managerButton(ACTIONS.webhookTest, "send a test event", async ({ profileId, respond }) => {
-    await respond(ephemeral(testNotAvailableMessage(profileId)));
+  managerButton(ACTIONS.webhookTest, "send a test event", async ({ profileId, teamId, respond }) => {
+    await respond(ephemeral(testResultMessage(profileId, await sendTestLifecycle(deps, teamId, profileId))));
   });
 
   app.action<BlockButtonAction>(ACTIONS.webhookRemoveCancel, async ({ ack, respond, body }: ButtonArgs) => {

@@ -10,7 +10,7 @@ import {
   noProfileMessage,
   notManagerMessage,
   removeConfirmMessage,
-  testNotAvailableMessage,
+  testResultMessage,
   usageError,
   webhookConfigMessage,
   webhookEventsMessage,
@@ -19,7 +19,7 @@ import {
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond } from "../../context.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
-import { readWebhook, resolveProfileId, setWebhook } from "../../webhook-ops.js";
+import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
 interface Ctx {
   deps: BotDeps;
@@ -104,7 +104,7 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       if (!(await requireManager(ctx, "send a test event"))) return;
       const id = await profileOrExplain(ctx, cmd.profileId);
       if (id === null) return;
-      await respond(ephemeral(testNotAvailableMessage(id)));
+      await respond(ephemeral(testResultMessage(id, await sendTestLifecycle(deps, ctx.teamId, id))));
       return;
     }
     case "managers": {

@@ -1,0 +1,44 @@
+/**
+ * Delivery bodies for the ingest load: every request a DIFFERENT valid delivery, so the route's
+ * deduplication (type, timestamp, data) never short-circuits storage.
+ *
+ * The mix is realistic: request i is event i % 36 of the sandbox's lifecycle of one video
+ * (1 created, 30 processing over 3 presets, 3 ready, published, complete), for video
+ * floor(i / 36) of this run, with timestamp base + i (unique on its own). Bodies are built from
+ * pre-split JSON templates, so the generator costs the load tool next to nothing and the same for
+ * every target.
+ */
+import { lifecycleEvents } from "../../src/sandbox/deliver.js";
+
+const TS = "@@TS@@";
+const VID = "@@VID@@";
+
+export interface DeliveryGenerator {
+  /** The body of the i-th delivery (0-based). */
+  body(i: number): string;
+  /** Events per video in the mix. */
+  readonly perVideo: number;
+}
+
+export function deliveryGenerator(ownerId: string, runTag: string, baseTimestamp = Date.now()): DeliveryGenerator {
+  const events = lifecycleEvents(ownerId, { videoId: VID, presets: ["240p", "480p", "720p"], progressSteps: 10 }, 0);
+  // [before ts, between ts and first video id, ..., after last video id]
+  const templates = events.map((e) =>
+    JSON.stringify({ type: e.type, timestamp: TS, data: e.data })
+      .replace(`"${TS}"`, TS)
+      .split(new RegExp(`${TS}|${VID}`)),
+  );
+  const tag = runTag.replace(/[^a-z0-9]/gi, "").slice(0, 8);
+  return {
+    perVideo: templates.length,
+    body(i: number): string {
+      const parts = templates[i % templates.length] ?? [];
+      const videoId = `xb${tag}_${Math.floor(i / templates.length).toString(36)}`;
+      let out = parts[0] ?? "";
+      out += String(baseTimestamp + i);
+      for (let p = 1; p < parts.length - 1; p++) out += (parts[p] ?? "") + videoId;
+      out += parts[parts.length - 1] ?? "";
+      return out;
+    },
+  };
+}

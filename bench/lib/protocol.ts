@@ -1,0 +1,48 @@
+/**
+ * What the bench runner and a load target (a child process, see bench/targets/main.ts) say to
+ * each other over Node's IPC channel. A target is started with its TargetSpec as JSON in argv[2],
+ * answers `ready` once it listens, then answers `counts` and `close` requests by id.
+ *
+ * Each target runs in its own process so that the load generator (autocannon, in the runner) and
+ * the server under test never share an event loop: otherwise the client's own cost would be
+ * charged to every target and squeeze the ratios towards 1.
+ */
+
+export type StoreKind = "memory" | "sqlite" | "redis";
+
+export type TargetSpec =
+  | { kind: "bare" }
+  | {
+      kind: "bot";
+      store: StoreKind;
+      /** redis: the server URL; a unique namespace isolates the run. */
+      redisUrl?: string;
+      namespace?: string;
+      /** sqlite: the database file (the runner creates and removes its folder). */
+      sqlitePath?: string;
+    };
+
+export interface TargetCounts {
+  /** Items the target holds after the load: the outbox depth for the bot, requests answered for bare. */
+  stored: number;
+  /** Resident set size of the target process, bytes. */
+  rssBytes: number;
+  /** Log lines the target wrote (the bot logs at info, like production). */
+  logLines: number;
+}
+
+export type ToTarget = { type: "counts"; id: number } | { type: "close"; id: number };
+
+export type FromTarget =
+  | {
+      type: "ready";
+      /** http://127.0.0.1:PORT */
+      url: string;
+      /** The path to POST deliveries to (the route token is inside). */
+      path: string;
+      /** owner_id to put in deliveries (the route's profile). */
+      ownerId: string;
+    }
+  | ({ type: "counts"; id: number } & TargetCounts)
+  | { type: "closed"; id: number }
+  | { type: "failed"; message: string };

@@ -1,0 +1,63 @@
+/**
+ * Entry of a load-target process (forked by bench/lib/target.ts): starts the target named by the
+ * TargetSpec in argv[2], reports `ready`, then serves `counts` and `close` over IPC. If the
+ * runner goes away (IPC disconnect), the target closes itself, so no server outlives a bench.
+ */
+import type { FromTarget, TargetSpec, ToTarget } from "../lib/protocol.js";
+import { startBare } from "./bare.js";
+import { startBotTarget } from "./bot.js";
+import type { RunningTarget } from "./types.js";
+
+function send(message: FromTarget): void {
+  process.send?.(message);
+}
+
+async function start(spec: TargetSpec): Promise<RunningTarget> {
+  switch (spec.kind) {
+    case "bare":
+      return startBare();
+    case "bot":
+      return startBotTarget(spec);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!process.send) throw new Error("bench/targets/main.ts runs as a child of the bench runner (IPC)");
+  const spec = JSON.parse(process.argv[2] ?? "null") as TargetSpec | null;
+  if (!spec) throw new Error("no target spec given");
+  const target = await start(spec);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= target.close();
+    return closing;
+  };
+
+  process.on("message", (m: ToTarget) => {
+    void (async () => {
+      try {
+        if (m.type === "counts") {
+          const c = await target.counts();
+          send({ type: "counts", id: m.id, ...c, rssBytes: process.memoryUsage.rss() });
+        } else if (m.type === "close") {
+          await close();
+          send({ type: "closed", id: m.id });
+          // Let the reply flush, then leave (with --cpu-prof the profile is written on exit).
+          process.disconnect();
+        }
+      } catch (err) {
+        send({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+      }
+    })();
+  });
+  process.on("disconnect", () => {
+    void close().finally(() => process.exit(0));
+  });
+  send({ type: "ready", url: target.url, path: target.path, ownerId: target.ownerId });
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  send({ type: "failed", message });
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 100).unref();
+});

@@ -1,0 +1,193 @@
+/**
+ * In-process outbox (tests, `memory://`). Nothing survives the process.
+ *
+ * Atomicity: every method does all its work synchronously between two awaits (there are none
+ * inside), so concurrent async callers of one process can never see or produce a half-done step.
+ * Values are copied through JSON on the way in and out, like the durable backends do.
+ */
+import { StoreUnavailableError } from "../../store/index.js";
+import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type Clock,
+  DEAD_LETTERS_PER_TEAM,
+  DEFAULT_DEDUPE_TTL_MS,
+  decodeItem,
+  encodeItem,
+  encodeState,
+  type OutboxOptions,
+  positiveMs,
+} from "./common.js";
+
+interface Slot {
+  dueAt: number;
+  owner: string | null;
+  leaseUntil: number;
+}
+
+/** Expired dedupe / once entries are swept after this many insertions. */
+const SWEEP_EVERY = 1000;
+
+export class MemoryOutbox implements Outbox {
+  readonly kind = "memory" as const;
+  private readonly now: Clock;
+  private readonly dedupeTtlMs: number;
+  private lastId = 0;
+  /** Per video, oldest first: [id, stored JSON]. */
+  private readonly items = new Map<VideoKey, Array<{ id: string; json: string; receivedAt: number }>>();
+  private readonly schedule = new Map<VideoKey, Slot>();
+  private readonly states = new Map<VideoKey, string>();
+  private readonly dedupe = new Map<string, number>();
+  private readonly onceKeys = new Map<string, number>();
+  /** Per team, oldest first. */
+  private readonly dead = new Map<string, string[]>();
+  private insertions = 0;
+  private closed = false;
+
+  constructor(now: Clock = Date.now, opts: Omit<OutboxOptions, "now"> = {}) {
+    this.now = now;
+    this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+  }
+
+  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+    this.check();
+    if (!this.setIfAbsent(this.dedupe, dedupeKey, this.dedupeTtlMs)) return "duplicate";
+    const id = String(++this.lastId);
+    let list = this.items.get(item.videoKey);
+    if (!list) {
+      list = [];
+      this.items.set(item.videoKey, list);
+    }
+    list.push({ id, json: encodeItem(item), receivedAt: item.receivedAt });
+    if (!this.schedule.has(item.videoKey)) {
+      this.schedule.set(item.videoKey, { dueAt, owner: null, leaseUntil: 0 });
+    }
+    return "stored";
+  }
+
+  async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
+    this.check();
+    const due = [...this.schedule.entries()]
+      .filter(([, s]) => s.dueAt <= now && (s.owner === null || s.leaseUntil <= now))
+      .sort(([ka, a], [kb, b]) => a.dueAt - b.dueAt || (ka < kb ? -1 : ka > kb ? 1 : 0))
+      .slice(0, Math.max(0, max));
+    for (const [, slot] of due) {
+      slot.owner = owner;
+      slot.leaseUntil = now + leaseMs;
+      slot.dueAt = now + leaseMs; // not due for anyone else while leased
+    }
+    return due.map(([key]) => key);
+  }
+
+  async renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
+    this.check();
+    const slot = this.held(owner, key);
+    if (!slot) return false;
+    slot.leaseUntil = until;
+    slot.dueAt = until;
+    return true;
+  }
+
+  async pending(key: VideoKey, limit: number): Promise<OutboxItem[]> {
+    this.check();
+    const list = this.items.get(key) ?? [];
+    return list.slice(0, Math.max(0, limit)).map((e) => decodeItem(e.id, e.json));
+  }
+
+  async ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {
+    this.check();
+    if (!this.held(owner, key)) return false;
+    const remove = new Set(ids);
+    const left = (this.items.get(key) ?? []).filter((e) => !remove.has(e.id));
+    if (left.length > 0) this.items.set(key, left);
+    else this.items.delete(key);
+    return true;
+  }
+
+  async release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
+    this.check();
+    if (!this.held(owner, key)) return;
+    if (dueAt !== null) this.schedule.set(key, { dueAt, owner: null, leaseUntil: 0 });
+    else if (this.items.has(key)) this.schedule.set(key, { dueAt: this.now(), owner: null, leaseUntil: 0 });
+    else this.schedule.delete(key);
+  }
+
+  async getState(key: VideoKey): Promise<unknown> {
+    this.check();
+    const json = this.states.get(key);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  async setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+    this.check();
+    if (!this.held(owner, key)) return false;
+    const json = encodeState(state);
+    if (json === undefined) this.states.delete(key);
+    else this.states.set(key, json);
+    return true;
+  }
+
+  async deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
+    this.check();
+    let list = this.dead.get(item.teamId);
+    if (!list) {
+      list = [];
+      this.dead.set(item.teamId, list);
+    }
+    list.push(JSON.stringify({ item, reason, at } satisfies DeadLetter));
+    if (list.length > DEAD_LETTERS_PER_TEAM) list.splice(0, list.length - DEAD_LETTERS_PER_TEAM);
+  }
+
+  /** Newest first. */
+  async listDead(teamId: string, limit: number): Promise<DeadLetter[]> {
+    this.check();
+    const list = this.dead.get(teamId) ?? [];
+    const n = Math.max(0, Math.min(limit, list.length));
+    return list
+      .slice(list.length - n)
+      .reverse()
+      .map((json) => JSON.parse(json) as DeadLetter);
+  }
+
+  async once(key: string, ttlMs: number): Promise<boolean> {
+    this.check();
+    return this.setIfAbsent(this.onceKeys, key, ttlMs);
+  }
+
+  async stats(): Promise<OutboxStats> {
+    this.check();
+    let depth = 0;
+    let oldest: number | null = null;
+    for (const list of this.items.values()) {
+      depth += list.length;
+      for (const e of list) if (oldest === null || e.receivedAt < oldest) oldest = e.receivedAt;
+    }
+    let dead = 0;
+    for (const list of this.dead.values()) dead += list.length;
+    return { depth, oldestReceivedAt: oldest, scheduled: this.schedule.size, dead };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private check(): void {
+    if (this.closed) throw new StoreUnavailableError("outbox unavailable: the outbox is closed");
+  }
+
+  /** The slot if `owner` holds a lease on `key` that has not expired by the outbox clock. */
+  private held(owner: string, key: VideoKey): Slot | undefined {
+    const slot = this.schedule.get(key);
+    return slot && slot.owner === owner && slot.leaseUntil > this.now() ? slot : undefined;
+  }
+
+  private setIfAbsent(map: Map<string, number>, key: string, ttlMs: number): boolean {
+    const now = this.now();
+    const expires = map.get(key);
+    if (expires !== undefined && expires > now) return false;
+    map.set(key, now + ttlMs);
+    if (++this.insertions % SWEEP_EVERY === 0) {
+      for (const [k, e] of map) if (e <= now) map.delete(k);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * Outbox on the store's Redis, shared by every bot process using that Redis.
+ *
+ * Keys (P = `${namespace}:outbox:`, apart from Keyv's `${namespace}::…` so a Keyv clear() never
+ * touches the outbox):
+ *   P id              INCR counter: item ids (global, so they increase within each video too)
+ *   P q:<video>       ZSET of the video's items: member `<id> <json>`, score id (arrival order)
+ *   P recv            ZSET id → receivedAt of every stored item: depth = ZCARD, oldest = first
+ *   P sched           ZSET video → due time (by the callers' clock, the `now` of claimDue)
+ *   P lease:<video>   owner, with PX = lease length: leases expire by Redis's clock
+ *   P state:<video>   JSON;  P dd:<key>, P once:<key>  SET NX PX markers
+ *   P dead:<team>     LIST, newest first, trimmed to 1,000;  P deadn  total kept
+ *
+ * Atomicity: each operation that touches more than one key, or checks then writes, is ONE Lua
+ * script (Redis runs a script with nothing else interleaved, whatever the number of processes):
+ * enqueue (dedupe marker + item + schedule NX), claimDue (due scan + lease checks + leases +
+ * reschedule), and the lease-fenced ack / setState / renew / release (GET lease == owner, then
+ * write). A lease whose owner changed or expired makes them refuse, so a process that stalled
+ * past its lease can never ack or overwrite state for the process that took the video over.
+ * claimDue computes lease key names inside the script (not passed in KEYS): fine for a single
+ * Redis or a replica set, not for Redis Cluster.
+ *
+ * Every call goes through `store.run()`: bounded by opTimeoutMs, and with the client's offline
+ * queue disabled a Redis that is down rejects at once, as StoreUnavailableError.
+ */
+import { createHash } from "node:crypto";
+import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
+import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type Clock,
+  DEAD_LETTERS_PER_TEAM,
+  DEFAULT_DEDUPE_TTL_MS,
+  decodeItem,
+  encodeItem,
+  encodeState,
+  type OutboxOptions,
+  parseJson,
+  positiveMs,
+} from "./common.js";
+
+interface Script {
+  lua: string;
+  sha: string;
+}
+
+const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(lua).digest("hex") });
+
+/** KEYS: dedupe, id, q, sched, recv. ARGV: ttlMs, json, video, dueAt, receivedAt. → id or 0. */
+const ENQUEUE = script(`
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+local id = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
+redis.call('ZADD', KEYS[5], ARGV[5], id)
+redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[3])
+return id`);
+
+/**
+ * KEYS: sched. ARGV: owner, now, max, leaseMs, lease key prefix. → claimed videos, earliest due
+ * first. A due video whose lease another owner still holds (the callers' clocks disagree with
+ * Redis's) is pushed back to when that lease ends, so it does not hide the videos behind it; every
+ * video looked at leaves the due range, hence the loop ends.
+ */
+const CLAIM = script(`
+local owner, now, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local claimed = {}
+while #claimed < max do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, max - #claimed)
+  if #due == 0 then break end
+  for _, video in ipairs(due) do
+    local lk = ARGV[5] .. video
+    local holder = redis.call('GET', lk)
+    if holder == false or holder == owner then
+      redis.call('SET', lk, owner, 'PX', lease)
+      redis.call('ZADD', KEYS[1], 'XX', now + lease, video)
+      claimed[#claimed + 1] = video
+    else
+      local left = redis.call('PTTL', lk)
+      if left < 1 then left = lease end
+      redis.call('ZADD', KEYS[1], 'XX', now + left, video)
+    end
+  end
+end
+return claimed`);
+
+const FENCE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n";
+
+/** KEYS: lease, sched. ARGV: owner, until, video. */
+const RENEW = script(`${FENCE}
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
+return 1`);
+
+/** KEYS: lease, q, recv. ARGV: owner, ids… */
+const ACK = script(`${FENCE}
+for i = 2, #ARGV do
+  if redis.call('ZREMRANGEBYSCORE', KEYS[2], ARGV[i], ARGV[i]) > 0 then redis.call('ZREM', KEYS[3], ARGV[i]) end
+end
+return 1`);
+
+/** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now. */
+const RELEASE = script(`${FENCE}
+redis.call('DEL', KEYS[1])
+if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+elseif redis.call('EXISTS', KEYS[3]) == 1 then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+else redis.call('ZREM', KEYS[2], ARGV[2]) end
+return 1`);
+
+/** KEYS: lease, state. ARGV: owner, json or '' (delete). */
+const SET_STATE = script(`${FENCE}
+if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2]) end
+return 1`);
+
+/** KEYS: dead list, dead count. ARGV: json, cap. */
+const DEAD = script(`
+redis.call('LPUSH', KEYS[1], ARGV[1])
+local extra = redis.call('LLEN', KEYS[1]) - tonumber(ARGV[2])
+if extra > 0 then redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1) else extra = 0 end
+redis.call('INCRBY', KEYS[2], 1 - extra)
+return 1`);
+
+/** KEYS: recv, sched, dead count. → depth, oldest score or nil, scheduled, dead. */
+const STATS = script(`
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return { redis.call('ZCARD', KEYS[1]), oldest[2] or false, redis.call('ZCARD', KEYS[2]),
+  tonumber(redis.call('GET', KEYS[3]) or '0') }`);
+
+const toNumber = (v: unknown): number => (typeof v === "number" ? v : Number(v));
+const toStrings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+export class RedisOutbox implements Outbox {
+  readonly kind = "redis" as const;
+  private readonly client: RedisClient;
+  private readonly p: string;
+  private readonly now: Clock;
+  private readonly dedupeTtlMs: number;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    opts: OutboxOptions = {},
+  ) {
+    const client = store.backend.redis;
+    if (!client) throw new Error("RedisOutbox needs a redis store");
+    this.client = client;
+    this.p = `${store.keyv.namespace ?? DEFAULT_NAMESPACE}:outbox:`;
+    this.now = opts.now ?? Date.now;
+    this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+  }
+
+  /** The prefix of every key this outbox writes (tests clean up with it). */
+  get keyPrefix(): string {
+    return this.p;
+  }
+
+  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+    const v = item.videoKey;
+    const id = await this.eval(
+      "enqueue",
+      ENQUEUE,
+      [this.k("dd:", dedupeKey), this.k("id"), this.k("q:", v), this.k("sched"), this.k("recv")],
+      [String(this.dedupeTtlMs), encodeItem(item), v, String(dueAt), String(item.receivedAt)],
+    );
+    return toNumber(id) === 0 ? "duplicate" : "stored";
+  }
+
+  async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
+    if (max <= 0) return [];
+    const keys = await this.eval(
+      "claimDue",
+      CLAIM,
+      [this.k("sched")],
+      [owner, String(now), String(Math.floor(max)), String(positiveMs(leaseMs)), this.k("lease:")],
+    );
+    return toStrings(keys);
+  }
+
+  async renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
+    const r = await this.eval(
+      "renew",
+      RENEW,
+      [this.k("lease:", key), this.k("sched")],
+      [owner, String(Math.floor(until)), key],
+    );
+    return toNumber(r) === 1;
+  }
+
+  async pending(key: VideoKey, limit: number): Promise<OutboxItem[]> {
+    this.check();
+    if (limit <= 0) return [];
+    const members = await this.store.run("outbox.pending", () =>
+      this.client.zRange(this.k("q:", key), 0, Math.floor(limit) - 1),
+    );
+    return members.map((m) => {
+      const space = m.indexOf(" ");
+      return decodeItem(m.slice(0, space), m.slice(space + 1));
+    });
+  }
+
+  async ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {
+    const numeric = ids.filter((id) => /^\d+$/.test(id));
+    const r = await this.eval(
+      "ack",
+      ACK,
+      [this.k("lease:", key), this.k("q:", key), this.k("recv")],
+      [owner, ...numeric],
+    );
+    return toNumber(r) === 1;
+  }
+
+  async release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
+    await this.eval(
+      "release",
+      RELEASE,
+      [this.k("lease:", key), this.k("sched"), this.k("q:", key)],
+      [owner, key, dueAt === null ? "" : String(dueAt), String(this.now())],
+    );
+  }
+
+  async getState(key: VideoKey): Promise<unknown> {
+    this.check();
+    const json = await this.store.run("outbox.getState", () => this.client.get(this.k("state:", key)));
+    return json === null ? undefined : parseJson(`outbox state ${key}`, json);
+  }
+
+  async setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+    const r = await this.eval(
+      "setState",
+      SET_STATE,
+      [this.k("lease:", key), this.k("state:", key)],
+      [owner, encodeState(state) ?? ""],
+    );
+    return toNumber(r) === 1;
+  }
+
+  async deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
+    const json = JSON.stringify({ item, reason, at } satisfies DeadLetter);
+    await this.eval(
+      "deadLetter",
+      DEAD,
+      [this.k("dead:", item.teamId), this.k("deadn")],
+      [json, String(DEAD_LETTERS_PER_TEAM)],
+    );
+  }
+
+  /** Newest first. */
+  async listDead(teamId: string, limit: number): Promise<DeadLetter[]> {
+    this.check();
+    if (limit <= 0) return [];
+    const rows = await this.store.run("outbox.listDead", () =>
+      this.client.lRange(this.k("dead:", teamId), 0, Math.floor(limit) - 1),
+    );
+    return rows.map((json) => parseJson("dead letter", json) as DeadLetter);
+  }
+
+  async once(key: string, ttlMs: number): Promise<boolean> {
+    this.check();
+    const r = await this.store.run("outbox.once", () =>
+      this.client.sendCommand(["SET", this.k("once:", key), "1", "NX", "PX", String(positiveMs(ttlMs))]),
+    );
+    return r !== null;
+  }
+
+  async stats(): Promise<OutboxStats> {
+    const r = await this.eval("stats", STATS, [this.k("recv"), this.k("sched"), this.k("deadn")], []);
+    const [depth, oldest, scheduled, dead] = Array.isArray(r) ? r : [];
+    return {
+      depth: toNumber(depth ?? 0),
+      oldestReceivedAt: oldest === null || oldest === undefined ? null : toNumber(oldest),
+      scheduled: toNumber(scheduled ?? 0),
+      dead: toNumber(dead ?? 0),
+    };
+  }
+
+  /** Stops this outbox; the Redis client belongs to the store and stays open. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private k(kind: string, name = ""): string {
+    return `${this.p}${kind}${name}`;
+  }
+
+  private check(): void {
+    if (this.closed) throw new StoreUnavailableError("outbox unavailable: the outbox is closed");
+  }
+
+  /** EVALSHA, loading the script with EVAL when Redis does not know it yet (first use, restart). */
+  private eval(op: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
+    this.check();
+    return this.store.run(`outbox.${op}`, async () => {
+      try {
+        return await this.client.evalSha(s.sha, { keys, arguments: args });
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
+        return this.client.eval(s.lua, { keys, arguments: args });
+      }
+    });
+  }
+}

@@ -1,0 +1,380 @@
+/**
+ * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table).
+ *
+ * Connection: the outbox opens its OWN sqlite3 connection to the store's file rather than using
+ * the KeyvSqlite adapter's `query()`. A transaction belongs to a connection, so on the adapter's
+ * shared connection any Keyv call issued by another task while an outbox transaction is open would
+ * silently become part of it (and be rolled back with it). The file is put in WAL mode (readers
+ * never block the writer, and it persists for the Keyv connection too), with `synchronous = FULL`
+ * (a committed enqueue survives a power cut: the 2xx to the sender depends on it) and a busy
+ * timeout of `opTimeoutMs` (another process, or the Keyv connection, holding the write lock).
+ * A `:memory:` store gets a private in-memory database (nothing is durable there anyway).
+ *
+ * Atomicity:
+ *  - Every operation runs under a JS-side mutex: on one connection, two async callers must never
+ *    interleave statements, or one's statements would land inside the other's transaction.
+ *  - Multi-statement operations (enqueue, claimDue, ack, release, setState, deadLetter) run in
+ *    `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so the checks they make (lease
+ *    owner, dedupe) cannot be invalidated by another process before their writes, and they never
+ *    hit a deadlock-style SQLITE_BUSY on lock upgrade. Single statements (renew, once, reads) are
+ *    atomic by themselves. Concurrent enqueues share one transaction (group commit, see enqueue).
+ *  - Each operation is bounded by `store.run()` (→ StoreUnavailableError). An operation still
+ *    waiting for the mutex when its caller has given up is skipped rather than run late.
+ */
+import type { Logger } from "../../log.js";
+import type { Store } from "../../store/index.js";
+import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type Clock,
+  DEAD_LETTERS_PER_TEAM,
+  DEFAULT_DEDUPE_TTL_MS,
+  decodeItem,
+  encodeItem,
+  encodeState,
+  type OutboxOptions,
+  parseJson,
+  positiveMs,
+} from "./common.js";
+import { Connection, Mutex, placeholders, SCHEMA, values } from "./sqlite-connection.js";
+
+/** "Insert, or take over an expired row": one statement, so set-if-absent-with-TTL is atomic. */
+const upsertExpiring = (table: string) =>
+  `INSERT INTO ${table} (key, expires_at) VALUES (?, ?)
+   ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE ${table}.expires_at <= ?`;
+
+/** Is `owner`'s lease on a video live (by the outbox clock)? Parameters: key, owner, now. */
+const HELD = "SELECT 1 AS held FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
+
+/** Expired dedupe / once rows are deleted after this many insertions by this process. */
+const SWEEP_EVERY = 500;
+/** Bound on the ids / keys put in one `IN (…)` list. */
+const MAX_LIST = 500;
+
+interface QueuedEnqueue {
+  item: NewOutboxItem;
+  json: string;
+  dedupeKey: string;
+  dueAt: number;
+  /** When its caller's store.run() gives up. */
+  deadline: number;
+  settle: (result: "stored" | "duplicate") => void;
+  fail: (err: unknown) => void;
+}
+
+export class SqliteOutbox implements Outbox {
+  readonly kind = "sqlite" as const;
+  private readonly mutex = new Mutex();
+  private readonly now: Clock;
+  private readonly dedupeTtlMs: number;
+  private insertions = 0;
+  private readonly queued: QueuedEnqueue[] = [];
+  private flushQueued = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly store: Store,
+    private readonly conn: Connection,
+    opts: OutboxOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+  }
+
+  /** Opens a connection to the store's file and creates the tables if missing. */
+  static async open(store: Store, logger: Logger, opts: OutboxOptions = {}): Promise<SqliteOutbox> {
+    const file = store.backend.sqlite?.opts.db;
+    if (file === undefined) throw new Error("SqliteOutbox needs a sqlite store");
+    return store.run("outbox.open", async () => {
+      const conn = await Connection.open(file, store.opTimeoutMs, logger);
+      try {
+        if (file !== ":memory:") await conn.all("PRAGMA journal_mode = WAL");
+        await conn.exec("PRAGMA synchronous = FULL");
+        await conn.exec(SCHEMA);
+      } catch (err) {
+        await conn.close().catch(() => undefined);
+        throw err;
+      }
+      return new SqliteOutbox(store, conn, opts);
+    });
+  }
+
+  /**
+   * Group commit: enqueues that arrive while the connection is busy wait in `queued` and are
+   * written together in the next transaction (one fsync for many deliveries). Each one is still
+   * all-or-nothing, and each caller is answered only after the COMMIT that holds its item.
+   */
+  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+    const json = encodeItem(item);
+    const deadline = Date.now() + this.store.opTimeoutMs;
+    return this.store.run(
+      "outbox.enqueue",
+      () =>
+        new Promise<"stored" | "duplicate">((settle, fail) => {
+          this.queued.push({ item, json, dedupeKey, dueAt, deadline, settle, fail });
+          this.flushSoon();
+        }),
+    );
+  }
+
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void this.mutex.run(async () => {
+      this.flushQueued = false;
+      // Callers that gave up (store.run timed out) were told it failed: do not store theirs.
+      const batch = this.queued.splice(0, MAX_LIST).filter((e) => e.deadline >= Date.now());
+      if (this.queued.length > 0) this.flushSoon();
+      if (batch.length === 0) return;
+      try {
+        if (this.closed) throw new Error("the outbox is closed");
+        const results = await this.conn.transaction((c) => this.enqueueBatch(c, batch));
+        for (const [i, e] of batch.entries()) e.settle(results[i] ?? "stored");
+      } catch (err) {
+        for (const e of batch) e.fail(err);
+      }
+    });
+  }
+
+  /**
+   * Three statements for the whole batch: the dedupe upsert returns the keys it inserted or took
+   * over (a key twice in one batch: its second row conflicts with its first, so only the first is
+   * stored), then the new items in arrival order, then their videos' schedule (OR IGNORE: a video
+   * already scheduled or leased keeps its due time; in a batch, the first due time wins).
+   */
+  private async enqueueBatch(c: Connection, batch: QueuedEnqueue[]): Promise<Array<"stored" | "duplicate">> {
+    const now = this.now();
+    await this.sweep(c, "outbox_dedupe", now);
+    const rows = await c.all<{ key: string }>(
+      `INSERT INTO outbox_dedupe (key, expires_at) VALUES ${values(batch.length, 2)}
+       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_dedupe.expires_at <= ?
+       RETURNING key`,
+      ...batch.flatMap((e) => [e.dedupeKey, now + this.dedupeTtlMs]),
+      now,
+    );
+    const fresh = new Set(rows.map((r) => r.key));
+    const stored = batch.filter((e) => fresh.delete(e.dedupeKey));
+    if (stored.length > 0) {
+      await c.run(
+        `INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES ${values(stored.length, 4)}`,
+        ...stored.flatMap((e) => [e.item.videoKey, e.item.teamId, e.item.receivedAt, e.json]),
+      );
+      await c.run(
+        `INSERT OR IGNORE INTO outbox_schedule (video_key, due_at) VALUES ${values(stored.length, 2)}`,
+        ...stored.flatMap((e) => [e.item.videoKey, e.dueAt]),
+      );
+    }
+    const storedSet = new Set(stored);
+    return batch.map((e) => (storedSet.has(e) ? "stored" : "duplicate"));
+  }
+
+  claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
+    return this.tx("claimDue", async (c) => {
+      // Select and update in one IMMEDIATE transaction: no other connection can claim in between.
+      const rows = await c.all<{ video_key: string }>(
+        `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
+         ORDER BY due_at, video_key LIMIT ?`,
+        now,
+        now,
+        Math.max(0, Math.min(max, MAX_LIST)),
+      );
+      const keys = rows.map((r) => r.video_key);
+      if (keys.length === 0) return keys;
+      // due_at = lease end: not due for anyone else while leased.
+      await c.run(
+        `UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ?
+         WHERE video_key IN (${placeholders(keys.length)})`,
+        owner,
+        now + leaseMs,
+        now + leaseMs,
+        ...keys,
+      );
+      return keys;
+    });
+  }
+
+  renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
+    return this.op("renew", async (c) => {
+      const r = await c.run(
+        `UPDATE outbox_schedule SET lease_until = ?, due_at = ?
+         WHERE video_key = ? AND owner = ? AND lease_until > ?`,
+        until,
+        until,
+        key,
+        owner,
+        this.now(),
+      );
+      return r.changes === 1;
+    });
+  }
+
+  pending(key: VideoKey, limit: number): Promise<OutboxItem[]> {
+    return this.op("pending", async (c) => {
+      const rows = await c.all<{ id: number; json: string }>(
+        "SELECT id, json FROM outbox_items WHERE video_key = ? ORDER BY id LIMIT ?",
+        key,
+        Math.max(0, limit),
+      );
+      return rows.map((r) => decodeItem(String(r.id), r.json));
+    });
+  }
+
+  ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {
+    return this.tx("ack", async (c) => {
+      if (!(await this.held(c, owner, key))) return false;
+      const numeric = ids.map(Number).filter(Number.isSafeInteger);
+      for (let i = 0; i < numeric.length; i += MAX_LIST) {
+        const chunk = numeric.slice(i, i + MAX_LIST);
+        await c.run(
+          `DELETE FROM outbox_items WHERE video_key = ? AND id IN (${placeholders(chunk.length)})`,
+          key,
+          ...chunk,
+        );
+      }
+      return true;
+    });
+  }
+
+  release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
+    return this.tx("release", async (c) => {
+      if (!(await this.held(c, owner, key))) return;
+      let due = dueAt;
+      if (due === null) {
+        const left = await c.all("SELECT 1 FROM outbox_items WHERE video_key = ? LIMIT 1", key);
+        if (left.length === 0) {
+          await c.run("DELETE FROM outbox_schedule WHERE video_key = ?", key);
+          return;
+        }
+        due = this.now();
+      }
+      await c.run(
+        "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",
+        due,
+        key,
+      );
+    });
+  }
+
+  getState(key: VideoKey): Promise<unknown> {
+    return this.op("getState", async (c) => {
+      const rows = await c.all<{ json: string }>("SELECT json FROM outbox_state WHERE video_key = ?", key);
+      const row = rows[0];
+      return row === undefined ? undefined : parseJson(`outbox state ${key}`, row.json);
+    });
+  }
+
+  setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+    return this.tx("setState", async (c) => {
+      if (!(await this.held(c, owner, key))) return false;
+      const json = encodeState(state);
+      if (json === undefined) await c.run("DELETE FROM outbox_state WHERE video_key = ?", key);
+      else {
+        await c.run(
+          `INSERT INTO outbox_state (video_key, json) VALUES (?, ?)
+           ON CONFLICT (video_key) DO UPDATE SET json = excluded.json`,
+          key,
+          json,
+        );
+      }
+      return true;
+    });
+  }
+
+  deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
+    return this.tx("deadLetter", async (c) => {
+      await c.run(
+        "INSERT INTO outbox_dead (team_id, at, reason, json) VALUES (?, ?, ?, ?)",
+        item.teamId,
+        at,
+        reason,
+        JSON.stringify(item),
+      );
+      // Keep the newest DEAD_LETTERS_PER_TEAM of this team (the cut-off is the first row beyond).
+      await c.run(
+        `DELETE FROM outbox_dead WHERE team_id = ? AND id <= (
+           SELECT id FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+        item.teamId,
+        item.teamId,
+        DEAD_LETTERS_PER_TEAM,
+      );
+    });
+  }
+
+  /** Newest first. */
+  listDead(teamId: string, limit: number): Promise<DeadLetter[]> {
+    return this.op("listDead", async (c) => {
+      const rows = await c.all<{ at: number; reason: string; json: string }>(
+        "SELECT at, reason, json FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT ?",
+        teamId,
+        Math.max(0, limit),
+      );
+      return rows.map((r) => ({
+        item: parseJson("dead letter", r.json) as OutboxItem,
+        reason: r.reason,
+        at: r.at,
+      }));
+    });
+  }
+
+  once(key: string, ttlMs: number): Promise<boolean> {
+    return this.op("once", async (c) => {
+      const now = this.now();
+      await this.sweep(c, "outbox_once", now);
+      return (await c.run(upsertExpiring("outbox_once"), key, now + ttlMs, now)).changes === 1;
+    });
+  }
+
+  stats(): Promise<OutboxStats> {
+    return this.op("stats", async (c) => {
+      // One statement: one consistent snapshot.
+      const rows = await c.all<{ depth: number; oldest: number | null; scheduled: number; dead: number }>(
+        `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth, (SELECT MIN(received_at) FROM outbox_items) AS oldest,
+           (SELECT COUNT(*) FROM outbox_schedule) AS scheduled, (SELECT COUNT(*) FROM outbox_dead) AS dead`,
+      );
+      const r = rows[0];
+      return {
+        depth: r?.depth ?? 0,
+        oldestReceivedAt: r?.oldest ?? null,
+        scheduled: r?.scheduled ?? 0,
+        dead: r?.dead ?? 0,
+      };
+    });
+  }
+
+  /** Closes the outbox's connection after the operations already queued (not the store). */
+  close(): Promise<void> {
+    this.closing ??= this.mutex
+      .run(async () => {
+        this.closed = true;
+        await this.conn.close();
+      })
+      .catch(() => undefined);
+    return this.closing;
+  }
+
+  private async held(c: Connection, owner: string, key: VideoKey): Promise<boolean> {
+    return (await c.all(HELD, key, owner, this.now())).length > 0;
+  }
+
+  /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
+  private async sweep(c: Connection, table: "outbox_dedupe" | "outbox_once", now: number): Promise<void> {
+    if (++this.insertions % SWEEP_EVERY === 0) await c.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
+  }
+
+  /** One operation on the connection, under the mutex, bounded by `store.run()`. */
+  private op<T>(name: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.store.opTimeoutMs;
+    return this.store.run(`outbox.${name}`, () =>
+      this.mutex.run(async () => {
+        if (this.closed) throw new Error("the outbox is closed");
+        if (Date.now() > deadline) throw new Error("gave up waiting for the outbox connection");
+        return fn(this.conn);
+      }),
+    );
+  }
+
+  /** Like `op`, inside BEGIN IMMEDIATE … COMMIT (rolled back on any error). */
+  private tx<T>(name: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+    return this.op(name, (c) => c.transaction(fn));
+  }
+}

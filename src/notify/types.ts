@@ -1,0 +1,91 @@
+/**
+ * Shared types of the notification path:
+ *
+ *   POST /hooks/platform/<token> ─▶ Outbox.enqueue (durable, deduplicated) ─▶ 2xx
+ *   Worker: Outbox.claimDue ─▶ pending items ─▶ reduce into VideoState ─▶ Slack (post/update/thread)
+ *
+ * One "video key" per (workspace, profile, video): its deliveries are processed in order by one
+ * worker at a time (a lease), so two bot processes on one Redis never post the same thing twice.
+ */
+import type { Delivery } from "../platform/schemas.js";
+
+/** `${teamId}:${profileId}:${videoId}`; deliveries without a video id use `${teamId}:${profileId}:-`. */
+export type VideoKey = string;
+
+export function videoKeyOf(teamId: string, profileId: string, videoId: string | null): VideoKey {
+  return `${teamId}:${profileId}:${videoId ?? "-"}`;
+}
+
+export interface OutboxItem {
+  /** Unique per outbox; increases in arrival order within a video key. */
+  id: string;
+  teamId: string;
+  profileId: string;
+  channelId: string;
+  videoKey: VideoKey;
+  delivery: Delivery;
+  /** Wall-clock ms when the route stored it. */
+  receivedAt: number;
+}
+
+export type NewOutboxItem = Omit<OutboxItem, "id">;
+
+export interface OutboxStats {
+  /** Items stored and not yet acknowledged. */
+  depth: number;
+  /** receivedAt of the oldest such item, or null. */
+  oldestReceivedAt: number | null;
+  /** Video keys scheduled (due now or later). */
+  scheduled: number;
+  /** Dead letters kept. */
+  dead: number;
+}
+
+export interface DeadLetter {
+  item: OutboxItem;
+  reason: string;
+  at: number;
+}
+
+/**
+ * Durable outbox with per-video scheduling and leases. Implementations: memory, sqlite, Redis.
+ * Every method is safe to call from several processes sharing one backend (Redis), and from
+ * concurrent async tasks of one process.
+ */
+export interface Outbox {
+  readonly kind: "memory" | "sqlite" | "redis";
+  /**
+   * Stores the item durably unless `dedupeKey` was seen in the last `dedupeTtlMs` (then nothing is
+   * stored: "duplicate"). Schedules its video at `dueAt` unless the video is already scheduled
+   * (an earlier or later time is kept as it is). Resolves only once the item is stored.
+   */
+  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate">;
+  /**
+   * Atomically claims up to `max` scheduled video keys whose due time is <= `now` and whose lease is
+   * free or expired: each gets a lease for `owner` until `now + leaseMs` (and is not due for
+   * anyone else meanwhile). Returns the claimed keys, earliest due first.
+   */
+  claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]>;
+  /** Extends a lease this owner holds; false if it is no longer this owner's. */
+  renew(owner: string, key: VideoKey, until: number): Promise<boolean>;
+  /** Up to `limit` unacknowledged items of the video, oldest first. */
+  pending(key: VideoKey, limit: number): Promise<OutboxItem[]>;
+  /** Removes these items (by id) of the video, if `owner` still holds the lease; false otherwise. */
+  ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean>;
+  /**
+   * Ends the lease. If `dueAt` is a number the video is scheduled at that time; if null, it is
+   * scheduled now when it still has pending items (arrived meanwhile) and unscheduled otherwise.
+   */
+  release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
+  /** Per-video state (opaque JSON for the outbox); undefined when none. */
+  getState(key: VideoKey): Promise<unknown>;
+  /** Writes state if `owner` still holds the lease; false otherwise. */
+  setState(owner: string, key: VideoKey, state: unknown): Promise<boolean>;
+  /** Keeps an item Slack refused for good (at most the last 1,000 per workspace). */
+  deadLetter(item: OutboxItem, reason: string, at: number): Promise<void>;
+  listDead(teamId: string, limit: number): Promise<DeadLetter[]>;
+  /** Set-if-absent with a time to live: true the first time for `key` within `ttlMs`. */
+  once(key: string, ttlMs: number): Promise<boolean>;
+  stats(): Promise<OutboxStats>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+/** The pure core of the video notifications: per-video state reducer and its messages. */
+export { canonicalJson, sha256Hex } from "./hash.js";
+export {
+  MAX_PRESET_LINES,
+  parentHash,
+  progressBar,
+  renderMilestone,
+  renderParent,
+  STAGE_EMOJI,
+} from "./render.js";
+export {
+  applyDelivery,
+  dedupeKeyOf,
+  initialState,
+  MILESTONE_CAP,
+  type Milestone,
+  PRESET_STATUSES,
+  type PresetState,
+  type PresetStatus,
+  SEEN_CAP,
+  STAGES,
+  type Stage,
+  stageRank,
+  type VideoState,
+  validateState,
+} from "./state.js";

@@ -1,0 +1,341 @@
+/**
+ * Messages of the video notifications: the parent message (one per video, updated in place) and
+ * the milestone replies of its thread. Pure: the state and the clock in, `{ text, blocks }` out.
+ *
+ * Times are Slack date tokens (shown in each reader's time zone, never stale), not "3 min ago":
+ * the parent stays on screen long after it was rendered, and the same state renders the same
+ * message (so `parentHash` lets the worker skip identical updates).
+ */
+import { chunkLines, code, context, message, section } from "../../slack/blocks/kit.js";
+import { escapeTruncate, slackDate, utcText } from "../../slack/blocks/limits.js";
+import type { KnownBlock, Message } from "../../slack/blocks/types.js";
+import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
+import type { Milestone, PresetState, Stage, VideoState } from "./state.js";
+
+/** Preset lines shown in the parent; the rest is summed up as "and N more". */
+export const MAX_PRESET_LINES = 20;
+/** Preset names listed inline (fallback text, complete milestone, error summary). */
+export const MAX_NAMES_INLINE = 10;
+/** After this long without an event, an unfinished encoding says so. */
+export const STALL_MS = 30 * 60_000;
+const NAME_MAX = 60;
+const INLINE_NAME_MAX = 40;
+const ID_MAX = 80;
+const DATA_BLOCK_MAX = 1500;
+const DETAILS_MAX = 500;
+
+export const STAGE_EMOJI: Record<Stage, string> = {
+  created: "🆕",
+  encoding: "⚙️",
+  formats_ready: "🎞️",
+  published: "✅",
+  complete: "🏁",
+  deleted: "🗑️",
+};
+
+const STAGE_LABEL: Record<Stage, string> = {
+  created: "Created",
+  encoding: "Encoding",
+  formats_ready: "Formats ready",
+  published: "Published",
+  complete: "Complete",
+  deleted: "Video deleted",
+};
+
+const collator = new Intl.Collator("en", { numeric: true });
+
+function compareNames(a: string, b: string): number {
+  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Presets in natural name order (240p, 480p, 1080p). */
+function sortedPresets(s: VideoState): [string, PresetState][] {
+  return Object.entries(s.presets).sort(([a], [b]) => compareNames(a, b));
+}
+
+/** A Slack date token of an event timestamp, with its UTC text as fallback. */
+function at(ms: number): string {
+  const d = new Date(ms);
+  return slackDate(d, utcText(d));
+}
+
+function pct(progress: number): number {
+  return Number.isFinite(progress) ? Math.min(100, Math.max(0, Math.floor(progress))) : 0;
+}
+
+/** `▰▰▰▰▰▱▱▱▱▱` for 50%: one cell per full 10%. */
+export function progressBar(progress: number, cells = 10): string {
+  const filled = Math.min(cells, Math.floor((pct(progress) * cells) / 100));
+  return "▰".repeat(filled) + "▱".repeat(cells - filled);
+}
+
+/** "a, b and 3 more" of escaped, truncated names (for mrkdwn). */
+function nameList(names: readonly string[], max = MAX_NAMES_INLINE): string {
+  const shown = names.slice(0, max).map((n) => escapeTruncate(oneLine(n), INLINE_NAME_MAX));
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+/** The same list as plain text (fallback text is escaped as a whole by `message`). */
+function plainNameList(names: readonly string[], max: number): string {
+  const shown = names.slice(0, max).map((n) => truncatePlain(oneLine(n), INLINE_NAME_MAX));
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim() || "?";
+}
+
+function truncatePlain(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+function presetLine(name: string, p: PresetState): string {
+  const n = code(name, NAME_MAX);
+  switch (p.status) {
+    case "processing":
+      return `${n} ${progressBar(p.progress)} ${pct(p.progress)}%`;
+    case "ready":
+      return `${n} ${progressBar(100)} 100% · ready ✓`;
+    case "error":
+      return `${n} ✗ error${p.progress > 0 ? ` (at ${pct(p.progress)}%)` : ""}`;
+    case "deleted":
+      return `${n} 🗑️ format deleted`;
+  }
+}
+
+function presetWord(p: PresetState): string {
+  switch (p.status) {
+    case "processing":
+      return `${pct(p.progress)}%`;
+    case "ready":
+      return "ready";
+    case "error":
+      return "error";
+    case "deleted":
+      return "deleted";
+  }
+}
+
+const SHOW_FIRST: Record<PresetState["status"], number> = { error: 0, processing: 1, ready: 2, deleted: 3 };
+
+/** At most MAX_PRESET_LINES presets: errors, then processing, ready, deleted; shown in name order. */
+function presetLines(s: VideoState): string[] {
+  const all = sortedPresets(s);
+  let shown = all;
+  if (all.length > MAX_PRESET_LINES) {
+    const keep = new Set(
+      [...all]
+        .sort(([a, pa], [b, pb]) => SHOW_FIRST[pa.status] - SHOW_FIRST[pb.status] || compareNames(a, b))
+        .slice(0, MAX_PRESET_LINES)
+        .map(([name]) => name),
+    );
+    shown = all.filter(([name]) => keep.has(name));
+  }
+  const lines = shown.map(([name, p]) => presetLine(name, p));
+  const hidden = all.filter((e) => !shown.includes(e));
+  if (hidden.length > 0) {
+    const counts = countByStatus(hidden.map(([, p]) => p));
+    lines.push(`_and ${hidden.length} more (${countsText(counts)})_`);
+  }
+  return lines;
+}
+
+type Counts = Record<PresetState["status"], number>;
+
+function countByStatus(presets: readonly PresetState[]): Counts {
+  const c: Counts = { processing: 0, ready: 0, error: 0, deleted: 0 };
+  for (const p of presets) c[p.status]++;
+  return c;
+}
+
+function countsText(c: Counts): string {
+  const parts: string[] = [];
+  if (c.ready) parts.push(`${c.ready} ready`);
+  if (c.processing) parts.push(`${c.processing} encoding`);
+  if (c.error) parts.push(`${c.error} failed`);
+  if (c.deleted) parts.push(`${c.deleted} deleted`);
+  return parts.join(", ");
+}
+
+function namesWith(s: VideoState, status: PresetState["status"]): string[] {
+  return sortedPresets(s)
+    .filter(([, p]) => p.status === status)
+    .map(([name]) => name);
+}
+
+function titleLine(s: VideoState): string {
+  const parts = [
+    s.videoId === null ? "🎬 *Events without a video*" : `🎬 *Video* ${code(s.videoId, ID_MAX)}`,
+  ];
+  if (s.ownerId) parts.push(`owner ${code(s.ownerId, ID_MAX)}`);
+  parts.push(`profile ${code(s.profileId, ID_MAX)}`);
+  return parts.join(" · ");
+}
+
+function stageLine(s: VideoState, now: Date): string {
+  const presets = Object.values(s.presets);
+  const c = countByStatus(presets);
+  const total = presets.length - c.deleted;
+  const head = `${STAGE_EMOJI[s.stage]} *${STAGE_LABEL[s.stage]}*`;
+  const parts: string[] = [];
+  switch (s.stage) {
+    case "created":
+      parts.push(`${head} ${at(s.createdAt ?? s.firstEventAt)}`);
+      break;
+    case "encoding":
+      parts.push(head, `${c.ready}/${total} format${total === 1 ? "" : "s"} ready`);
+      break;
+    case "formats_ready":
+      parts.push(head, `${c.ready}/${total} format${total === 1 ? "" : "s"}`);
+      break;
+    case "published":
+      parts.push(`${head} ${at(s.publishedAt ?? s.stageAt)}`);
+      break;
+    case "complete":
+      parts.push(`${head} ${at(s.completeAt ?? s.stageAt)}`, "all formats ready");
+      break;
+    case "deleted":
+      parts.push(`${head} ${at(s.deletedAt ?? s.stageAt)}`);
+      break;
+  }
+  if (c.error > 0) parts.push(`⚠️ failed: ${nameList(namesWith(s, "error"), 3)}`);
+  const unfinished = s.stage === "created" || s.stage === "encoding";
+  if (unfinished && s.eventCount > 0 && now.getTime() - s.lastEventAt > STALL_MS) {
+    parts.push("⏳ no news for over 30 min");
+  }
+  return parts.join(" · ");
+}
+
+function timeline(s: VideoState): string[] {
+  const out: string[] = [];
+  if (s.createdAt !== null) out.push(`Created ${at(s.createdAt)}`);
+  if (s.publishedAt !== null) out.push(`Published ${at(s.publishedAt)}`);
+  if (s.completeAt !== null) out.push(`Complete ${at(s.completeAt)}`);
+  return out;
+}
+
+function parentFallback(s: VideoState): string {
+  const who =
+    s.videoId === null ? "Events without a video" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}`;
+  const presets = Object.values(s.presets);
+  const c = countByStatus(presets);
+  const total = presets.length - c.deleted;
+  let what: string;
+  switch (s.stage) {
+    case "created":
+      what = "created";
+      break;
+    case "encoding": {
+      const busy = sortedPresets(s)
+        .filter(([, p]) => p.status === "processing")
+        .map(([name, p]) => `${truncatePlain(oneLine(name), INLINE_NAME_MAX)} ${pct(p.progress)}%`);
+      const shown = busy.slice(0, 3).join(", ") + (busy.length > 3 ? `, and ${busy.length - 3} more` : "");
+      what = `encoding ${c.ready}/${total} formats${shown ? ` (${shown})` : ""}`;
+      break;
+    }
+    case "formats_ready":
+      what = `formats ready (${c.ready}/${total})`;
+      break;
+    case "published":
+      what = "published";
+      break;
+    case "complete": {
+      const ready = namesWith(s, "ready");
+      what = `complete${ready.length ? `, all formats ready (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
+      break;
+    }
+    case "deleted":
+      what = "deleted";
+      break;
+  }
+  const errors = namesWith(s, "error");
+  const failed = errors.length ? `; failed: ${plainNameList(errors, 3)}` : "";
+  return `${who}: ${what}${failed}`;
+}
+
+/** The one parent message of a video, updated in place as its lifecycle moves. */
+export function renderParent(s: VideoState, now: Date): Message {
+  const blocks: KnownBlock[] = [section(titleLine(s)), section(stageLine(s, now))];
+  const presets = sortedPresets(s);
+  if (s.stage === "deleted") {
+    if (presets.length > 0) {
+      const shown = presets.slice(0, MAX_PRESET_LINES);
+      const list = shown.map(
+        ([name, p]) => `${escapeTruncate(oneLine(name), INLINE_NAME_MAX)} ${presetWord(p)}`,
+      );
+      const more = presets.length - shown.length;
+      blocks.push(
+        context([`Formats at deletion: ${list.join(" · ")}${more > 0 ? ` · and ${more} more` : ""}`]),
+      );
+    }
+  } else {
+    for (const chunk of chunkLines(presetLines(s))) blocks.push(section(chunk));
+  }
+  const events = `${s.eventCount} event${s.eventCount === 1 ? "" : "s"}`;
+  const last = s.eventCount > 0 ? `Last event ${at(s.lastEventAt)} · ${events}` : "No event yet";
+  blocks.push(context([...timeline(s), last]));
+  return message(parentFallback(s), blocks);
+}
+
+/** Compact JSON of foreign data as a code block: backticks neutralised, escaped, bounded. */
+function dataBlock(data: Record<string, unknown>, max: number): string {
+  const raw = getOwn(data, "_truncated");
+  const json = Object.keys(data).length === 1 && typeof raw === "string" ? `${raw}…` : canonicalJson(data);
+  return `\`\`\`${escapeTruncate(json.replace(/`/g, "'"), max) || " "}\`\`\``;
+}
+
+const VIDEO_REF_FIELDS = new Set(["owner_id", "video_id", "preset_name", "status"]);
+
+/** Fields of the data other than the video reference (error details, if the platform sends any). */
+function extraFields(data: Record<string, unknown>): Record<string, unknown> | undefined {
+  const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !VIDEO_REF_FIELDS.has(k)));
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
+function presetOf(m: Milestone, prefix: string): string {
+  return m.key.slice(prefix.length);
+}
+
+/**
+ * A milestone as a short message: a reply in the parent's thread, or a standalone message for
+ * events without a video (then it names the profile).
+ */
+export function renderMilestone(m: Milestone, s: VideoState): Message {
+  const video = s.videoId === null ? "" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `;
+  let line: string;
+  let fallback: string;
+  if (m.key === "published") {
+    line = `✅ Published ${at(m.timestamp)}`;
+    fallback = `${video}published`;
+  } else if (m.key === "complete") {
+    const ready = namesWith(s, "ready");
+    line = `🏁 Complete: all formats ready${ready.length ? ` (${nameList(ready)})` : ""}`;
+    fallback = `${video}complete, all formats ready${ready.length ? ` (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
+  } else if (m.key === "deleted") {
+    line = `🗑️ Video deleted ${at(m.timestamp)}`;
+    fallback = `${video}deleted`;
+  } else if (m.key.startsWith("error:")) {
+    const preset = presetOf(m, "error:");
+    line = preset ? `⚠️ Encoding of ${code(preset, NAME_MAX)} failed` : "⚠️ Encoding of a format failed";
+    fallback = `${video}encoding of ${preset ? truncatePlain(oneLine(preset), INLINE_NAME_MAX) : "a format"} failed`;
+    const extra = extraFields(m.data);
+    if (extra) line += `\n${dataBlock(extra, DETAILS_MAX)}`;
+  } else if (m.key.startsWith("format-deleted:")) {
+    const preset = presetOf(m, "format-deleted:");
+    line = preset ? `🗑️ Format ${code(preset, NAME_MAX)} deleted` : "🗑️ A format was deleted";
+    fallback = `${video}${preset ? `format ${truncatePlain(oneLine(preset), INLINE_NAME_MAX)}` : "a format was"} deleted`;
+  } else {
+    line = `ℹ️ Event ${code(m.type, 100)} received ${at(m.timestamp)}\n${dataBlock(m.data, DATA_BLOCK_MAX)}`;
+    fallback = `${video}event ${truncatePlain(oneLine(m.type), 100)} received`;
+  }
+  const blocks: KnownBlock[] = [section(line)];
+  if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
+  return message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
+}
+
+/** Stable hash of a rendering (key order does not matter), to skip identical chat.update calls. */
+export function parentHash(m: Message): string {
+  return sha256Hex(canonicalJson({ text: m.text, blocks: m.blocks }));
+}

@@ -1,0 +1,414 @@
+/**
+ * Per-video notification state: a pure reducer over webhook deliveries (spec section 6).
+ *
+ * The reducer is built as a join of facts so that the order in which deliveries arrive (the
+ * platform does not promise any) does not matter:
+ *
+ * - Duplicates are no-ops (`seen`), and re-applying a delivery is harmless anyway: every fact is
+ *   merged with min/max or "latest timestamp wins", and milestones are keyed.
+ * - `stage` never moves backwards: created < encoding < formats_ready < published < complete, and
+ *   deleted is terminal. `formats_ready` (at least one preset ready and none processing) is
+ *   sticky: a preset that starts processing afterwards does not send the video back to encoding.
+ * - Per preset: progress only increases (max); ready / error / deleted are final against any
+ *   processing event; between themselves the one with the latest timestamp wins (a
+ *   `video.format.deleted` older than the ready it follows is ignored; a retry that ends ready
+ *   after an error shows ready).
+ * - After `video.deleted` (timestamp D), a delivery with a timestamp after D changes nothing (it is
+ *   only remembered as seen). When the deletion arrives late, what it can undo of such events is
+ *   undone (their unposted milestones, published/complete/created times, the last event time);
+ *   preset lines keep what they had, they are shown as "at deletion" anyway.
+ */
+import { z } from "zod";
+import type { Delivery } from "../../platform/schemas.js";
+import { canonicalJson, getOwn, setOwn, sha256Hex } from "./hash.js";
+
+export const STAGES = ["created", "encoding", "formats_ready", "published", "complete", "deleted"] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const PRESET_STATUSES = ["processing", "ready", "error", "deleted"] as const;
+export type PresetStatus = (typeof PRESET_STATUSES)[number];
+
+export interface PresetState {
+  status: PresetStatus;
+  /** 0..100, never decreases; 100 once the preset was ready. */
+  progress: number;
+  /** Event timestamp: of the final (ready/error/deleted) event, else of the latest processing one. */
+  at: number;
+}
+
+export interface Milestone {
+  /**
+   * Unique per video: "published", "complete", "deleted", "error:<preset>",
+   * "format-deleted:<preset>", "event:<type>:<timestamp>".
+   */
+  key: string;
+  /** Event type of the delivery. */
+  type: string;
+  timestamp: number;
+  /** Flipped by the worker once the reply is posted. */
+  posted: boolean;
+  data: Record<string, unknown>;
+}
+
+export interface VideoState {
+  v: 1;
+  teamId: string;
+  profileId: string;
+  channelId: string;
+  videoId: string | null;
+  ownerId: string | null;
+  stage: Stage;
+  /** Event timestamp at which the current stage began (0 before any event). */
+  stageAt: number;
+  /** Earliest / latest event timestamp applied (0 before any event). */
+  firstEventAt: number;
+  lastEventAt: number;
+  presets: Record<string, PresetState>;
+  /** Timestamp of `video.created`, when received. */
+  createdAt: number | null;
+  publishedAt: number | null;
+  completeAt: number | null;
+  deletedAt: number | null;
+  /** Distinct deliveries applied (ignored ones after a deletion are not counted). */
+  eventCount: number;
+  /** Thread replies, in timestamp order; `posted` flipped by the worker. */
+  milestones: Milestone[];
+  /** Set by the worker after chat.postMessage. */
+  parentTs: string | null;
+  /** Hash of the last parent rendering sent to Slack (set by the worker). */
+  renderedHash: string | null;
+  /** Wall clock ms of the last parent post/update (set by the worker). */
+  lastRenderAt: number | null;
+  /** Dedupe keys of deliveries already applied, oldest first, at most SEEN_CAP. */
+  seen: string[];
+}
+
+export const SEEN_CAP = 200;
+/** Above this many milestones, the oldest posted ones are dropped (unposted ones never). */
+export const MILESTONE_CAP = 100;
+/** Data of an unknown event kept in its milestone: longer canonical JSON is cut to this. */
+export const MILESTONE_DATA_MAX = 2000;
+
+const STAGE_RANK: Record<Stage, number> = {
+  created: 0,
+  encoding: 1,
+  formats_ready: 2,
+  published: 3,
+  complete: 4,
+  deleted: 5,
+};
+
+export function stageRank(stage: Stage): number {
+  return STAGE_RANK[stage];
+}
+
+/** Tie-break between final events of one preset with the same timestamp. */
+const FINAL_RANK: Record<PresetStatus, number> = { processing: 0, ready: 1, error: 2, deleted: 3 };
+
+export function initialState(ctx: {
+  teamId: string;
+  profileId: string;
+  channelId: string;
+  videoId: string | null;
+  ownerId?: string | null;
+}): VideoState {
+  return {
+    v: 1,
+    teamId: ctx.teamId,
+    profileId: ctx.profileId,
+    channelId: ctx.channelId,
+    videoId: ctx.videoId,
+    ownerId: ctx.ownerId ?? null,
+    stage: "created",
+    stageAt: 0,
+    firstEventAt: 0,
+    lastEventAt: 0,
+    presets: {},
+    createdAt: null,
+    publishedAt: null,
+    completeAt: null,
+    deletedAt: null,
+    eventCount: 0,
+    milestones: [],
+    parentTs: null,
+    renderedHash: null,
+    lastRenderAt: null,
+    seen: [],
+  };
+}
+
+/** sha256 hex of `type|timestamp|canonical JSON of data`: the same delivery gives the same key. */
+export function dedupeKeyOf(d: Delivery): string {
+  return sha256Hex(`${d.type}|${d.timestamp}|${canonicalJson(d.data)}`);
+}
+
+function minOf(a: number | null, b: number): number {
+  return a === null ? b : Math.min(a, b);
+}
+
+function clampProgress(p: number): number {
+  if (!Number.isFinite(p)) return 0;
+  return Math.min(100, Math.max(0, p));
+}
+
+function stringField(data: Record<string, unknown>, key: string): string | undefined {
+  const v = getOwn(data, key);
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Merges one preset event into the preset's state (a join: order does not matter). */
+function mergePreset(
+  cur: PresetState | undefined,
+  status: PresetStatus,
+  progress: number,
+  t: number,
+): PresetState {
+  const contribution = status === "processing" ? clampProgress(progress) : status === "ready" ? 100 : 0;
+  if (!cur) return { status, progress: contribution, at: t };
+  const merged = Math.max(cur.progress, contribution);
+  if (status === "processing") {
+    if (cur.status === "processing") return { status, progress: merged, at: Math.max(cur.at, t) };
+    return { ...cur, progress: merged };
+  }
+  const wins =
+    cur.status === "processing" ||
+    t > cur.at ||
+    (t === cur.at && FINAL_RANK[status] > FINAL_RANK[cur.status]);
+  return wins ? { status, progress: merged, at: t } : { ...cur, progress: merged };
+}
+
+function updatePreset(s: VideoState, name: string, status: PresetStatus, progress: number, t: number): void {
+  setOwn(s.presets, name, mergePreset(getOwn(s.presets, name), status, progress, t));
+}
+
+/** Adds a milestone once per key; for two deliveries of one key the earliest is kept. */
+function addMilestone(s: VideoState, m: Omit<Milestone, "posted">): void {
+  const i = s.milestones.findIndex((x) => x.key === m.key);
+  const old = s.milestones[i];
+  if (i === -1 || !old) {
+    s.milestones.push({ ...m, posted: false });
+    return;
+  }
+  if (old.posted) return;
+  const earlier =
+    m.timestamp < old.timestamp ||
+    (m.timestamp === old.timestamp && canonicalJson(m.data) < canonicalJson(old.data));
+  if (earlier) s.milestones[i] = { ...m, posted: false };
+}
+
+/** Data of an unknown event, bounded for storage: `{ _truncated: "<canonical JSON prefix>" }` if long. */
+function boundedData(data: Record<string, unknown>): Record<string, unknown> {
+  const json = canonicalJson(data);
+  if (json.length <= MILESTONE_DATA_MAX) return data;
+  return { _truncated: json.slice(0, MILESTONE_DATA_MAX) };
+}
+
+function compareMilestones(a: Milestone, b: Milestone): number {
+  if (a.timestamp !== b.timestamp) return a.timestamp - b.timestamp;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** Undoes what events after the deletion time could have recorded before the deletion arrived. */
+function pruneAfterDeletion(s: VideoState, deletedAt: number): void {
+  s.milestones = s.milestones.filter((m) => m.posted || m.timestamp <= deletedAt);
+  if (s.publishedAt !== null && s.publishedAt > deletedAt) s.publishedAt = null;
+  if (s.completeAt !== null && s.completeAt > deletedAt) s.completeAt = null;
+  if (s.createdAt !== null && s.createdAt > deletedAt) s.createdAt = null;
+  // The deletion is itself an applied event, and nothing after it counts.
+  s.lastEventAt = deletedAt;
+}
+
+/** The stage the facts show, before the never-backwards rule. */
+function derivedStage(s: VideoState): Stage {
+  if (s.deletedAt !== null) return "deleted";
+  if (s.completeAt !== null) return "complete";
+  if (s.publishedAt !== null) return "published";
+  let ready = 0;
+  let processing = 0;
+  let other = 0;
+  for (const p of Object.values(s.presets)) {
+    if (p.status === "ready") ready++;
+    else if (p.status === "processing") processing++;
+    else if (p.status === "error") other++;
+  }
+  if (ready > 0 && processing === 0) return "formats_ready";
+  if (ready + processing + other > 0) return "encoding";
+  return "created";
+}
+
+function updateStage(s: VideoState, prev: Stage, t: number): void {
+  const derived = derivedStage(s);
+  if (STAGE_RANK[derived] > STAGE_RANK[prev]) s.stage = derived;
+  switch (s.stage) {
+    case "created":
+      s.stageAt = s.createdAt ?? s.firstEventAt;
+      break;
+    case "published":
+      s.stageAt = s.publishedAt ?? s.stageAt;
+      break;
+    case "complete":
+      s.stageAt = s.completeAt ?? s.stageAt;
+      break;
+    case "deleted":
+      s.stageAt = s.deletedAt ?? s.stageAt;
+      break;
+    default:
+      if (s.stage !== prev) s.stageAt = t;
+  }
+}
+
+function capMilestones(s: VideoState): void {
+  let excess = s.milestones.length - MILESTONE_CAP;
+  if (excess <= 0) return;
+  s.milestones = s.milestones.filter((m) => {
+    if (excess > 0 && m.posted) {
+      excess--;
+      return false;
+    }
+    return true;
+  });
+}
+
+/**
+ * The state after `d`. Pure: `state` is not modified; a duplicate returns `state` itself, anything
+ * else a new object.
+ */
+export function applyDelivery(state: VideoState, d: Delivery): VideoState {
+  const key = dedupeKeyOf(d);
+  if (state.seen.includes(key)) return state;
+  const s = structuredClone(state);
+  s.seen.push(key);
+  if (s.seen.length > SEEN_CAP) s.seen.splice(0, s.seen.length - SEEN_CAP);
+
+  const t = d.timestamp;
+  if (s.deletedAt !== null && t > s.deletedAt) return s;
+
+  const prevStage = s.stage;
+  s.eventCount++;
+  s.firstEventAt = s.eventCount === 1 ? t : Math.min(s.firstEventAt, t);
+  s.lastEventAt = s.eventCount === 1 ? t : Math.max(s.lastEventAt, t);
+  const owner = stringField(d.data, "owner_id");
+  if (owner !== undefined && (s.ownerId === null || owner < s.ownerId)) s.ownerId = owner;
+
+  if (!d.known) {
+    addMilestone(s, { key: `event:${d.type}:${t}`, type: d.type, timestamp: t, data: boundedData(d.data) });
+  } else {
+    const data = d.data as Record<string, unknown>;
+    const milestone = (key: string) => addMilestone(s, { key, type: d.type, timestamp: t, data });
+    switch (d.type) {
+      case "video.created":
+        s.createdAt = minOf(s.createdAt, t);
+        break;
+      case "video.published":
+        s.publishedAt = minOf(s.publishedAt, t);
+        milestone("published");
+        break;
+      case "video.complete":
+        s.completeAt = minOf(s.completeAt, t);
+        milestone("complete");
+        break;
+      case "video.deleted":
+        s.deletedAt = minOf(s.deletedAt, t);
+        milestone("deleted");
+        pruneAfterDeletion(s, s.deletedAt);
+        break;
+      case "video.format.processing":
+        updatePreset(s, d.data.preset_name, "processing", d.data.progress, t);
+        break;
+      case "video.format.ready":
+        updatePreset(s, d.data.preset_name, "ready", 100, t);
+        break;
+      case "video.format.error": {
+        const preset = d.data.preset_name;
+        if (preset !== undefined) updatePreset(s, preset, "error", 0, t);
+        milestone(`error:${preset ?? ""}`);
+        break;
+      }
+      case "video.format.deleted": {
+        const preset = d.data.preset_name;
+        if (preset !== undefined) updatePreset(s, preset, "deleted", 0, t);
+        milestone(`format-deleted:${preset ?? ""}`);
+        break;
+      }
+    }
+  }
+
+  updateStage(s, prevStage, t);
+  s.milestones.sort(compareMilestones);
+  capMilestones(s);
+  return s;
+}
+
+// --- Reading back from the store ------------------------------------------------------------------
+
+const eventTime = z.number().int().nonnegative();
+const plainObject = z.custom<Record<string, unknown>>(
+  (x) => typeof x === "object" && x !== null && !Array.isArray(x),
+  "must be an object",
+);
+
+const PresetStateSchema = z.object({
+  status: z.enum(PRESET_STATUSES),
+  progress: z.number().min(0).max(100),
+  at: eventTime,
+});
+
+const MilestoneSchema = z.object({
+  key: z.string().min(1),
+  type: z.string().min(1),
+  timestamp: eventTime,
+  posted: z.boolean(),
+  // Kept as stored (a zod record would drop a `__proto__` key of foreign data).
+  data: plainObject,
+});
+
+const VideoStateSchema = z
+  .object({
+    v: z.literal(1),
+    teamId: z.string(),
+    profileId: z.string(),
+    channelId: z.string(),
+    videoId: z.string().nullable(),
+    ownerId: z.string().nullable(),
+    stage: z.enum(STAGES),
+    stageAt: eventTime,
+    firstEventAt: eventTime,
+    lastEventAt: eventTime,
+    presets: plainObject,
+    createdAt: eventTime.nullable(),
+    publishedAt: eventTime.nullable(),
+    completeAt: eventTime.nullable(),
+    deletedAt: eventTime.nullable(),
+    eventCount: z.number().int().nonnegative(),
+    milestones: z.array(MilestoneSchema),
+    parentTs: z.string().min(1).nullable(),
+    renderedHash: z.string().min(1).nullable(),
+    lastRenderAt: z.number().nonnegative().nullable(),
+    seen: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(SEEN_CAP),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
+      ctx.addIssue({ code: "custom", message: "stage and deletedAt disagree", path: ["stage"] });
+    }
+    if (s.eventCount > 0 && s.firstEventAt > s.lastEventAt) {
+      ctx.addIssue({ code: "custom", message: "firstEventAt after lastEventAt", path: ["firstEventAt"] });
+    }
+    if (new Set(s.milestones.map((m) => m.key)).size !== s.milestones.length) {
+      ctx.addIssue({ code: "custom", message: "duplicate milestone key", path: ["milestones"] });
+    }
+  });
+
+/** A stored state, or undefined when it is corrupt or of another version (start afresh then). */
+export function validateState(x: unknown): VideoState | undefined {
+  const r = VideoStateSchema.safeParse(x);
+  if (!r.success) return undefined;
+  // Presets by hand: preset names are foreign text, `__proto__` included.
+  const presets: Record<string, PresetState> = {};
+  for (const [name, value] of Object.entries(r.data.presets)) {
+    const p = PresetStateSchema.safeParse(value);
+    if (!p.success) return undefined;
+    setOwn(presets, name, p.data);
+  }
+  const state: VideoState = { ...r.data, presets };
+  return state;
+}

@@ -1,0 +1,298 @@
+/**
+ * The outbox worker: claims due videos, folds their stored deliveries into the video's state, and
+ * makes Slack show that state: one parent message per video (posted once, then chat.update), and
+ * milestones as thread replies.
+ *
+ * Crash safety: the state (with which milestones are posted) is written before the deliveries are
+ * acknowledged, and applying a delivery twice changes nothing, so a restart at any point replays
+ * at most a few deliveries harmlessly and resumes the Slack work the state says is not done yet.
+ * The one window that can double a message is a crash between Slack's answer to a post and the
+ * state write that records it (milliseconds); a graceful stop waits for the current video.
+ *
+ * Coalescing: a parent is updated at most once per `coalesceMs` (progress events in between only
+ * change the state; the latest state wins). Milestones and the first post are not delayed beyond
+ * the channel's pace.
+ */
+import { randomUUID } from "node:crypto";
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../log.js";
+import type { SettingsRepo } from "../store/index.js";
+import type { ChannelGate } from "./gate.js";
+import { classifySlackError } from "./slack-errors.js";
+import type { Outbox, OutboxItem, VideoKey } from "./types.js";
+import { parentHash, renderMilestone, renderParent } from "./video/render.js";
+import { applyDelivery, initialState, type VideoState, validateState } from "./video/state.js";
+
+export interface WorkerOptions {
+  outbox: Outbox;
+  /** The Web API client for a workspace (retries off: the worker paces and retries per channel). */
+  slackFor: (teamId: string) => Promise<WebClient>;
+  settings: SettingsRepo;
+  gate: ChannelGate;
+  logger: Logger;
+  managerUserIds: readonly string[];
+  owner?: string;
+  now?: () => number;
+  /** Idle poll interval when nothing is due (ms). */
+  pollMs?: number;
+  leaseMs?: number;
+  coalesceMs?: number;
+  /** Videos processed at once. */
+  concurrency?: number;
+  /** Deliveries folded per claim. */
+  batch?: number;
+  onPosted?: (kind: "post" | "update" | "thread", channel: string) => void;
+  onFailed?: (reason: string) => void;
+  onRateLimited?: (channel: string, seconds: number) => void;
+}
+
+type Outcome = { dueAt: number | null };
+
+export class NotifyWorker {
+  private readonly o: Required<Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited">> &
+    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited">;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(o: WorkerOptions) {
+    this.o = {
+      owner: `worker-${randomUUID()}`,
+      now: Date.now,
+      pollMs: 250,
+      leaseMs: 30_000,
+      coalesceMs: 3_000,
+      concurrency: 4,
+      batch: 500,
+      ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
+    } as NotifyWorker["o"];
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming; resolves when the videos in progress are done (their Slack call included). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Something was enqueued: look now instead of at the next poll. */
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** Claims and processes due videos until none is due now (tests and the demo use it). */
+  async drain(maxRounds = 1000): Promise<void> {
+    for (let i = 0; i < maxRounds; i++) {
+      if ((await this.round()) === 0) return;
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let n = 0;
+      try {
+        n = await this.round();
+      } catch (err) {
+        this.o.logger.warn({ err }, "notification worker round failed; retrying");
+      }
+      if (!this.running) break;
+      if (n === 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.o.pollMs);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  /** One claim of up to `concurrency` videos, processed in parallel. Returns how many. */
+  private async round(): Promise<number> {
+    const keys = await this.o.outbox.claimDue(this.o.owner, this.o.now(), this.o.concurrency, this.o.leaseMs);
+    await Promise.all(keys.map((k) => this.processSafely(k)));
+    return keys.length;
+  }
+
+  private async processSafely(key: VideoKey): Promise<void> {
+    let outcome: Outcome = { dueAt: null };
+    try {
+      outcome = await this.process(key);
+    } catch (err) {
+      this.o.logger.warn({ err, video: key }, "video not processed; it will be tried again");
+      outcome = { dueAt: this.o.now() + 2_000 };
+    } finally {
+      await this.o.outbox.release(this.o.owner, key, outcome.dueAt).catch((err: unknown) => {
+        this.o.logger.warn({ err, video: key }, "could not release a video lease; it expires by itself");
+      });
+    }
+  }
+
+  private async process(key: VideoKey): Promise<Outcome> {
+    const { outbox, owner } = this.o;
+    const items = await outbox.pending(key, this.o.batch);
+    let state = await this.loadState(key, items[0]);
+    if (!state) return { dueAt: null };
+    for (const item of items) {
+      state = applyDelivery({ ...state, channelId: item.channelId }, item.delivery);
+    }
+    if (items.length > 0) {
+      if (!(await outbox.setState(owner, key, state))) return { dueAt: null }; // lease lost
+      await outbox.ack(
+        owner,
+        key,
+        items.map((i) => i.id),
+      );
+    }
+    return this.show(key, state, items);
+  }
+
+  private async loadState(key: VideoKey, first: OutboxItem | undefined): Promise<VideoState | undefined> {
+    const raw = await this.o.outbox.getState(key);
+    if (raw !== undefined) {
+      const s = validateState(raw);
+      if (s) return s;
+      this.o.logger.error({ video: key }, "stored video state is damaged; starting it again");
+    }
+    if (!first) return undefined;
+    const data = first.delivery.data;
+    return initialState({
+      teamId: first.teamId,
+      profileId: first.profileId,
+      channelId: first.channelId,
+      videoId: typeof data.video_id === "string" ? data.video_id : null,
+      ownerId: typeof data.owner_id === "string" ? data.owner_id : null,
+    });
+  }
+
+  /** Brings Slack up to date with the state, within the channel's pace. */
+  private async show(key: VideoKey, initial: VideoState, items: OutboxItem[]): Promise<Outcome> {
+    let state = initial;
+    const { gate } = this.o;
+    const channel = state.channelId;
+    const blocked = gate.blockedUntil(channel);
+    if (blocked) return { dueAt: blocked };
+    const client = await this.o.slackFor(state.teamId);
+    const save = async (next: VideoState) => {
+      state = next;
+      await this.o.outbox.setState(this.o.owner, key, next);
+    };
+
+    try {
+      // 1. The parent message: posted once, then updated in place (coalesced).
+      if (state.videoId !== null) {
+        const msg = renderParent(state, new Date(this.o.now()));
+        const hash = parentHash(msg);
+        if (state.parentTs === null) {
+          const wait = gate.takePostSlot(channel);
+          if (wait) return { dueAt: wait };
+          const res = await client.chat.postMessage({
+            channel,
+            text: msg.text,
+            blocks: msg.blocks,
+            unfurl_links: false,
+          });
+          gate.succeeded(channel);
+          this.o.onPosted?.("post", channel);
+          await save({ ...state, parentTs: res.ts ?? null, renderedHash: hash, lastRenderAt: this.o.now() });
+        } else if (hash !== state.renderedHash) {
+          const since = this.o.now() - (state.lastRenderAt ?? 0);
+          const urgent = state.milestones.some((m) => !m.posted);
+          if (since < this.o.coalesceMs && !urgent)
+            return { dueAt: (state.lastRenderAt ?? 0) + this.o.coalesceMs };
+          await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
+          gate.succeeded(channel);
+          this.o.onPosted?.("update", channel);
+          await save({ ...state, renderedHash: hash, lastRenderAt: this.o.now() });
+        }
+      }
+      // 2. Milestones: thread replies under the parent (standalone for events without a video).
+      for (const m of [...state.milestones].sort((a, b) => a.timestamp - b.timestamp)) {
+        if (m.posted) continue;
+        const wait = gate.takePostSlot(channel);
+        if (wait) return { dueAt: wait };
+        const msg = renderMilestone(m, state);
+        await client.chat.postMessage({
+          channel,
+          text: msg.text,
+          blocks: msg.blocks,
+          thread_ts: state.parentTs ?? undefined,
+          unfurl_links: false,
+        });
+        gate.succeeded(channel);
+        this.o.onPosted?.("thread", channel);
+        await save({
+          ...state,
+          milestones: state.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
+        });
+      }
+      return { dueAt: null };
+    } catch (err) {
+      const f = classifySlackError(err);
+      switch (f.kind) {
+        case "rate_limited": {
+          this.o.onRateLimited?.(channel, f.retryAfterSeconds);
+          this.o.logger.warn(
+            { channel, retryAfter: f.retryAfterSeconds },
+            "Slack rate-limited the channel; pausing it",
+          );
+          return { dueAt: gate.rateLimited(channel, f.retryAfterSeconds) };
+        }
+        case "message_gone":
+          await save({ ...state, parentTs: null, renderedHash: null });
+          return { dueAt: this.o.now() };
+        case "transient": {
+          const at = gate.failed(channel);
+          this.o.logger.warn({ err, channel, until: at }, "Slack call failed; backing off the channel");
+          return { dueAt: at };
+        }
+        case "permanent":
+          await this.refused(state, items, f.code);
+          // What Slack refused is recorded; nothing is retried until new deliveries arrive.
+          await save({
+            ...state,
+            milestones: state.milestones.map((m) => ({ ...m, posted: true })),
+            renderedHash: null,
+          });
+          return { dueAt: null };
+      }
+    }
+  }
+
+  /** Records the deliveries Slack refused for good and tells the workspace's managers once. */
+  private async refused(state: VideoState, items: OutboxItem[], code: string): Promise<void> {
+    const { outbox, logger } = this.o;
+    this.o.onFailed?.(code);
+    logger.error({ team: state.teamId, channel: state.channelId, code }, "Slack refused the notification");
+    for (const item of items) await outbox.deadLetter(item, code, this.o.now());
+    const first = await outbox.once(`report:${state.teamId}:${state.channelId}:${code}`, 24 * 3600_000);
+    if (!first) return;
+    const profile = await this.o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
+    const recipients = new Set([...(profile ? [profile.setBy] : []), ...this.o.managerUserIds]);
+    const client = await this.o.slackFor(state.teamId);
+    const text =
+      `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>: Slack said \`${code}\`. ` +
+      (code === "not_in_channel"
+        ? "Invite me to the channel (`/invite @video-platform`) and new events will show up again."
+        : code === "is_archived"
+          ? "The channel is archived: run `/webhook set` in another channel."
+          : code === "channel_not_found"
+            ? "The channel no longer exists: run `/webhook set` in another channel."
+            : "New events will be tried again; see the bot's logs for details.");
+    for (const user of recipients) {
+      try {
+        await client.chat.postMessage({ channel: user, text });
+      } catch (err) {
+        logger.warn({ err, user }, "could not report the refused notification to a manager");
+      }
+    }
+  }
+}

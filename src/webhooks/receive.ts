@@ -1,0 +1,142 @@
+/**
+ * The platform's delivery route, `POST /hooks/platform/<token>`.
+ *
+ * Checks, cheapest first: source address (403), token (404, looked up by hash and compared in
+ * constant time by RouteRepo), size (413, reading stops at the limit), JSON and delivery shape
+ * (400 with the reason). Then the delivery is stored durably in the outbox, deduplicated on
+ * (workspace, profile, type, timestamp, data), and only then answered 200. Storing is the only
+ * work on the request path; Slack is the worker's business. A store that cannot be reached gets
+ * 503 with Retry-After, so a retrying sender tries again (its retry policy is not shown).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CustomRoute } from "@slack/bolt";
+import type { Logger } from "../log.js";
+import type { Outbox } from "../notify/types.js";
+import { videoKeyOf } from "../notify/types.js";
+import { dedupeKeyOf } from "../notify/video/state.js";
+import { parseDelivery } from "../platform/schemas.js";
+import { isCallbackToken, type RouteRepo, StoreUnavailableError } from "../store/index.js";
+import { allowList, clientAddress } from "./source.js";
+
+export const MAX_DELIVERY_BYTES = 64 * 1024;
+
+export interface ReceiveOptions {
+  routes: RouteRepo;
+  outbox: Outbox;
+  logger: Logger;
+  allowedIps: readonly string[];
+  trustProxy: boolean;
+  now?: () => number;
+  /** Observes each answer (metrics). */
+  onResult?: (r: IngestResult) => void;
+}
+
+export interface IngestResult {
+  status: 200 | 400 | 403 | 404 | 413 | 503;
+  body: Record<string, unknown>;
+}
+
+const result = (status: IngestResult["status"], body: Record<string, unknown>): IngestResult => ({
+  status,
+  body,
+});
+
+/** Reads at most `limit` bytes; null when the body is larger (reading stops there). */
+async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) return null;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface Ingestor {
+  /** Validates, routes and stores one delivery body for a route token. */
+  ingest(token: string, body: Buffer | string): Promise<IngestResult>;
+  route: CustomRoute;
+}
+
+export function createIngestor(o: ReceiveOptions): Ingestor {
+  const allowed = allowList(o.allowedIps);
+  const now = o.now ?? Date.now;
+  const log = o.logger.child({ component: "webhooks" });
+
+  async function ingest(token: string, body: Buffer | string): Promise<IngestResult> {
+    if (!isCallbackToken(token)) return result(404, { error: "unknown delivery token" });
+    const route = await o.routes.get(token);
+    if (!route) return result(404, { error: "unknown delivery token" });
+    let json: unknown;
+    try {
+      json = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+    } catch {
+      return result(400, { error: "the body is not JSON" });
+    }
+    const parsed = parseDelivery(json);
+    if (!parsed.ok) return result(400, { error: `not a delivery: ${parsed.error}` });
+    const d = parsed.value;
+    const videoId = typeof d.data.video_id === "string" ? d.data.video_id : null;
+    const outcome = await o.outbox.enqueue(
+      {
+        teamId: route.teamId,
+        profileId: route.profileId,
+        channelId: route.channelId,
+        videoKey: videoKeyOf(route.teamId, route.profileId, videoId),
+        delivery: d,
+        receivedAt: now(),
+      },
+      `${route.teamId}:${route.profileId}:${dedupeKeyOf(d)}`,
+      now(),
+    );
+    return result(200, { status: outcome });
+  }
+
+  async function handle(req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse) {
+    let r: IngestResult;
+    let bodyTooLarge = false;
+    try {
+      const source = clientAddress(req, o.trustProxy);
+      if (allowed && !allowed(source)) {
+        r = result(403, { error: "source address not allowed" });
+      } else {
+        const body = await readLimited(req, MAX_DELIVERY_BYTES);
+        if (body === null) {
+          bodyTooLarge = true;
+          r = result(413, { error: `the body is larger than ${MAX_DELIVERY_BYTES} bytes` });
+        } else {
+          r = await ingest(req.params?.token ?? "", body);
+        }
+      }
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) {
+        log.error({ err }, "delivery not stored: the store is unavailable");
+        r = result(503, { error: "temporarily unable to store the delivery; try again" });
+      } else {
+        log.error({ err }, "delivery failed");
+        r = result(503, { error: "temporarily unable to store the delivery; try again" });
+      }
+    }
+    o.onResult?.(r);
+    if (r.status !== 200) log.info({ status: r.status, reason: r.body.error }, "delivery refused");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (r.status === 503) headers["retry-after"] = "5";
+    if (bodyTooLarge) headers.connection = "close";
+    res.writeHead(r.status, headers);
+    res.end(JSON.stringify(r.body));
+    if (bodyTooLarge) res.on("finish", () => req.destroy());
+  }
+
+  return {
+    ingest,
+    route: {
+      path: "/hooks/platform/:token",
+      method: ["POST"],
+      handler: (req, res) => void handle(req as IncomingMessage & { params?: Record<string, string> }, res),
+    },
+  };
+}

@@ -1,0 +1,352 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyDelivery,
+  initialState,
+  MAX_PRESET_LINES,
+  type Milestone,
+  parentHash,
+  progressBar,
+  renderMilestone,
+  renderParent,
+  type VideoState,
+} from "../../../src/notify/video/index.js";
+import type { Delivery } from "../../../src/platform/schemas.js";
+import { assertWithinLimits, LIMITS, type Message } from "../../../src/slack/blocks/index.js";
+import { applyAll, CTX, delivery, ev, int, lifecycle, pick, prng, T0, VIDEO } from "./fixtures.js";
+
+const at = (ms: number) => T0 + ms;
+const NOW = new Date(T0 + 60_000);
+
+/** Every text of a message (fallback, section texts, context elements). */
+function texts(m: Message): string[] {
+  const out = [m.text];
+  for (const b of m.blocks) {
+    if (b.type === "section" && b.text) out.push(b.text.text);
+    if (b.type === "context") for (const e of b.elements) if ("text" in e) out.push(e.text);
+  }
+  return out;
+}
+const all = (m: Message) => texts(m).join("\n");
+
+function milestone(s: VideoState, key: string): Milestone {
+  const m = s.milestones.find((x) => x.key === key);
+  if (!m) throw new Error(`no milestone ${key}`);
+  return m;
+}
+
+describe("progressBar", () => {
+  it("has one filled cell per full 10%", () => {
+    expect(progressBar(0)).toBe("▱▱▱▱▱▱▱▱▱▱");
+    expect(progressBar(50)).toBe("▰▰▰▰▰▱▱▱▱▱");
+    expect(progressBar(99)).toBe("▰▰▰▰▰▰▰▰▰▱");
+    expect(progressBar(100)).toBe("▰▰▰▰▰▰▰▰▰▰");
+    expect(progressBar(250)).toBe("▰▰▰▰▰▰▰▰▰▰");
+    expect(progressBar(Number.NaN)).toBe("▱▱▱▱▱▱▱▱▱▱");
+  });
+});
+
+describe("renderParent through a lifecycle", () => {
+  const ds = lifecycle();
+  const upTo = (pred: (d: Delivery) => boolean) => applyAll(ds.slice(0, ds.findIndex(pred)));
+
+  it("created: header with the video, owner and profile, the stage and the event count", () => {
+    const m = renderParent(applyAll(ds.slice(0, 1)), NOW);
+    expect(m.text).toBe("Video x1abc: created");
+    expect(all(m)).toContain("🎬 *Video* `x1abc` · owner `owner42` · profile `prof1`");
+    expect(all(m)).toContain("🆕 *Created* <!date^");
+    expect(all(m)).toMatch(/Last event <!date\^\d+\^[^|]+\|2025-03-14 18:00 UTC> · 1 event$/m);
+    expect(assertWithinLimits(m)).toEqual([]);
+  });
+
+  it("encoding: one line per preset with bar and percentage, and a fallback with the progress", () => {
+    const s = upTo((d) => d.type === "video.format.ready");
+    const m = renderParent(s, NOW);
+    expect(m.text).toBe("Video x1abc: encoding 0/3 formats (240p 100%, 480p 50%, 720p 30%)");
+    const text = all(m);
+    expect(text).toContain("⚙️ *Encoding* · 0/3 formats ready");
+    expect(text).toContain("`240p` ▰▰▰▰▰▰▰▰▰▰ 100%");
+    expect(text).toContain("`480p` ▰▰▰▰▰▱▱▱▱▱ 50%");
+    expect(text).toContain("`720p` ▰▰▰▱▱▱▱▱▱▱ 30%");
+    expect(text.indexOf("`240p`")).toBeLessThan(text.indexOf("`480p`"));
+    expect(text).toContain(`· ${s.eventCount} events`);
+  });
+
+  it("ready presets are ticked; published and complete show their times", () => {
+    const pub = renderParent(
+      upTo((d) => d.type === "video.complete"),
+      NOW,
+    );
+    expect(pub.text).toBe("Video x1abc: published");
+    expect(all(pub)).toContain("✅ *Published* <!date^");
+    expect(all(pub)).toContain("`240p` ▰▰▰▰▰▰▰▰▰▰ 100% · ready ✓");
+    expect(all(pub)).toContain("Published <!date^");
+
+    const done = renderParent(applyAll(ds), NOW);
+    expect(done.text).toBe("Video x1abc: complete, all formats ready (240p, 480p, 720p)");
+    expect(all(done)).toContain("🏁 *Complete* <!date^");
+    expect(all(done)).toMatch(/Complete <!date\^\d+\^[^>]+>/);
+    expect(all(done)).toContain("36 events");
+  });
+
+  it("formats ready before publication", () => {
+    const s = applyAll(ds.filter((d) => d.type !== "video.published" && d.type !== "video.complete"));
+    const m = renderParent(s, NOW);
+    expect(m.text).toBe("Video x1abc: formats ready (3/3)");
+    expect(all(m)).toContain("🎞️ *Formats ready* · 3/3 formats");
+  });
+
+  it("a failed format is flagged in the stage line and in its own line", () => {
+    const s = applyAll([...ds.slice(0, 10), ev.error(at(9_999), "720p")]);
+    const m = renderParent(s, NOW);
+    expect(all(m)).toContain("⚠️ failed: 720p");
+    expect(all(m)).toContain("`720p` ✗ error (at 10%)");
+    expect(m.text).toMatch(/; failed: 720p$/);
+  });
+
+  it("a deleted format is marked deleted and not counted", () => {
+    const s = applyAll([ev.ready(at(1), "240p"), ev.ready(at(2), "480p"), ev.formatDeleted(at(3), "480p")]);
+    const m = renderParent(s, NOW);
+    expect(all(m)).toContain("`480p` 🗑️ format deleted");
+    expect(all(m)).toContain("1/1 format");
+  });
+
+  it("deleted: says so plainly, lists the formats as they were, no progress bars", () => {
+    const s = applyAll([...ds.slice(0, 20), ev.deleted(at(12_000))]);
+    const m = renderParent(s, NOW);
+    expect(m.text).toBe("Video x1abc: deleted");
+    expect(all(m)).toContain("🗑️ *Video deleted* <!date^");
+    expect(all(m)).toContain("Formats at deletion: 240p ready · 480p 50% · 720p 30%");
+    expect(all(m)).not.toContain("▰");
+  });
+
+  it("an unfinished encoding with no news for a long time says so", () => {
+    const s = upTo((d) => d.type === "video.format.ready");
+    expect(all(renderParent(s, new Date(s.lastEventAt + 29 * 60_000)))).not.toContain("⏳");
+    expect(all(renderParent(s, new Date(s.lastEventAt + 31 * 60_000)))).toContain(
+      "⏳ no news for over 30 min",
+    );
+    expect(all(renderParent(applyAll(ds), new Date(s.lastEventAt + 99 * 60_000)))).not.toContain("⏳");
+  });
+
+  it("a state without events or video renders too", () => {
+    const m = renderParent(initialState({ ...CTX, videoId: null }), NOW);
+    expect(all(m)).toContain("Events without a video");
+    expect(all(m)).toContain("No event yet");
+    expect(assertWithinLimits(m)).toEqual([]);
+  });
+});
+
+describe("renderMilestone", () => {
+  const done = applyAll(lifecycle());
+
+  it("published, complete, deleted", () => {
+    const pub = renderMilestone(milestone(done, "published"), done);
+    expect(pub.text).toBe("Video x1abc: published");
+    expect(all(pub)).toMatch(/^✅ Published <!date\^\d+\^[^|]+\|2025-03-14 18:00 UTC>$/m);
+    const complete = renderMilestone(milestone(done, "complete"), done);
+    expect(texts(complete)[1]).toBe("🏁 Complete: all formats ready (240p, 480p, 720p)");
+    expect(complete.text).toBe("Video x1abc: complete, all formats ready (240p, 480p, 720p)");
+    const del = applyAll([ev.deleted(at(5))]);
+    expect(texts(renderMilestone(milestone(del, "deleted"), del))[1]).toMatch(/^🗑️ Video deleted <!date\^/);
+  });
+
+  it("format error (with details when the platform sends some) and format deleted", () => {
+    const s = applyAll([
+      ev.error(at(5), "720p", { reason: "codec <h265> & co" }),
+      ev.formatDeleted(at(6), "720p"),
+    ]);
+    const err = renderMilestone(milestone(s, "error:720p"), s);
+    expect(err.text).toBe("Video x1abc: encoding of 720p failed");
+    expect(texts(err)[1]).toBe('⚠️ Encoding of `720p` failed\n```{"reason":"codec &lt;h265&gt; &amp; co"}```');
+    const plain = applyAll([ev.error(at(5), "720p")]);
+    expect(texts(renderMilestone(milestone(plain, "error:720p"), plain))[1]).toBe(
+      "⚠️ Encoding of `720p` failed",
+    );
+    const del = renderMilestone(milestone(s, "format-deleted:720p"), s);
+    expect(texts(del)[1]).toBe("🗑️ Format `720p` deleted");
+    expect(del.text).toBe("Video x1abc: format 720p deleted");
+  });
+
+  it("unknown event: a short line and a compact, escaped, bounded code block of its data", () => {
+    const s = applyAll([delivery("video.moderated", at(5), { video_id: VIDEO, note: "a`b```c <!channel>" })]);
+    const m = renderMilestone(milestone(s, `event:video.moderated:${at(5)}`), s);
+    expect(m.text).toBe("Video x1abc: event video.moderated received");
+    const [line, block] = texts(m)[1]?.split("\n") ?? [];
+    expect(line).toMatch(/^ℹ️ Event `video\.moderated` received <!date\^/);
+    expect(block).toBe('```{"note":"a\'b\'\'\'c &lt;!channel&gt;","video_id":"x1abc"}```');
+    expect(assertWithinLimits(m)).toEqual([]);
+  });
+
+  it("standalone message (no video) names the profile", () => {
+    const s = applyDelivery(initialState({ ...CTX, videoId: null }), delivery("profile.updated", at(1), {}));
+    const m = renderMilestone(s.milestones[0] as Milestone, s);
+    expect(m.text).toBe("Event profile.updated received");
+    expect(all(m)).toContain("Profile `prof1`");
+  });
+
+  it("huge data is cut and still closed", () => {
+    const s = applyAll([delivery("video.huge", at(1), { video_id: VIDEO, blob: "<&>".repeat(20_000) })]);
+    const m = renderMilestone(s.milestones[0] as Milestone, s);
+    const text = texts(m)[1] ?? "";
+    expect(text.length).toBeLessThan(1_800);
+    expect(text.endsWith("```")).toBe(true);
+    expect(text.split("```")).toHaveLength(3);
+    expect(assertWithinLimits(m)).toEqual([]);
+  });
+});
+
+const ODD = [
+  "720p",
+  "<!channel>",
+  "a & b > c",
+  "`code` *bold* _it_ ~strike~",
+  "__proto__",
+  "constructor",
+  "line\nbreak\ttab",
+  "😀".repeat(300),
+  "x".repeat(500),
+  "<https://evil.example|click>",
+  "&amp;&lt;",
+  " ",
+  "\u{1F600}\uD83D",
+];
+
+function randomName(rand: () => number): string {
+  switch (int(rand, 4)) {
+    case 0:
+      return pick(rand, ODD);
+    case 1:
+      return `${pick(rand, ODD)}-${int(rand, 1000)}`;
+    case 2:
+      return `${int(rand, 4000)}p`;
+    default:
+      return Array.from({ length: 1 + int(rand, 500) }, () =>
+        pick(rand, ["a", "<", "&", "`", "é", "😀", " ", "*"]),
+      ).join("");
+  }
+}
+
+function randomState(seed: number): VideoState {
+  const rand = prng(seed);
+  const videoId = rand() < 0.1 ? null : rand() < 0.5 ? VIDEO : randomName(rand);
+  const ref = { video_id: videoId ?? "ignored", owner_id: rand() < 0.5 ? "owner42" : randomName(rand) };
+  const presets = Array.from(
+    { length: rand() < 0.3 ? 60 : 1 + int(rand, 12) },
+    (_, i) => `${randomName(rand)}${i}`,
+  );
+  let s = initialState({ ...CTX, profileId: rand() < 0.2 ? randomName(rand) : "prof1", videoId });
+  if (presets.length === 60 && videoId !== null) {
+    for (const [i, p] of presets.entries())
+      s = applyDelivery(s, ev.processing(at(i), p, int(rand, 101), ref.video_id));
+  }
+  const n = 1 + int(rand, 150);
+  for (let i = 0; i < n; i++) {
+    const t = at(int(rand, 100_000));
+    const preset = pick(rand, presets);
+    const r = rand();
+    let d: Delivery;
+    if (videoId === null || r < 0.05) {
+      const data: Record<string, unknown> = { ...(videoId === null ? {} : ref), x: randomName(rand) };
+      if (rand() < 0.2) data.big = randomName(rand).repeat(50);
+      d = delivery(rand() < 0.5 ? "video.moderated" : randomName(rand).slice(0, 200) || "t", t, data);
+    } else if (r < 0.6)
+      d = delivery("video.format.processing", t, {
+        ...ref,
+        preset_name: preset,
+        status: "processing",
+        progress: int(rand, 101),
+      });
+    else if (r < 0.75)
+      d = delivery("video.format.ready", t, { ...ref, preset_name: preset, status: "ready" });
+    else if (r < 0.82)
+      d = delivery("video.format.error", t, { ...ref, preset_name: preset, why: randomName(rand) });
+    else if (r < 0.86) d = delivery("video.format.deleted", t, { ...ref, preset_name: preset });
+    else
+      d = delivery(
+        pick(rand, ["video.created", "video.published", "video.complete", "video.deleted"]),
+        t,
+        ref,
+      );
+    s = applyDelivery(s, d);
+  }
+  return s;
+}
+
+describe("Block Kit limits whatever the data", () => {
+  it("parent and every milestone of many random states stay within limits", () => {
+    let withSixty = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const s = randomState(seed);
+      if (Object.keys(s.presets).length >= 60) withSixty++;
+      const parent = renderParent(s, NOW);
+      expect(assertWithinLimits(parent), `seed ${seed} parent`).toEqual([]);
+      expect(parent.blocks.length, `seed ${seed}`).toBeLessThanOrEqual(10);
+      for (const m of s.milestones) {
+        const msg = renderMilestone(m, s);
+        expect(assertWithinLimits(msg), `seed ${seed} ${m.key.slice(0, 40)}`).toEqual([]);
+        expect(msg.text.trim(), `seed ${seed}`).not.toBe("");
+      }
+    }
+    expect(withSixty).toBeGreaterThan(20);
+  });
+
+  it("60 presets with 500-character names: capped lines, then 'and N more'", () => {
+    const names = Array.from({ length: 60 }, (_, i) => `${"<&>".repeat(166)}${i}`.slice(0, 500));
+    let s = initialState({ ...CTX, videoId: "v".repeat(500), ownerId: "<o>".repeat(200) });
+    names.forEach((name, i) => {
+      s = applyDelivery(s, ev.processing(at(i), name, i));
+    });
+    s = applyDelivery(s, ev.error(at(100), names[59] ?? ""));
+    const m = renderParent(s, NOW);
+    expect(assertWithinLimits(m)).toEqual([]);
+    const presetLines = all(m)
+      .split("\n")
+      .filter((l) => l.includes("▰") || l.includes("▱") || l.includes("✗ error"));
+    expect(presetLines).toHaveLength(MAX_PRESET_LINES);
+    expect(all(m)).toContain(`_and ${60 - MAX_PRESET_LINES} more (${60 - MAX_PRESET_LINES} encoding)_`);
+    // The failed one is among the lines shown even though it sorts last.
+    expect(all(m)).toContain("✗ error");
+    expect(m.text.length).toBeLessThan(2_000);
+    for (const t of texts(m).slice(1)) expect(t.length).toBeLessThanOrEqual(LIMITS.sectionText);
+    const complete = renderMilestone(
+      { key: "complete", type: "video.complete", timestamp: at(1), posted: false, data: {} },
+      applyAll(names.map((n, i) => ev.ready(at(i), n))),
+    );
+    expect(assertWithinLimits(complete)).toEqual([]);
+    expect(all(complete)).toContain("and 50 more");
+  });
+
+  it("names cannot inject mentions, links or formatting", () => {
+    const s = applyAll([ev.processing(at(1), "<!channel> `x` <https://evil.example|click>", 10)]);
+    const text = all(renderParent(s, NOW));
+    expect(text).not.toContain("<!channel>");
+    expect(text).not.toContain("<https://evil");
+    expect(text).toContain("`&lt;!channel&gt; 'x' &lt;https://evil.example|click&gt;`");
+  });
+});
+
+describe("parentHash", () => {
+  const s = applyAll(lifecycle().slice(0, 20));
+
+  it("is stable for the same state, at another time, and whatever the key order", () => {
+    const a = renderParent(s, NOW);
+    const b = renderParent(structuredClone(s), new Date(NOW.getTime() + 5 * 60_000));
+    expect(parentHash(a)).toMatch(/^[0-9a-f]{64}$/);
+    expect(parentHash(b)).toBe(parentHash(a));
+    const reordered: Message = JSON.parse(JSON.stringify({ blocks: a.blocks, text: a.text }), (_k, v) =>
+      v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+    );
+    expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(a));
+    expect(parentHash(reordered)).toBe(parentHash(a));
+  });
+
+  it("does not change for a duplicate delivery, changes when the rendering changes", () => {
+    const d = lifecycle()[19] as Delivery;
+    expect(parentHash(renderParent(applyDelivery(s, d), NOW))).toBe(parentHash(renderParent(s, NOW)));
+    const next = applyDelivery(s, lifecycle()[20] as Delivery);
+    expect(parentHash(renderParent(next, NOW))).not.toBe(parentHash(renderParent(s, NOW)));
+    const one = renderParent(s, NOW);
+    const changed: Message = { ...one, text: `${one.text}.` };
+    expect(parentHash(changed)).not.toBe(parentHash(one));
+  });
+});
