@@ -55,8 +55,8 @@ export interface DeadLetter {
 export interface Outbox {
   readonly kind: "memory" | "sqlite" | "redis";
   /**
-   * Stores the item durably unless `dedupeKey` was seen in the last `dedupeTtlMs` (then nothing is
-   * stored: "duplicate"). Schedules its video at `dueAt` unless the video is already scheduled
+   * Stores the item durably unless `dedupeKey` was seen within the outbox's dedupe window (the
+   * `dedupeTtlMs` option, default 24 h; then nothing is stored: "duplicate"). Schedules its video at `dueAt` unless the video is already scheduled
    * (an earlier or later time is kept as it is). Resolves only once the item is stored.
    */
   enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate">;
@@ -70,7 +70,11 @@ export interface Outbox {
   renew(owner: string, key: VideoKey, until: number): Promise<boolean>;
   /** Up to `limit` unacknowledged items of the video, oldest first. */
   pending(key: VideoKey, limit: number): Promise<OutboxItem[]>;
-  /** Removes these items (by id) of the video, if `owner` still holds the lease; false otherwise. */
+  /**
+   * Removes these items (by id) of the video, if `owner` still holds an unexpired lease (by the
+   * outbox's clock, which must be the clock the worker passes to claimDue; for Redis, wall-clock
+   * ms: leases, dedupe and `once` expire by Redis's own clock); false otherwise.
+   */
   ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean>;
   /**
    * Ends the lease. If `dueAt` is a number the video is scheduled at that time; if null, it is
@@ -83,6 +87,7 @@ export interface Outbox {
   setState(owner: string, key: VideoKey, state: unknown): Promise<boolean>;
   /** Keeps an item Slack refused for good (at most the last 1,000 per workspace). */
   deadLetter(item: OutboxItem, reason: string, at: number): Promise<void>;
+  /** Newest first. */
   listDead(teamId: string, limit: number): Promise<DeadLetter[]>;
   /** Set-if-absent with a time to live: true the first time for `key` within `ttlMs`. */
   once(key: string, ttlMs: number): Promise<boolean>;

@@ -1,88 +1,80 @@
 /**
- * For sqlite.ts: the outbox tables, a promise wrapper around one sqlite3 connection (run with
- * changes/lastID, all, exec, transaction) and the mutex that keeps the outbox's statements on it
- * from interleaving.
+ * For sqlite.ts: the outbox tables and some statements, the connection wrapper (statements and transactions over the
+ * KeyvSqlite adapter's `query()`) and the mutex that keeps the outbox's statements from
+ * interleaving.
  */
-import type { Database } from "sqlite3";
-import sqlite3 from "sqlite3";
-import type { Logger } from "../../log.js";
-
-/** Created if missing, in one transaction (two processes may start at once). */
-export const SCHEMA = `
-BEGIN IMMEDIATE;
-CREATE TABLE IF NOT EXISTS outbox_items (
+/** Created if missing, one statement each (`query()` runs the first statement of a string only). */
+export const SCHEMA: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS outbox_items (
   id INTEGER PRIMARY KEY AUTOINCREMENT, video_key TEXT NOT NULL, team_id TEXT NOT NULL,
-  received_at INTEGER NOT NULL, json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS outbox_items_video ON outbox_items (video_key, id);
-CREATE INDEX IF NOT EXISTS outbox_items_received ON outbox_items (received_at);
-CREATE TABLE IF NOT EXISTS outbox_schedule (
-  video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS outbox_schedule_due ON outbox_schedule (due_at);
-CREATE TABLE IF NOT EXISTS outbox_state (video_key TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS outbox_dedupe (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at);
-CREATE TABLE IF NOT EXISTS outbox_dead (
+  received_at INTEGER NOT NULL, json TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS outbox_items_video ON outbox_items (video_key, id)`,
+  `CREATE INDEX IF NOT EXISTS outbox_items_received ON outbox_items (received_at)`,
+  `CREATE TABLE IF NOT EXISTS outbox_schedule (
+  video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX IF NOT EXISTS outbox_schedule_due ON outbox_schedule (due_at)`,
+  `CREATE TABLE IF NOT EXISTS outbox_state (video_key TEXT PRIMARY KEY, json TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS outbox_dedupe (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)`,
+  `CREATE TABLE IF NOT EXISTS outbox_dead (
   id INTEGER PRIMARY KEY AUTOINCREMENT, team_id TEXT NOT NULL, at INTEGER NOT NULL,
-  reason TEXT NOT NULL, json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS outbox_dead_team ON outbox_dead (team_id, id);
-CREATE TABLE IF NOT EXISTS outbox_once (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-COMMIT;`;
+  reason TEXT NOT NULL, json TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS outbox_dead_team ON outbox_dead (team_id, id)`,
+  `CREATE TABLE IF NOT EXISTS outbox_once (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+];
+
+/** Set-if-absent with a TTL in one statement: inserts, or takes over an expired row; a row back = set. */
+export const ONCE_UPSERT = `INSERT INTO outbox_once (key, expires_at) VALUES (?, ?)
+  ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_once.expires_at <= ?
+  RETURNING key`;
+
+/** Is `owner`'s lease on a video live (by the outbox clock)? Parameters: key, owner, now. */
+export const HELD =
+  "SELECT 1 AS held FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
+
+/** One statement, so one consistent snapshot. */
+export const STATS = `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth,
+  (SELECT MIN(received_at) FROM outbox_items) AS oldest,
+  (SELECT COUNT(*) FROM outbox_schedule) AS scheduled, (SELECT COUNT(*) FROM outbox_dead) AS dead`;
 
 export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 /** `(?, ?), (?, ?), …`: `rows` tuples of `width` parameters. */
 export const values = (rows: number, width: number) =>
   Array.from({ length: rows }, () => `(${placeholders(width)})`).join(", ");
 
-/** Promise wrapper around one sqlite3 connection. */
+/**
+ * The outbox's statements run on the store's own connection (the KeyvSqlite adapter's `query()`),
+ * not on a second connection to the file. With node-sqlite3 every statement is a thread-pool job
+ * and sqlite's busy handler sleeps inside it: with two connections in one process, a Keyv write
+ * waiting for an outbox transaction's lock holds a thread, Keyv statements queued behind it hold
+ * the others, and the transaction's COMMIT then waits for a thread: everything stalls until busy
+ * timeouts expire and the Keyv writes fail with SQLITE_BUSY (seen in testing: 50 concurrent Keyv
+ * sets + 50 enqueues took 18 s and failed; on one connection, 0.15 s). One connection has no lock
+ * contention inside a process. The price: a Keyv statement issued while an outbox transaction is
+ * open runs inside it, so it is committed with it (milliseconds later) and would be rolled back
+ * with it. Outbox transactions only run statements on validated values, so they end in ROLLBACK
+ * only when the database itself fails (disk full, I/O error), where that Keyv write fails too.
+ */
 export class Connection {
-  private constructor(private readonly db: Database) {}
+  constructor(private readonly query: (sql: string, ...params: unknown[]) => Promise<unknown>) {}
 
-  static open(file: string, busyTimeoutMs: number, logger: Logger): Promise<Connection> {
-    return new Promise((resolve, reject) => {
-      const db: Database = new sqlite3.Database(file, (err) => {
-        if (err) return reject(err);
-        db.configure("busyTimeout", busyTimeoutMs);
-        resolve(new Connection(db));
-      });
-      db.on("error", (err) => logger.warn({ err }, "outbox sqlite connection error"));
-    });
-  }
-
-  run(sql: string, ...params: unknown[]): Promise<{ changes: number; lastID: number }> {
-    return new Promise((resolve, reject) => {
-      this.db.run(sql, params, function (err) {
-        if (err) reject(err);
-        else resolve({ changes: this.changes, lastID: this.lastID });
-      });
-    });
-  }
-
-  /** Rows as the driver gives them; `T` describes the selected columns. */
-  all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
-    return new Promise((resolve, reject) => {
-      this.db.all<T>(sql, params, (err, rows) => (err ? reject(err) : resolve(rows)));
-    });
-  }
-
-  exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.db.exec(sql, (err) => (err ? reject(err) : resolve())));
+  /** Rows as the driver gives them (`T` describes the selected or RETURNING columns). */
+  async all<T = unknown>(sql: string, ...params: unknown[]): Promise<T[]> {
+    const rows = await this.query(sql, ...params);
+    return Array.isArray(rows) ? (rows as T[]) : [];
   }
 
   /** `fn` inside BEGIN IMMEDIATE … COMMIT, rolled back on any error. */
   async transaction<T>(fn: (c: Connection) => Promise<T>): Promise<T> {
-    await this.exec("BEGIN IMMEDIATE");
+    await this.all("BEGIN IMMEDIATE");
     try {
       const result = await fn(this);
-      await this.exec("COMMIT");
+      await this.all("COMMIT");
       return result;
     } catch (err) {
-      await this.exec("ROLLBACK").catch(() => undefined);
+      await this.all("ROLLBACK").catch(() => undefined);
       throw err;
     }
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
   }
 }
 

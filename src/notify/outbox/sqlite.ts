@@ -1,23 +1,19 @@
 /**
- * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table).
- *
- * Connection: the outbox opens its OWN sqlite3 connection to the store's file rather than using
- * the KeyvSqlite adapter's `query()`. A transaction belongs to a connection, so on the adapter's
- * shared connection any Keyv call issued by another task while an outbox transaction is open would
- * silently become part of it (and be rolled back with it). The file is put in WAL mode (readers
- * never block the writer, and it persists for the Keyv connection too), with `synchronous = FULL`
- * (a committed enqueue survives a power cut: the 2xx to the sender depends on it) and a busy
- * timeout of `opTimeoutMs` (another process, or the Keyv connection, holding the write lock).
- * A `:memory:` store gets a private in-memory database (nothing is durable there anyway).
+ * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table),
+ * on the store's own connection (why not a second one: see `Connection` in sqlite-connection.ts).
+ * The file is switched to WAL mode (readers never wait for the writer; `synchronous` stays at its
+ * FULL default, so a committed enqueue survives a power cut). Another process on the same file
+ * waits up to the store's busy timeout (`opTimeoutMs`) for the write lock.
  *
  * Atomicity:
- *  - Every operation runs under a JS-side mutex: on one connection, two async callers must never
- *    interleave statements, or one's statements would land inside the other's transaction.
+ *  - Every outbox operation runs under a JS-side mutex, so two outbox callers never interleave
+ *    statements (one's statements would otherwise land in the other's transaction).
  *  - Multi-statement operations (enqueue, claimDue, ack, release, setState, deadLetter) run in
  *    `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so the checks they make (lease
  *    owner, dedupe) cannot be invalidated by another process before their writes, and they never
  *    hit a deadlock-style SQLITE_BUSY on lock upgrade. Single statements (renew, once, reads) are
- *    atomic by themselves. Concurrent enqueues share one transaction (group commit, see enqueue).
+ *    atomic by themselves; their effect is read with RETURNING. Concurrent enqueues share one
+ *    transaction (group commit, see enqueue).
  *  - Each operation is bounded by `store.run()` (→ StoreUnavailableError). An operation still
  *    waiting for the mutex when its caller has given up is skipped rather than run late.
  */
@@ -35,15 +31,16 @@ import {
   parseJson,
   positiveMs,
 } from "./common.js";
-import { Connection, Mutex, placeholders, SCHEMA, values } from "./sqlite-connection.js";
-
-/** "Insert, or take over an expired row": one statement, so set-if-absent-with-TTL is atomic. */
-const upsertExpiring = (table: string) =>
-  `INSERT INTO ${table} (key, expires_at) VALUES (?, ?)
-   ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE ${table}.expires_at <= ?`;
-
-/** Is `owner`'s lease on a video live (by the outbox clock)? Parameters: key, owner, now. */
-const HELD = "SELECT 1 AS held FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
+import {
+  Connection,
+  HELD,
+  Mutex,
+  ONCE_UPSERT,
+  placeholders,
+  SCHEMA,
+  STATS,
+  values,
+} from "./sqlite-connection.js";
 
 /** Expired dedupe / once rows are deleted after this many insertions by this process. */
 const SWEEP_EVERY = 500;
@@ -81,20 +78,19 @@ export class SqliteOutbox implements Outbox {
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
   }
 
-  /** Opens a connection to the store's file and creates the tables if missing. */
+  /** Uses the store's connection: WAL mode, and the tables created if missing. */
   static async open(store: Store, logger: Logger, opts: OutboxOptions = {}): Promise<SqliteOutbox> {
-    const file = store.backend.sqlite?.opts.db;
-    if (file === undefined) throw new Error("SqliteOutbox needs a sqlite store");
+    const adapter = store.backend.sqlite;
+    if (!adapter) throw new Error("SqliteOutbox needs a sqlite store");
+    const conn = new Connection((sql, ...params) => adapter.query(sql, ...params));
     return store.run("outbox.open", async () => {
-      const conn = await Connection.open(file, store.opTimeoutMs, logger);
-      try {
-        if (file !== ":memory:") await conn.all("PRAGMA journal_mode = WAL");
-        await conn.exec("PRAGMA synchronous = FULL");
-        await conn.exec(SCHEMA);
-      } catch (err) {
-        await conn.close().catch(() => undefined);
-        throw err;
+      const [mode] = await conn.all<{ journal_mode: string }>("PRAGMA journal_mode = WAL");
+      if (mode?.journal_mode !== "wal" && adapter.opts.db !== ":memory:") {
+        logger.warn({ journalMode: mode?.journal_mode }, "could not switch the sqlite file to WAL mode");
       }
+      await conn.transaction(async (c) => {
+        for (const statement of SCHEMA) await c.all(statement);
+      });
       return new SqliteOutbox(store, conn, opts);
     });
   }
@@ -155,11 +151,11 @@ export class SqliteOutbox implements Outbox {
     const fresh = new Set(rows.map((r) => r.key));
     const stored = batch.filter((e) => fresh.delete(e.dedupeKey));
     if (stored.length > 0) {
-      await c.run(
+      await c.all(
         `INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES ${values(stored.length, 4)}`,
         ...stored.flatMap((e) => [e.item.videoKey, e.item.teamId, e.item.receivedAt, e.json]),
       );
-      await c.run(
+      await c.all(
         `INSERT OR IGNORE INTO outbox_schedule (video_key, due_at) VALUES ${values(stored.length, 2)}`,
         ...stored.flatMap((e) => [e.item.videoKey, e.dueAt]),
       );
@@ -181,7 +177,7 @@ export class SqliteOutbox implements Outbox {
       const keys = rows.map((r) => r.video_key);
       if (keys.length === 0) return keys;
       // due_at = lease end: not due for anyone else while leased.
-      await c.run(
+      await c.all(
         `UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ?
          WHERE video_key IN (${placeholders(keys.length)})`,
         owner,
@@ -195,16 +191,16 @@ export class SqliteOutbox implements Outbox {
 
   renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
     return this.op("renew", async (c) => {
-      const r = await c.run(
+      const r = await c.all(
         `UPDATE outbox_schedule SET lease_until = ?, due_at = ?
-         WHERE video_key = ? AND owner = ? AND lease_until > ?`,
+         WHERE video_key = ? AND owner = ? AND lease_until > ? RETURNING video_key`,
         until,
         until,
         key,
         owner,
         this.now(),
       );
-      return r.changes === 1;
+      return r.length === 1;
     });
   }
 
@@ -225,7 +221,7 @@ export class SqliteOutbox implements Outbox {
       const numeric = ids.map(Number).filter(Number.isSafeInteger);
       for (let i = 0; i < numeric.length; i += MAX_LIST) {
         const chunk = numeric.slice(i, i + MAX_LIST);
-        await c.run(
+        await c.all(
           `DELETE FROM outbox_items WHERE video_key = ? AND id IN (${placeholders(chunk.length)})`,
           key,
           ...chunk,
@@ -242,12 +238,12 @@ export class SqliteOutbox implements Outbox {
       if (due === null) {
         const left = await c.all("SELECT 1 FROM outbox_items WHERE video_key = ? LIMIT 1", key);
         if (left.length === 0) {
-          await c.run("DELETE FROM outbox_schedule WHERE video_key = ?", key);
+          await c.all("DELETE FROM outbox_schedule WHERE video_key = ?", key);
           return;
         }
         due = this.now();
       }
-      await c.run(
+      await c.all(
         "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",
         due,
         key,
@@ -267,9 +263,9 @@ export class SqliteOutbox implements Outbox {
     return this.tx("setState", async (c) => {
       if (!(await this.held(c, owner, key))) return false;
       const json = encodeState(state);
-      if (json === undefined) await c.run("DELETE FROM outbox_state WHERE video_key = ?", key);
+      if (json === undefined) await c.all("DELETE FROM outbox_state WHERE video_key = ?", key);
       else {
-        await c.run(
+        await c.all(
           `INSERT INTO outbox_state (video_key, json) VALUES (?, ?)
            ON CONFLICT (video_key) DO UPDATE SET json = excluded.json`,
           key,
@@ -282,7 +278,7 @@ export class SqliteOutbox implements Outbox {
 
   deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
     return this.tx("deadLetter", async (c) => {
-      await c.run(
+      await c.all(
         "INSERT INTO outbox_dead (team_id, at, reason, json) VALUES (?, ?, ?, ?)",
         item.teamId,
         at,
@@ -290,7 +286,7 @@ export class SqliteOutbox implements Outbox {
         JSON.stringify(item),
       );
       // Keep the newest DEAD_LETTERS_PER_TEAM of this team (the cut-off is the first row beyond).
-      await c.run(
+      await c.all(
         `DELETE FROM outbox_dead WHERE team_id = ? AND id <= (
            SELECT id FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
         item.teamId,
@@ -320,16 +316,14 @@ export class SqliteOutbox implements Outbox {
     return this.op("once", async (c) => {
       const now = this.now();
       await this.sweep(c, "outbox_once", now);
-      return (await c.run(upsertExpiring("outbox_once"), key, now + ttlMs, now)).changes === 1;
+      return (await c.all(ONCE_UPSERT, key, now + positiveMs(ttlMs), now)).length === 1;
     });
   }
 
   stats(): Promise<OutboxStats> {
     return this.op("stats", async (c) => {
-      // One statement: one consistent snapshot.
       const rows = await c.all<{ depth: number; oldest: number | null; scheduled: number; dead: number }>(
-        `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth, (SELECT MIN(received_at) FROM outbox_items) AS oldest,
-           (SELECT COUNT(*) FROM outbox_schedule) AS scheduled, (SELECT COUNT(*) FROM outbox_dead) AS dead`,
+        STATS,
       );
       const r = rows[0];
       return {
@@ -341,12 +335,11 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
-  /** Closes the outbox's connection after the operations already queued (not the store). */
+  /** Stops this outbox once the operations already queued are done; the store stays open. */
   close(): Promise<void> {
     this.closing ??= this.mutex
       .run(async () => {
         this.closed = true;
-        await this.conn.close();
       })
       .catch(() => undefined);
     return this.closing;
@@ -358,7 +351,7 @@ export class SqliteOutbox implements Outbox {
 
   /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
   private async sweep(c: Connection, table: "outbox_dedupe" | "outbox_once", now: number): Promise<void> {
-    if (++this.insertions % SWEEP_EVERY === 0) await c.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
+    if (++this.insertions % SWEEP_EVERY === 0) await c.all(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
   }
 
   /** One operation on the connection, under the mutex, bounded by `store.run()`. */

@@ -129,10 +129,10 @@ export function redisOutboxBackend(namespace = uniqueNamespace()): OutboxBackend
   );
 }
 
-export const BACKENDS: Array<() => OutboxBackend> = [
-  memoryOutboxBackend,
-  sqliteOutboxBackend,
-  redisOutboxBackend,
+export const BACKENDS: ReadonlyArray<readonly [BackendName, () => OutboxBackend]> = [
+  ["memory", memoryOutboxBackend],
+  ["sqlite", sqliteOutboxBackend],
+  ["redis", redisOutboxBackend],
 ];
 
 /** A delivery for `video` carrying `n` (so tests can tell items apart). */
