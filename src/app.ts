@@ -16,7 +16,7 @@ import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
-import type { RouteRepo, SettingsRepo } from "./store/index.js";
+import type { ActivityRepo, RouteRepo, SettingsRepo } from "./store/index.js";
 import { createIngestor } from "./webhooks/receive.js";
 
 export interface AppCollaborators {
@@ -24,6 +24,8 @@ export interface AppCollaborators {
   settings: SettingsRepo;
   routes: RouteRepo;
   outbox: Outbox;
+  /** Per-profile counters shown on the App Home. */
+  activity?: ActivityRepo;
   logger: Logger;
   now?: () => Date;
   /** Worker tuning (tests shorten the coalescing window and the channel pace). */
@@ -84,6 +86,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     outbox: c.outbox,
     slackFor: async () => workerClient,
     settings: c.settings,
+    activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
     managerUserIds: config.managerUserIds,
@@ -99,6 +102,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     settings: c.settings,
     routes: c.routes,
     outbox: c.outbox,
+    activity: c.activity,
     ingest: async (token, body) => {
       const r = await ingestor.ingest(token, body);
       worker.kick();

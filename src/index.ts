@@ -8,7 +8,7 @@ import { readConfigOrExit } from "./config.js";
 import { createLogger } from "./log.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import { createPlatformClient } from "./platform/index.js";
-import { openStore, RouteRepo, SettingsRepo } from "./store/index.js";
+import { ActivityRepo, openStore, RouteRepo, SettingsRepo } from "./store/index.js";
 
 const config = readConfigOrExit();
 const logger = createLogger({
@@ -34,6 +34,7 @@ const built = buildApp(config, {
   outbox,
   settings: new SettingsRepo(store, logger),
   routes: new RouteRepo(store, logger),
+  activity: new ActivityRepo(store, logger),
   logger,
 });
 const server = await built.start();

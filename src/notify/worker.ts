@@ -16,7 +16,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { SettingsRepo } from "../store/index.js";
+import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
 import type { ChannelGate } from "./gate.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
@@ -28,6 +28,8 @@ export interface WorkerOptions {
   /** The Web API client for a workspace (retries off: the worker paces and retries per channel). */
   slackFor: (teamId: string) => Promise<WebClient>;
   settings: SettingsRepo;
+  /** Per-profile counters for the App Home (optional). */
+  activity?: ActivityRepo;
   gate: ChannelGate;
   logger: Logger;
   managerUserIds: readonly string[];
@@ -48,9 +50,15 @@ export interface WorkerOptions {
 
 type Outcome = { dueAt: number | null };
 
+/** What one pass over a video did, for the activity counters. */
+interface Tally extends ActivityDelta {
+  teamId?: string;
+  profileId?: string;
+}
+
 export class NotifyWorker {
-  private readonly o: Required<Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited">> &
-    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited">;
+  private readonly o: Required<Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity">> &
+    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity">;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -124,8 +132,9 @@ export class NotifyWorker {
 
   private async processSafely(key: VideoKey): Promise<void> {
     let outcome: Outcome = { dueAt: null };
+    const tally: Tally = {};
     try {
-      outcome = await this.process(key);
+      outcome = await this.process(key, tally);
     } catch (err) {
       this.o.logger.warn({ err, video: key }, "video not processed; it will be tried again");
       outcome = { dueAt: this.o.now() + 2_000 };
@@ -133,10 +142,22 @@ export class NotifyWorker {
       await this.o.outbox.release(this.o.owner, key, outcome.dueAt).catch((err: unknown) => {
         this.o.logger.warn({ err, video: key }, "could not release a video lease; it expires by itself");
       });
+      if (
+        this.o.activity &&
+        tally.teamId &&
+        tally.profileId &&
+        (tally.received || tally.posted || tally.failed)
+      ) {
+        await this.o.activity
+          .record(tally.teamId, tally.profileId, tally, this.o.now())
+          .catch((err: unknown) => {
+            this.o.logger.warn({ err, video: key }, "could not record activity");
+          });
+      }
     }
   }
 
-  private async process(key: VideoKey): Promise<Outcome> {
+  private async process(key: VideoKey, tally: Tally): Promise<Outcome> {
     const { outbox, owner } = this.o;
     const items = await outbox.pending(key, this.o.batch);
     let state = await this.loadState(key, items[0]);
@@ -144,6 +165,8 @@ export class NotifyWorker {
     for (const item of items) {
       state = applyDelivery({ ...state, channelId: item.channelId }, item.delivery);
     }
+    tally.teamId = state.teamId;
+    tally.profileId = state.profileId;
     if (items.length > 0) {
       if (!(await outbox.setState(owner, key, state))) return { dueAt: null }; // lease lost
       await outbox.ack(
@@ -151,8 +174,10 @@ export class NotifyWorker {
         key,
         items.map((i) => i.id),
       );
+      tally.received = items.length;
+      tally.lastDeliveryAt = Math.max(...items.map((i) => i.receivedAt));
     }
-    return this.show(key, state, items);
+    return this.show(key, state, items, tally);
   }
 
   private async loadState(key: VideoKey, first: OutboxItem | undefined): Promise<VideoState | undefined> {
@@ -174,13 +199,21 @@ export class NotifyWorker {
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
-  private async show(key: VideoKey, initial: VideoState, items: OutboxItem[]): Promise<Outcome> {
+  private async show(
+    key: VideoKey,
+    initial: VideoState,
+    items: OutboxItem[],
+    tally: Tally,
+  ): Promise<Outcome> {
     let state = initial;
     const { gate } = this.o;
     const channel = state.channelId;
     const blocked = gate.blockedUntil(channel);
     if (blocked) return { dueAt: blocked };
     const client = await this.o.slackFor(state.teamId);
+    const posted = () => {
+      tally.posted = (tally.posted ?? 0) + 1;
+    };
     const save = async (next: VideoState) => {
       state = next;
       await this.o.outbox.setState(this.o.owner, key, next);
@@ -202,6 +235,7 @@ export class NotifyWorker {
           });
           gate.succeeded(channel);
           this.o.onPosted?.("post", channel);
+          posted();
           await save({ ...state, parentTs: res.ts ?? null, renderedHash: hash, lastRenderAt: this.o.now() });
         } else if (hash !== state.renderedHash) {
           const since = this.o.now() - (state.lastRenderAt ?? 0);
@@ -211,6 +245,7 @@ export class NotifyWorker {
           await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
           gate.succeeded(channel);
           this.o.onPosted?.("update", channel);
+          posted();
           await save({ ...state, renderedHash: hash, lastRenderAt: this.o.now() });
         }
       }
@@ -229,6 +264,7 @@ export class NotifyWorker {
         });
         gate.succeeded(channel);
         this.o.onPosted?.("thread", channel);
+        posted();
         await save({
           ...state,
           milestones: state.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
@@ -255,6 +291,7 @@ export class NotifyWorker {
           return { dueAt: at };
         }
         case "permanent":
+          tally.failed = items.length;
           await this.refused(state, items, f.code);
           // What Slack refused is recorded; nothing is retried until new deliveries arrive.
           await save({

@@ -7,7 +7,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
-import type { RouteRepo, SettingsRepo } from "../store/index.js";
+import type { ActivityRepo, RouteRepo, SettingsRepo } from "../store/index.js";
 import { StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { IngestResult } from "../webhooks/receive.js";
 import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
@@ -19,6 +19,7 @@ export interface BotDeps {
   settings: SettingsRepo;
   routes: RouteRepo;
   outbox: Outbox;
+  activity: ActivityRepo | undefined;
   /** The delivery route's own path (validate, route, store), for `/webhook test`. */
   ingest: (token: string, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;

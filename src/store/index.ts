@@ -1,3 +1,4 @@
+export { type ActivityDelta, ActivityRepo, type ActivitySummary } from "./activity.js";
 export {
   DEFAULT_NAMESPACE,
   DEFAULT_OP_TIMEOUT_MS,

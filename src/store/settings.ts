@@ -140,7 +140,7 @@ const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(tok
 
 // --- Reading and writing one document ------------------------------------------------------------
 
-class Documents {
+export class Documents {
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,

@@ -19,7 +19,7 @@ import {
   slashCommandBody,
   startSlackStandin,
 } from "../../src/standin/index.js";
-import { openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
+import { ActivityRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 export const PUBLIC_URL = "https://bot.example.test";
@@ -115,6 +115,7 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
     settings: new SettingsRepo(store, logger),
     routes: new RouteRepo(store, logger),
+    activity: new ActivityRepo(store, logger),
     logger,
   });
   const server = await built.start();

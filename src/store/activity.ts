@@ -1,0 +1,90 @@
+/**
+ * What the App Home shows per profile: when the last delivery arrived and, over the last 24 h,
+ * how many deliveries were received, how many Slack messages were posted or updated, and how many
+ * deliveries Slack refused. Written by the notification worker (never on the delivery route),
+ * one document per (workspace, profile) with hourly buckets.
+ *
+ * Concurrency: read-modify-write; with several replicas an increment can be lost now and then.
+ * These are indicators for people, not accounting.
+ */
+import { z } from "zod";
+import type { Logger } from "../log.js";
+import type { Store } from "./keyv.js";
+import { Documents } from "./settings.js";
+
+const HOUR = 3_600_000;
+
+const bucket = z.object({
+  h: z.number().int(),
+  received: z.number().int().nonnegative(),
+  posted: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+});
+const activitySchema = z.object({
+  v: z.literal(1),
+  lastDeliveryAt: z.number().nullable(),
+  hours: z.array(bucket).max(48),
+});
+type ActivityDoc = z.infer<typeof activitySchema>;
+
+export interface ActivitySummary {
+  lastDeliveryAt: number | null;
+  received24h: number;
+  posted24h: number;
+  failed24h: number;
+}
+
+export interface ActivityDelta {
+  received?: number;
+  posted?: number;
+  failed?: number;
+  lastDeliveryAt?: number;
+}
+
+const key = (teamId: string, profileId: string) => `team:${teamId}:activity:${profileId}`;
+
+export class ActivityRepo {
+  private readonly docs: Documents;
+
+  constructor(store: Store, logger: Logger) {
+    this.docs = new Documents(store, logger.child({ component: "activity" }));
+  }
+
+  async record(teamId: string, profileId: string, d: ActivityDelta, now: number): Promise<void> {
+    const k = key(teamId, profileId);
+    const doc: ActivityDoc = (await this.docs.read(k, activitySchema)) ?? {
+      v: 1,
+      lastDeliveryAt: null,
+      hours: [],
+    };
+    const h = Math.floor(now / HOUR) * HOUR;
+    let b = doc.hours.find((x) => x.h === h);
+    if (!b) {
+      b = { h, received: 0, posted: 0, failed: 0 };
+      doc.hours.push(b);
+    }
+    b.received += d.received ?? 0;
+    b.posted += d.posted ?? 0;
+    b.failed += d.failed ?? 0;
+    if (d.lastDeliveryAt !== undefined)
+      doc.lastDeliveryAt = Math.max(doc.lastDeliveryAt ?? 0, d.lastDeliveryAt);
+    doc.hours = doc.hours.filter((x) => x.h > now - 25 * HOUR).sort((a, b2) => a.h - b2.h);
+    await this.docs.write(k, doc);
+  }
+
+  async summary(teamId: string, profileId: string, now: number): Promise<ActivitySummary> {
+    const doc = await this.docs.read(key(teamId, profileId), activitySchema);
+    const recent = (doc?.hours ?? []).filter((x) => x.h + HOUR > now - 24 * HOUR);
+    const sum = (f: "received" | "posted" | "failed") => recent.reduce((n, x) => n + x[f], 0);
+    return {
+      lastDeliveryAt: doc?.lastDeliveryAt ?? null,
+      received24h: sum("received"),
+      posted24h: sum("posted"),
+      failed24h: sum("failed"),
+    };
+  }
+
+  async remove(teamId: string, profileId: string): Promise<void> {
+    await this.docs.remove(key(teamId, profileId));
+  }
+}
