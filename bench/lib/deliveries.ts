@@ -20,8 +20,16 @@ export interface DeliveryGenerator {
   readonly perVideo: number;
 }
 
-export function deliveryGenerator(ownerId: string, runTag: string, baseTimestamp = Date.now()): DeliveryGenerator {
-  const events = lifecycleEvents(ownerId, { videoId: VID, presets: ["240p", "480p", "720p"], progressSteps: 10 }, 0);
+export function deliveryGenerator(
+  ownerId: string,
+  runTag: string,
+  baseTimestamp = Date.now(),
+): DeliveryGenerator {
+  const events = lifecycleEvents(
+    ownerId,
+    { videoId: VID, presets: ["240p", "480p", "720p"], progressSteps: 10 },
+    0,
+  );
   // [before ts, between ts and first video id, ..., after last video id]
   const templates = events.map((e) =>
     JSON.stringify({ type: e.type, timestamp: TS, data: e.data })

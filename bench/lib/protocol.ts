@@ -29,9 +29,16 @@ export interface TargetCounts {
   rssBytes: number;
   /** Log lines the target wrote (the bot logs at info, like production). */
   logLines: number;
+  /** CPU time the target process has used so far (user + system), microseconds. */
+  cpuUs: number;
 }
 
-export type ToTarget = { type: "counts"; id: number } | { type: "close"; id: number };
+export type ToTarget =
+  | { type: "counts"; id: number }
+  | { type: "close"; id: number }
+  /** CPU profile of the target between start and stop (node:inspector); stop writes it to `file`. */
+  | { type: "profile"; id: number; action: "start" }
+  | { type: "profile"; id: number; action: "stop"; file: string };
 
 export type FromTarget =
   | {
@@ -45,4 +52,5 @@ export type FromTarget =
     }
   | ({ type: "counts"; id: number } & TargetCounts)
   | { type: "closed"; id: number }
+  | { type: "profiled"; id: number; file: string | null }
   | { type: "failed"; message: string };

@@ -15,6 +15,10 @@ export interface TargetHandle {
   ownerId: string;
   pid: number;
   counts(): Promise<TargetCounts>;
+  /** Starts a CPU profile of the target (sampling every 100 µs). */
+  startProfile(): Promise<void>;
+  /** Stops it and has the target write it (a .cpuprofile, DevTools format) to `file`. */
+  stopProfile(file: string): Promise<string>;
   /** Graceful close, then the process exits; resolves when it has exited. */
   close(): Promise<void>;
 }
@@ -50,7 +54,8 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
 
   const ready = await new Promise<Extract<FromTarget, { type: "ready" }>>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`target ${describe(spec)} not ready within ${opts.readyTimeoutMs ?? 20_000} ms`)),
+      () =>
+        reject(new Error(`target ${describe(spec)} not ready within ${opts.readyTimeoutMs ?? 20_000} ms`)),
       opts.readyTimeoutMs ?? 20_000,
     );
     child.on("message", (m: FromTarget) => {
@@ -71,7 +76,7 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
     throw err;
   });
 
-  const ask = (m: Omit<Extract<ToTarget, { type: string }>, "id">, timeoutMs: number): Promise<FromTarget> => {
+  const ask = (m: DistributiveOmit<ToTarget, "id">, timeoutMs: number): Promise<FromTarget> => {
     if (failure) return Promise.reject(new Error(failure));
     const id = nextId++;
     return new Promise<FromTarget>((resolve, reject) => {
@@ -102,7 +107,16 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
     async counts() {
       const r = await ask({ type: "counts" }, 10_000);
       if (r.type !== "counts") throw new Error(`target ${describe(spec)}: unexpected answer ${r.type}`);
-      return { stored: r.stored, rssBytes: r.rssBytes, logLines: r.logLines };
+      return { stored: r.stored, rssBytes: r.rssBytes, logLines: r.logLines, cpuUs: r.cpuUs };
+    },
+    async startProfile() {
+      const r = await ask({ type: "profile", action: "start" }, 10_000);
+      if (r.type !== "profiled") throw new Error(`target ${describe(spec)}: unexpected answer ${r.type}`);
+    },
+    async stopProfile(file: string) {
+      const r = await ask({ type: "profile", action: "stop", file }, 30_000);
+      if (r.type !== "profiled" || !r.file) throw new Error(`target ${describe(spec)}: no profile written`);
+      return r.file;
     },
     close() {
       closed ??= (async () => {
@@ -118,6 +132,8 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
     },
   };
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export function describe(spec: TargetSpec): string {
   return spec.kind === "bare" ? "bare" : `bot/${spec.store}`;

@@ -3,20 +3,21 @@
  * client, Bolt app on a free port of 127.0.0.1), with the notification worker NOT started, so the
  * load measures the delivery route alone: checks, parsing, durable enqueue, answer.
  *
- * Nothing outside is contacted: the Slack and platform URLs point at a closed port and are never
- * called on the ingest path. The route is registered through RouteRepo, as `/webhook set` does.
+ * Like the harness, the process also runs the Slack stand-in (Bolt calls auth.test when it starts)
+ * and the platform sandbox; both sit idle during the load, as nothing on the ingest path calls
+ * them. The route is registered through RouteRepo, as `/webhook set` does.
  * The logger logs at info (the production default) into a counter, so logging cost is included
  * without flooding the runner's output.
  */
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/server.js";
+import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
 import { newCallbackToken, RouteRepo } from "../../src/store/index.js";
 import { startBot } from "../../test/support/harness.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import type { RunningTarget } from "./types.js";
 
-/** Where nothing listens: a call there would fail fast (none is made while ingesting). */
-const NOWHERE = "http://127.0.0.1:9";
 export const BENCH_ROUTE = { teamId: "T0BENCH", profileId: "x2bench", channelId: "C0BENCH" } as const;
 
 function storeUrl(spec: Extract<TargetSpec, { kind: "bot" }>): StoreUrl {
@@ -34,15 +35,35 @@ function storeUrl(spec: Extract<TargetSpec, { kind: "bot" }>): StoreUrl {
 }
 
 export async function startBotTarget(spec: Extract<TargetSpec, { kind: "bot" }>): Promise<RunningTarget> {
+  const sandbox = await startSandbox();
+  const slack = await startSlackStandin();
+  const closeAround = async () => {
+    await slack.close();
+    await sandbox.close();
+  };
+  try {
+    return await startBotWith(spec, sandbox, slack, closeAround);
+  } catch (err) {
+    await closeAround();
+    throw err;
+  }
+}
+
+async function startBotWith(
+  spec: Extract<TargetSpec, { kind: "bot" }>,
+  sandbox: Sandbox,
+  slack: SlackStandin,
+  closeAround: () => Promise<void>,
+): Promise<RunningTarget> {
   const base = loadConfig({
     PUBLIC_URL: "https://bot.bench.invalid",
     SLACK_SIGNING_SECRET: "bench-signing-secret-0123456789abcdef",
-    SLACK_BOT_TOKEN: "xoxb-bench-0000",
-    SLACK_API_URL: `${NOWHERE}/api/`,
-    PLATFORM_API_URL: `${NOWHERE}/v2`,
-    PLATFORM_AUTH_URL: NOWHERE,
-    PLATFORM_CLIENT_ID: "bench-client",
-    PLATFORM_CLIENT_SECRET: "bench-client-secret",
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_API_URL: slack.apiUrl,
+    PLATFORM_API_URL: sandbox.apiUrl,
+    PLATFORM_AUTH_URL: sandbox.url,
+    PLATFORM_CLIENT_ID: sandbox.clientId,
+    PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
     STORE_URL: "memory://",
     LOG_LEVEL: "info",
   });
@@ -68,7 +89,10 @@ export async function startBotTarget(spec: Extract<TargetSpec, { kind: "bot" }>)
       path: `/hooks/platform/${token}`,
       ownerId: BENCH_ROUTE.profileId,
       counts: async () => ({ stored: (await bot.outbox.stats()).depth, logLines }),
-      close: () => bot.close(),
+      close: async () => {
+        await bot.close();
+        await closeAround();
+      },
     };
   } catch (err) {
     await bot.close();

@@ -3,21 +3,22 @@
  * TargetSpec in argv[2], reports `ready`, then serves `counts` and `close` over IPC. If the
  * runner goes away (IPC disconnect), the target closes itself, so no server outlives a bench.
  */
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import type { FromTarget, TargetSpec, ToTarget } from "../lib/protocol.js";
-import { startBare } from "./bare.js";
-import { startBotTarget } from "./bot.js";
 import type { RunningTarget } from "./types.js";
 
 function send(message: FromTarget): void {
   process.send?.(message);
 }
 
+/** Imported on demand: the bare process must not load the bot's modules (its RSS is reported). */
 async function start(spec: TargetSpec): Promise<RunningTarget> {
   switch (spec.kind) {
     case "bare":
-      return startBare();
+      return (await import("./bare.js")).startBare();
     case "bot":
-      return startBotTarget(spec);
+      return (await import("./bot.js")).startBotTarget(spec);
   }
 }
 
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "null") as TargetSpec | null;
   if (!spec) throw new Error("no target spec given");
   const target = await start(spec);
+  let profiler: Session | undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= target.close();
@@ -37,11 +39,32 @@ async function main(): Promise<void> {
       try {
         if (m.type === "counts") {
           const c = await target.counts();
-          send({ type: "counts", id: m.id, ...c, rssBytes: process.memoryUsage.rss() });
+          const cpu = process.cpuUsage();
+          send({
+            type: "counts",
+            id: m.id,
+            ...c,
+            rssBytes: process.memoryUsage.rss(),
+            cpuUs: cpu.user + cpu.system,
+          });
+        } else if (m.type === "profile" && m.action === "start") {
+          profiler = new Session();
+          profiler.connect();
+          await profiler.post("Profiler.enable");
+          await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
+          await profiler.post("Profiler.start");
+          send({ type: "profiled", id: m.id, file: null });
+        } else if (m.type === "profile" && m.action === "stop") {
+          if (!profiler) throw new Error("profile stop without start");
+          const { profile } = await profiler.post("Profiler.stop");
+          profiler.disconnect();
+          profiler = undefined;
+          await writeFile(m.file, JSON.stringify(profile));
+          send({ type: "profiled", id: m.id, file: m.file });
         } else if (m.type === "close") {
           await close();
           send({ type: "closed", id: m.id });
-          // Let the reply flush, then leave (with --cpu-prof the profile is written on exit).
+          // Let the reply go, then leave: the disconnect handler exits.
           process.disconnect();
         }
       } catch (err) {

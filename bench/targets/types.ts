@@ -5,6 +5,6 @@ export interface RunningTarget {
   url: string;
   path: string;
   ownerId: string;
-  counts(): Promise<Omit<TargetCounts, "rssBytes">>;
+  counts(): Promise<Omit<TargetCounts, "rssBytes" | "cpuUs">>;
   close(): Promise<void>;
 }

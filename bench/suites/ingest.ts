@@ -1,0 +1,258 @@
+/**
+ * Webhook ingest: the same autocannon load (connections, warm-up, duration, a different valid
+ * delivery per request) against each target in turn, each in its own process:
+ *
+ *   bare     node:http answering 200 (the baseline every ratio refers to)
+ *   memory   the bot, memory store         redis   the bot, Redis (unique namespace, dropped after)
+ *   sqlite   the bot, sqlite (a temporary file, removed after)
+ *
+ * After each target's load the bench checks that what the target holds equals what it accepted:
+ * every 200 stored (stored >= 2xx), nothing else stored (stored <= 2xx + requests cut off when the
+ * load stopped), and no other answers (non-2xx, errors). A failed check fails the bench.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { deliveryGenerator } from "../lib/deliveries.js";
+import { type LoadResult, runLoad } from "../lib/load.js";
+import { type ProfileSummary, summarizeProfile } from "../lib/profile.js";
+import type { TargetSpec } from "../lib/protocol.js";
+import { dropNamespace, pingRedis } from "../lib/redis.js";
+import { startTarget, type TargetHandle } from "../lib/target.js";
+
+export const INGEST_TARGETS = ["bare", "memory", "redis", "sqlite"] as const;
+export type IngestTargetName = (typeof INGEST_TARGETS)[number];
+
+export const TARGET_LABELS: Record<IngestTargetName, string> = {
+  bare: "bare node:http (baseline)",
+  memory: "bot, memory store",
+  redis: "bot, Redis store",
+  sqlite: "bot, sqlite store",
+};
+
+export interface IngestOptions {
+  targets: readonly IngestTargetName[];
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  redisUrl: string;
+  /** CPU-profile each target during its measured run (written to profileDir). */
+  profileDir?: string;
+  log: (line: string) => void;
+}
+
+export interface IngestCheck {
+  ok: boolean;
+  /** 2xx answers over warm-up and run. */
+  accepted: number;
+  /** Items the target holds afterwards (outbox depth; answered requests for bare). */
+  stored: number;
+  /** Requests cut off without an answer when the load stopped (may or may not be stored). */
+  cutOff: number;
+  non2xx: number;
+  errors: number;
+  problems: string[];
+}
+
+export interface IngestTargetResult {
+  name: IngestTargetName;
+  label: string;
+  spec: TargetSpec | null;
+  warmup: LoadResult | null;
+  run: LoadResult | null;
+  check: IngestCheck | null;
+  /** okPerSecond / the bare server's; null without a bare run. */
+  rateVsBare: number | null;
+  /** p50 and p99 latency / the bare server's. */
+  p50VsBare: number | null;
+  p99VsBare: number | null;
+  rssBytes: number | null;
+  logLines: number | null;
+  /** CPU the target used during the measured run, as a share of one core (Node's main thread is one). */
+  serverCpu: number | null;
+  /** Target CPU per answered request during the measured run, microseconds. */
+  serverUsPerRequest: number | null;
+  profile: ProfileSummary | null;
+  /** Set when the target could not be measured (start, load or clean-up failed). */
+  error: string | null;
+  cleanup: string | null;
+}
+
+export interface IngestResult {
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  body: string;
+  targets: IngestTargetResult[];
+}
+
+/** Resources a target needs around its process: made before it starts, removed after it ends. */
+interface Prepared {
+  spec: TargetSpec;
+  cleanup: () => Promise<string | null>;
+}
+
+async function prepare(name: IngestTargetName, o: IngestOptions, runTag: string): Promise<Prepared> {
+  switch (name) {
+    case "bare":
+      return { spec: { kind: "bare" }, cleanup: async () => null };
+    case "memory":
+      return { spec: { kind: "bot", store: "memory" }, cleanup: async () => null };
+    case "sqlite": {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "bench-sqlite-"));
+      return {
+        spec: { kind: "bot", store: "sqlite", sqlitePath: path.join(dir, "bot.sqlite") },
+        cleanup: async () => {
+          await rm(dir, { recursive: true, force: true });
+          return `removed ${dir}`;
+        },
+      };
+    }
+    case "redis": {
+      await pingRedis(o.redisUrl);
+      const namespace = `bench-${runTag}`;
+      return {
+        spec: { kind: "bot", store: "redis", redisUrl: o.redisUrl, namespace },
+        cleanup: async () => {
+          const { deleted, left } = await dropNamespace(o.redisUrl, namespace);
+          if (left > 0) throw new Error(`${left} keys of namespace ${namespace} are left in Redis`);
+          return `deleted ${deleted} keys of namespace ${namespace}`;
+        },
+      };
+    }
+  }
+}
+
+/** Polls until the target's stored count stops moving (writes in flight have landed). */
+async function settledCounts(t: TargetHandle) {
+  let last = await t.counts();
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await t.counts();
+    if (now.stored === last.stored) return now;
+    last = now;
+  }
+  return last;
+}
+
+function check(warmup: LoadResult, run: LoadResult, stored: number): IngestCheck {
+  const accepted = warmup.ok2xx + run.ok2xx;
+  const cutOff = warmup.inFlightAtStop + run.inFlightAtStop;
+  const non2xx = warmup.non2xx + run.non2xx;
+  const errors = warmup.errors + run.errors;
+  const problems: string[] = [];
+  if (accepted === 0) problems.push("no delivery was accepted");
+  if (stored < accepted) problems.push(`${accepted - stored} deliveries answered 2xx are not stored`);
+  if (stored > accepted + cutOff + errors)
+    problems.push(
+      `${stored - accepted - cutOff - errors} more items stored than deliveries sent and accepted`,
+    );
+  if (non2xx > 0) {
+    const codes = { ...warmup.statusCodes };
+    for (const [k, v] of Object.entries(run.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
+    const other = Object.entries(codes)
+      .filter(([k]) => !k.startsWith("2"))
+      .map(([k, v]) => `${v}× ${k}`);
+    problems.push(`${non2xx} answers were not 2xx (${other.join(", ")})`);
+  }
+  if (errors > 0) problems.push(`${errors} requests failed (connection errors or timeouts)`);
+  return { ok: problems.length === 0, accepted, stored, cutOff, non2xx, errors, problems };
+}
+
+async function measure(
+  name: IngestTargetName,
+  o: IngestOptions,
+  runTag: string,
+): Promise<Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare">> {
+  const result: Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare"> = {
+    name,
+    label: TARGET_LABELS[name],
+    spec: null,
+    warmup: null,
+    run: null,
+    check: null,
+    rssBytes: null,
+    logLines: null,
+    serverCpu: null,
+    serverUsPerRequest: null,
+    profile: null,
+    error: null,
+    cleanup: null,
+  };
+  let prepared: Prepared | undefined;
+  let target: TargetHandle | undefined;
+  try {
+    prepared = await prepare(name, o, runTag);
+    result.spec = prepared.spec;
+    target = await startTarget(prepared.spec);
+    const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+    const common = { url: target.url, path: target.path, connections: o.connections, body: gen.body };
+    o.log(`  ${name}: warm-up ${o.warmupS} s, then ${o.durationS} s with ${o.connections} connections…`);
+    result.warmup = await runLoad({
+      ...common,
+      durationS: o.warmupS,
+      startIndex: 0,
+      title: `${name} warm-up`,
+    });
+    const before = await target.counts();
+    if (o.profileDir !== undefined) await target.startProfile();
+    result.run = await runLoad({
+      ...common,
+      durationS: o.durationS,
+      startIndex: result.warmup.nextIndex,
+      title: name,
+    });
+    // Read at once: the CPU of writes still settling (a few ms) is noise; a profile's is not.
+    const after = await target.counts();
+    const cpuUs = after.cpuUs - before.cpuUs;
+    result.serverCpu = cpuUs / 1e6 / result.run.durationS;
+    result.serverUsPerRequest = result.run.answered > 0 ? cpuUs / result.run.answered : null;
+    if (o.profileDir !== undefined) {
+      const file = await target.stopProfile(path.join(o.profileDir, `ingest-${name}.cpuprofile`));
+      result.profile = await summarizeProfile(file, result.run.answered);
+    }
+    const counts = await settledCounts(target);
+    result.rssBytes = counts.rssBytes;
+    result.logLines = counts.logLines;
+    result.check = check(result.warmup, result.run, counts.stored);
+    o.log(
+      `    ${Math.round(result.run.okPerSecond)} deliveries/s, p99 ${result.run.latencyMs.p99.toFixed(1)} ms, ` +
+        `stored ${counts.stored} for ${result.check.accepted} accepted: ${result.check.ok ? "ok" : result.check.problems.join("; ")}`,
+    );
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  } finally {
+    await target?.close();
+    if (prepared) {
+      try {
+        result.cleanup = await prepared.cleanup();
+      } catch (err) {
+        const message = `clean-up failed: ${err instanceof Error ? err.message : String(err)}`;
+        result.error = result.error ? `${result.error}; ${message}` : message;
+      }
+    }
+  }
+  return result;
+}
+
+export async function runIngest(o: IngestOptions): Promise<IngestResult> {
+  const runTag = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
+  const measured: Array<Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare">> = [];
+  for (const name of o.targets) measured.push(await measure(name, o, runTag));
+  const bare = measured.find((m) => m.name === "bare" && m.run && !m.error)?.run ?? null;
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : null;
+  return {
+    connections: o.connections,
+    durationS: o.durationS,
+    warmupS: o.warmupS,
+    body: "a different valid delivery per request: the 36 events of a video lifecycle in turn, a new video every 36, unique timestamps",
+    targets: measured.map((m) => ({
+      ...m,
+      rateVsBare: ratio(m.run?.okPerSecond, bare?.okPerSecond),
+      p50VsBare: ratio(m.run?.latencyMs.p50, bare?.latencyMs.p50),
+      p99VsBare: ratio(m.run?.latencyMs.p99, bare?.latencyMs.p99),
+    })),
+  };
+}
