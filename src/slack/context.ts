@@ -2,7 +2,7 @@
  * What every listener receives: the collaborators, passed in (never imported as globals), so
  * tests build the app with a sandbox platform, a memory store and a Slack stand-in.
  */
-import type { RespondArguments, RespondFn } from "@slack/bolt";
+import type { RespondArguments } from "@slack/bolt";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Outbox } from "../notify/types.js";
@@ -40,7 +40,10 @@ export function replace(m: Message): RespondArguments {
 }
 
 /** Sends through response_url; a failure to answer is logged, never thrown into Bolt. */
-export async function safeRespond(respond: RespondFn, log: Logger, args: RespondArguments): Promise<void> {
+/** Where an answer goes: Bolt's respond (response_url), or a stand-in such as a DM. */
+export type Reply = (args: RespondArguments) => Promise<unknown>;
+
+export async function safeRespond(respond: Reply, log: Logger, args: RespondArguments): Promise<void> {
   try {
     await respond(args);
   } catch (err) {
@@ -54,7 +57,7 @@ export async function safeRespond(respond: RespondFn, log: Logger, args: Respond
  * store, anything else as a generic failure (logged with its details, shown without them).
  */
 export async function answerErrors(
-  respond: RespondFn,
+  respond: Reply,
   log: Logger,
   context: string,
   work: () => Promise<void>,

@@ -56,7 +56,7 @@ export interface Harness {
   press(
     actionId: string,
     value: string,
-    opts?: { user?: string; channel?: string; team?: string },
+    opts?: { user?: string; channel?: string; team?: string; home?: boolean },
   ): Promise<{ status: number; body: string; ms: number; responseUrl: string }>;
   /** Waits for the n-th (1-based) answer on a response_url. */
   answer(responseUrl: string, n?: number): Promise<Record<string, unknown>>;
@@ -203,6 +203,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         teamId: o.team ?? team,
         channelId: o.channel ?? "C0GENERAL",
         responseUrl,
+        ...(o.home
+          ? {
+              container: { type: "view", view_id: "V0HOME" },
+              view: { id: "V0HOME", type: "home", team_id: o.team ?? team, blocks: [] },
+            }
+          : {}),
       });
       const res = await sendSigned(eventsUrl, body, SIGNING_SECRET);
       return { ...res, responseUrl };

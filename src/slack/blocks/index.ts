@@ -6,7 +6,13 @@ export {
   storeUnavailableMessage,
 } from "./errors.js";
 export { type HelpEntry, LIVE_HELP, liveHelp, usageError, WEBHOOK_HELP, webhookHelp } from "./help.js";
-export { ACTIONS, type ActionId } from "./ids.js";
+export {
+  type HomeProfile,
+  type HomeViewOptions,
+  homeView,
+  type PlatformHealth,
+} from "./home.js";
+export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
 export {
   assertWithinLimits,
   ELLIPSIS,
@@ -27,6 +33,21 @@ export {
   type LivestreamCardOptions,
   livestreamCard,
 } from "./livestream.js";
+export {
+  assertViewWithinLimits,
+  decodeMeta,
+  type EventsModalMeta,
+  encodeMeta,
+  eventsModal,
+  eventsModalError,
+  eventsModalLoading,
+  eventsModalSaved,
+  eventsModalSaving,
+  type HomeView,
+  type ModalView,
+  parseEventsSubmission,
+  VIEW_LIMITS,
+} from "./modal.js";
 export type { KnownBlock, Message } from "./types.js";
 export {
   eventListLines,

@@ -4,9 +4,13 @@ import type { BotDeps } from "../context.js";
 import { register as actions } from "./actions/index.js";
 import { register as live } from "./commands/live.js";
 import { register as webhook } from "./commands/webhook.js";
+import { register as events } from "./events/index.js";
+import { register as views } from "./views/index.js";
 
 export function registerListeners(app: App, deps: BotDeps): void {
   live(app, deps);
   webhook(app, deps);
   actions(app, deps);
+  views(app, deps);
+  events(app, deps);
 }

@@ -1,30 +1,40 @@
 /**
  * Buttons: Refresh on the livestream card (anyone), and the webhook buttons (managers only; a
- * non-manager is told why, ephemerally, and nothing changes).
+ * non-manager is told why, ephemerally, and nothing changes). Webhook buttons live on messages
+ * (answered through response_url) and on the App Home (re-published after the change).
  */
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockButtonAction,
-  RespondFn,
-  SlackActionMiddlewareArgs,
-} from "@slack/bolt";
+import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../../../log.js";
 import {
   ACTIONS,
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
+  type Message,
   notManagerMessage,
   testResultMessage,
-  webhookEventsMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, replace, safeRespond } from "../../context.js";
+import { answerErrors, type BotDeps, ephemeral, type Reply, replace, safeRespond } from "../../context.js";
+import { openEventsEditor } from "../../events-editor.js";
+import { publishHome } from "../../home.js";
 import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
 function who(body: BlockButtonAction) {
   return { teamId: body.team?.id ?? body.user.team_id ?? "", userId: body.user.id };
+}
+
+interface ButtonContext {
+  profileId: string;
+  teamId: string;
+  userId: string;
+  body: BlockButtonAction;
+  client: WebClient;
+  log: Logger;
+  /** Shows the outcome where the button was: the message (replace or ephemeral) or the App Home. */
+  done(m: Message, how: "replace" | "ephemeral"): Promise<void>;
 }
 
 export function register(app: App, deps: BotDeps): void {
@@ -40,42 +50,64 @@ export function register(app: App, deps: BotDeps): void {
     });
   });
 
-  /** Runs a manager-only button: checks the role first, answers errors in words. */
-  const managerButton = (
-    actionId: string,
-    verb: string,
-    work: (a: { profileId: string; teamId: string; userId: string; respond: RespondFn }) => Promise<void>,
-  ) => {
+  /** A manager-only button: the role is checked first; errors are answered in words. */
+  const managerButton = (actionId: string, verb: string, work: (c: ButtonContext) => Promise<void>) => {
     app.action<BlockButtonAction>(actionId, async ({ ack, body, action, respond, client }: ButtonArgs) => {
       await ack();
       const { teamId, userId } = who(body);
       const log = deps.logger.child({ team: teamId, user: userId, action: actionId });
       const profileId = action.value ?? "";
-      await answerErrors(respond, log, `Could not ${verb} for profile ${profileId}`, async () => {
+      const onHome = body.view?.type === "home";
+      // The App Home has no response_url: answers go to the person as a message from the app.
+      const answer: Reply = onHome
+        ? (args) =>
+            client.chat.postMessage({
+              channel: userId,
+              text: args.text ?? "",
+              blocks: "blocks" in args ? args.blocks : undefined,
+            })
+        : respond;
+      const done = async (m: Message, how: "replace" | "ephemeral") => {
+        if (onHome) await publishHome(deps, client, teamId, userId);
+        else await respond(how === "replace" ? replace(m) : ephemeral(m));
+      };
+      await answerErrors(answer, log, `Could not ${verb} for profile ${profileId}`, async () => {
         const d = await deps.managers.decide(client, teamId, userId);
         if (!d.manager) {
-          await respond(ephemeral(notManagerMessage(verb)));
+          await answer(ephemeral(notManagerMessage(verb)));
           return;
         }
-        await work({ profileId, teamId, userId, respond });
+        await work({ profileId, teamId, userId, body, client, log, done });
       });
     });
   };
 
-  const remove = async (a: { profileId: string; teamId: string; userId: string; respond: RespondFn }) => {
-    await removeWebhook(deps, a.teamId, a.profileId);
-    await a.respond(replace(webhookRemovedMessage(a.profileId, a.userId, deps.now())));
+  const remove = async (c: ButtonContext) => {
+    await removeWebhook(deps, c.teamId, c.profileId);
+    await c.done(webhookRemovedMessage(c.profileId, c.userId, deps.now()), "replace");
   };
   managerButton(ACTIONS.webhookRemove, "remove the webhook", remove);
   managerButton(ACTIONS.webhookRemoveConfirm, "remove the webhook", remove);
 
-  managerButton(ACTIONS.webhookEditEvents, "edit webhook events", async ({ profileId, respond }) => {
-    const webhook = await deps.platform.getProfileWebhook(profileId);
-    await respond(ephemeral(webhookEventsMessage({ profileId, webhook })));
+  managerButton(ACTIONS.webhookEditEvents, "edit webhook events", async (c) => {
+    await openEventsEditor(
+      deps,
+      c.client,
+      {
+        triggerId: c.body.trigger_id,
+        teamId: c.teamId,
+        userId: c.userId,
+        profileId: c.profileId,
+        channelId: c.body.channel?.id,
+        responseUrl: c.body.view?.type === "home" ? undefined : c.body.response_url,
+      },
+      c.log,
+    );
   });
 
-  managerButton(ACTIONS.webhookTest, "send a test event", async ({ profileId, teamId, respond }) => {
-    await respond(ephemeral(testResultMessage(profileId, await sendTestLifecycle(deps, teamId, profileId))));
+  managerButton(ACTIONS.webhookTest, "send a test event", async (c) => {
+    const outcome = await sendTestLifecycle(deps, c.teamId, c.profileId);
+    await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
   });
 
   app.action<BlockButtonAction>(ACTIONS.webhookRemoveCancel, async ({ ack, respond, body }: ButtonArgs) => {

@@ -18,6 +18,7 @@ import {
   webhookSetMessage,
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond } from "../../context.js";
+import { openEventsEditor } from "../../events-editor.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
 import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
@@ -29,6 +30,7 @@ interface Ctx {
   teamId: string;
   userId: string;
   channelId: string;
+  triggerId: string | undefined;
 }
 
 async function requireManager(ctx: Ctx, action: string): Promise<boolean> {
@@ -79,6 +81,21 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       const id = await profileOrExplain(ctx, cmd.profileId);
       if (id === null) return;
       if (cmd.events === null) {
+        if (ctx.triggerId) {
+          await openEventsEditor(
+            deps,
+            ctx.client,
+            {
+              triggerId: ctx.triggerId,
+              teamId: ctx.teamId,
+              userId: ctx.userId,
+              profileId: id,
+              channelId: ctx.channelId,
+            },
+            ctx.log,
+          );
+          return;
+        }
         const webhook = await deps.platform.getProfileWebhook(id);
         await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook })));
         return;
@@ -146,6 +163,7 @@ export function register(app: App, deps: BotDeps): void {
       teamId: command.team_id,
       userId: command.user_id,
       channelId: command.channel_id,
+      triggerId: command.trigger_id || undefined,
     };
     const what = "profileId" in cmd && cmd.profileId ? ` for profile ${cmd.profileId}` : "";
     await answerErrors(respond, log, `Could not run /webhook ${cmd.kind}${what}`, () => run(ctx, cmd));

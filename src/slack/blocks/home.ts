@@ -1,0 +1,220 @@
+/**
+ * The App Home tab (issue 5): the platform connection's health, each configured profile of the
+ * workspace (channel, events, last delivery, 24 h counts), manager buttons, and a how-to.
+ * Pure: data and the clock in, a `home` view out, always within 100 blocks.
+ *
+ * Secrets: this bot's callback token is never an input; a foreign URL is shown without the
+ * password of its userinfo.
+ */
+import type { HomeView } from "@slack/types";
+import { isWebhookEvent } from "../../platform/schemas.js";
+import { ACTIONS } from "./ids.js";
+import {
+  actions,
+  button,
+  channel,
+  code,
+  confirmDialog,
+  context,
+  divider,
+  header,
+  mention,
+  section,
+  toDate,
+  when,
+} from "./kit.js";
+import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
+import { VIEW_LIMITS } from "./modal.js";
+import type { Button, KnownBlock } from "./types.js";
+
+export interface HomeProfile {
+  profileId: string;
+  /** Channel the notifications go to; null when a foreign URL was registered. */
+  channelId: string | null;
+  foreignUrl: string | null;
+  events: readonly string[];
+  /** Slack user id. */
+  setBy: string;
+  /** ISO date-time. */
+  setAt: string;
+  /** Epoch ms of the last delivery received, or null. */
+  lastDeliveryAt: number | null;
+  posted24h: number;
+  failed24h: number;
+  received24h: number;
+}
+
+/** Whether an access token can be obtained; `message` is mrkdwn (e.g. from describePlatformError). */
+export type PlatformHealth = { ok: true; grantedScopes: readonly string[] } | { ok: false; message: string };
+
+export interface HomeViewOptions {
+  now: Date;
+  isManager: boolean;
+  platform: PlatformHealth;
+  profiles: readonly HomeProfile[];
+  managers: { configured: readonly string[]; added: readonly string[] };
+  /** Adds a Refresh button (ACTIONS.homeRefresh); only when a listener handles it. */
+  showRefresh?: boolean;
+}
+
+const MAX_MENTIONS = 20;
+const MAX_EVENTS_SHOWN = 12;
+const MAX_MORE_IDS = 40;
+
+/** A foreign URL for display: in full, but with the password of its userinfo masked. */
+function maskedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) {
+      u.password = "****";
+      return u.toString();
+    }
+  } catch {
+    // Not a URL: shown as it is (inside inline code, escaped).
+  }
+  return url;
+}
+
+function count(n: number): string {
+  return Number.isFinite(n) && n >= 0 ? String(Math.floor(n)) : "0";
+}
+
+function eventNames(events: readonly string[]): string {
+  const unique = [...new Set(events)];
+  if (unique.length === 0) return "none";
+  const shown = unique.slice(0, MAX_EVENTS_SHOWN).map((e) => {
+    const short = escapeTruncate(e.replace(/^video\./, ""), 60);
+    return isWebhookEvent(e) ? short : `${short} (not known to this bot)`;
+  });
+  const more = unique.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+function destination(p: HomeProfile): string {
+  if (p.channelId) return `*Channel:* ${channel(p.channelId)}`;
+  if (p.foreignUrl) {
+    return `*Sends to:* a foreign URL, the bot posts nothing: ${code(maskedUrl(p.foreignUrl), 500)}`;
+  }
+  return `*Channel:* none set — run \`/webhook set ${escapeTruncate(p.profileId, 100)}\` in the channel that should get its notifications`;
+}
+
+function profileSection(p: HomeProfile, now: Date): KnownBlock {
+  const last =
+    p.lastDeliveryAt !== null && Number.isFinite(p.lastDeliveryAt)
+      ? when(new Date(p.lastDeliveryAt), now)
+      : "none yet";
+  const at = toDate(p.setAt);
+  const lines = [
+    `*Profile ${code(p.profileId, 100)}*`,
+    destination(p),
+    `*Events (${new Set(p.events).size}):* ${eventNames(p.events)}`,
+    `*Last delivery:* ${last}`,
+    `*Last 24 h:* ${count(p.received24h)} received · ${count(p.posted24h)} posted · ${count(p.failed24h)} failed`,
+    `Set by ${mention(p.setBy)}${at ? ` ${when(at, now)}` : ""}`,
+  ];
+  return section(lines.join("\n"));
+}
+
+function profileButtons(p: HomeProfile): KnownBlock {
+  const buttons: Button[] = [
+    button({ text: "✏️ Edit events", actionId: ACTIONS.webhookEditEvents, value: p.profileId }),
+  ];
+  if (p.channelId) {
+    buttons.push(button({ text: "🧪 Send test", actionId: ACTIONS.webhookTest, value: p.profileId }));
+  }
+  buttons.push(
+    button({
+      text: "🗑️ Remove",
+      actionId: ACTIONS.webhookRemove,
+      value: p.profileId,
+      style: "danger",
+      confirm: confirmDialog({
+        title: "Remove the webhook?",
+        text: `The platform will stop sending the events of profile ${p.profileId.slice(0, 100)} (callback URL and events both set to none).`,
+        confirm: "Remove",
+        deny: "Cancel",
+        danger: true,
+      }),
+    }),
+  );
+  return actions(buttons);
+}
+
+function platformLine(p: PlatformHealth): string {
+  if (p.ok) {
+    const scopes = [...new Set(p.grantedScopes)].slice(0, 20).map((s) => code(s, 60));
+    return `✅ *Platform:* connected, an access token can be obtained (scopes: ${scopes.length ? scopes.join(", ") : "none reported"}).`;
+  }
+  const message = p.message.trim() || "the token service failed";
+  return `⚠️ *Platform:* the bot cannot get an access token: ${truncateMrkdwn(message, 2500)}`;
+}
+
+function managersText(m: HomeViewOptions["managers"]): string {
+  const ids = [...new Set([...m.configured, ...m.added])];
+  const shown = ids.slice(0, MAX_MENTIONS).map(mention);
+  const more = ids.length - shown.length;
+  const extra = shown.length ? `, and ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}` : "";
+  return `workspace admins and owners${extra}`;
+}
+
+function howToFirstSteps(o: HomeViewOptions): KnownBlock {
+  const lt = escapeMrkdwn("<profile_id>");
+  return section(
+    [
+      "*No profile is set up yet.* To get a profile's video notifications in Slack:",
+      `1. A manager runs \`/webhook set ${lt}\` in the channel that should get them (the platform then sends the profile's events to this bot).`,
+      `2. Anyone can post a livestream's status card with \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`.`,
+      `3. Managers are ${managersText(o.managers)}; a manager adds one with \`/webhook managers add @user\`.`,
+    ].join("\n"),
+  );
+}
+
+function howToUse(o: HomeViewOptions): KnownBlock {
+  return section(
+    [
+      "*How to use*",
+      `• \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`: a livestream's status card in the channel (\`/live help\` for more).`,
+      `• \`/webhook show [profile_id]\`: where a profile's notifications go; managers can set, edit or remove with \`/webhook set\`, \`/webhook events\`, \`/webhook remove\` (\`/webhook help\` for more).`,
+      `• Who can change webhooks: ${managersText(o.managers)}.`,
+    ].join("\n"),
+  );
+}
+
+/** The App Home tab of one user (managers get the buttons). */
+export function homeView(o: HomeViewOptions): HomeView {
+  const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(o.platform))];
+  if (o.showRefresh) head.push(actions([button({ text: "🔄 Refresh", actionId: ACTIONS.homeRefresh })]));
+  head.push(divider);
+
+  const tail: KnownBlock[] = [divider, howToUse(o)];
+  if (!o.isManager && o.profiles.length > 0) {
+    tail.push(context(["You can see everything here; the buttons that change a webhook are for managers."]));
+  }
+  tail.push(context([`Updated ${slackDate(o.now, utcText(o.now))}`]));
+
+  const body: KnownBlock[] = [];
+  const n = o.profiles.length;
+  if (n === 0) {
+    body.push(howToFirstSteps(o));
+  } else {
+    body.push(section(`*Configured profiles (${n})*`));
+    const per = o.isManager ? 2 : 1;
+    const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length;
+    const shown = n * per <= room ? n : Math.max(0, Math.floor((room - 1) / per));
+    for (const p of o.profiles.slice(0, shown)) {
+      body.push(profileSection(p, o.now));
+      if (o.isManager) body.push(profileButtons(p));
+    }
+    const rest = o.profiles.slice(shown);
+    if (rest.length > 0) {
+      const ids = rest.slice(0, MAX_MORE_IDS).map((p) => code(p.profileId, 60));
+      const more = rest.length - ids.length;
+      body.push(
+        section(
+          `…and ${rest.length} more: ${ids.join(", ")}${more > 0 ? ` and ${more} others` : ""} — use \`/webhook show ${escapeMrkdwn("<profile_id>")}\``,
+        ),
+      );
+    }
+  }
+  return { type: "home", blocks: [...head, ...body, ...tail] };
+}

@@ -1,0 +1,385 @@
+/**
+ * The events editor modal (issue 5): pure renderers, data in, Slack view JSON out. The listeners
+ * open it with `eventsModalLoading` (a trigger_id lives 3 s), fill it with `eventsModal`, and show
+ * the outcome with `eventsModalSaving` / `eventsModalSaved` / `eventsModalError`.
+ *
+ * What the modal carries between requests (team, profile, where the button was, the events it was
+ * opened with) travels in `private_metadata`, written by `encodeMeta` and read by `decodeMeta`.
+ *
+ * `assertViewWithinLimits` is the views' counterpart of `assertWithinLimits` (tests run it on
+ * every rendered modal and Home tab).
+ */
+import type { Checkboxes, HomeView, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";
+import { z } from "zod";
+import { isWebhookEvent, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import { BLOCKS, VIEWS } from "./ids.js";
+import { code, context, section } from "./kit.js";
+import { assertWithinLimits, escapeTruncate, truncate } from "./limits.js";
+import type { KnownBlock } from "./types.js";
+
+export type { HomeView, ModalView } from "@slack/types";
+
+/** Limits of views (Slack's view and input references, and the doc comments of `@slack/types`). */
+export const VIEW_LIMITS = {
+  /** Blocks in a modal or a Home tab. */
+  blocksPerView: 100,
+  /** Modal title, submit and close texts. */
+  title: 24,
+  submit: 24,
+  close: 24,
+  privateMetadata: 3000,
+  callbackId: 255,
+  inputLabel: 2000,
+  inputHint: 2000,
+  /** Checkboxes: at most 10 options. */
+  checkboxOptions: 10,
+  optionText: 75,
+  optionValue: 75,
+  optionDescription: 75,
+  actionId: 255,
+  blockId: 255,
+} as const;
+
+const TITLE = "Webhook events";
+const MAX_UNKNOWN_SHOWN = 10;
+
+function plain(text: string, max: number): PlainTextElement {
+  return { type: "plain_text", text: truncate(text, max), emoji: true };
+}
+
+/** The modal shell: title, callback id, metadata (dropped when over the limit), buttons. */
+function modal(o: { meta?: string; blocks: KnownBlock[]; close: string; submit?: string }): ModalView {
+  const view: ModalView = {
+    type: "modal",
+    callback_id: VIEWS.eventsModal,
+    title: plain(TITLE, VIEW_LIMITS.title),
+    close: plain(o.close, VIEW_LIMITS.close),
+    blocks: o.blocks.slice(0, VIEW_LIMITS.blocksPerView),
+  };
+  if (o.submit) view.submit = plain(o.submit, VIEW_LIMITS.submit);
+  // A longer value would make Slack refuse the whole view: without it, a submission is answered
+  // "open the editor again" instead (decodeMeta gives undefined).
+  if (o.meta !== undefined && o.meta.length <= VIEW_LIMITS.privateMetadata) view.private_metadata = o.meta;
+  return view;
+}
+
+function profile(profileId: string): string {
+  return code(profileId, 100);
+}
+
+/** One checkbox of an event: its name as inline code, its one-line description of spec 6.1. */
+function eventOption(e: (typeof WEBHOOK_EVENTS)[number]): Option {
+  return {
+    text: { type: "mrkdwn", text: code(e, VIEW_LIMITS.optionText - 2) },
+    value: e,
+    description: {
+      type: "plain_text",
+      text: truncate(WEBHOOK_EVENT_DESCRIPTIONS[e], VIEW_LIMITS.optionDescription),
+    },
+  };
+}
+
+function unknownList(events: readonly string[]): string {
+  const shown = events.slice(0, MAX_UNKNOWN_SHOWN).map((e) => code(e, 60));
+  const more = events.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** The editor: intro, one input of checkboxes (current known events checked), notes. */
+function editorBlocks(profileId: string, current: readonly string[]): KnownBlock[] {
+  const checked = new Set(current);
+  const options = WEBHOOK_EVENTS.map(eventOption);
+  const initial = options.filter((opt) => opt.value !== undefined && checked.has(opt.value));
+  const element: Checkboxes = { type: "checkboxes", action_id: BLOCKS.eventsInput, options };
+  if (initial.length > 0) element.initial_options = initial;
+  const input: InputBlock = {
+    type: "input",
+    block_id: BLOCKS.events,
+    label: plain("Events the platform sends", VIEW_LIMITS.inputLabel),
+    hint: plain("Choose at least one event.", VIEW_LIMITS.inputHint),
+    element,
+  };
+  const blocks: KnownBlock[] = [
+    section(`Choose the events the platform sends for profile ${profile(profileId)}.`),
+  ];
+  blocks.push(input);
+  const unknown = [...new Set(current)].filter((e) => !isWebhookEvent(e));
+  if (unknown.length > 0) {
+    blocks.push(context([`❔ Not known to this bot, dropped on save: ${unknownList(unknown)}`]));
+  }
+  blocks.push(context(["Saving changes only the events; the callback URL stays."]));
+  return blocks;
+}
+
+/** Opened at once from a button or `/webhook events` (no submit: nothing to save yet). */
+export function eventsModalLoading(meta: string, profileId: string): ModalView {
+  return modal({
+    meta,
+    close: "Cancel",
+    blocks: [section(`⏳ Loading the webhook of profile ${profile(profileId)}…`)],
+  });
+}
+
+/**
+ * The editor, with the events the platform has now checked. `notice` is mrkdwn (already escaped)
+ * shown above it, for example a warning that the events changed elsewhere.
+ */
+export function eventsModal(o: {
+  meta: string;
+  profileId: string;
+  current: readonly string[];
+  notice?: string | undefined;
+}): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (o.notice?.trim()) blocks.push(section(o.notice));
+  blocks.push(...editorBlocks(o.profileId, o.current));
+  return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
+}
+
+/** Shown by the submission's ack while the platform is updated (no submit). */
+export function eventsModalSaving(meta: string, profileId: string): ModalView {
+  return modal({
+    meta,
+    close: "Close",
+    blocks: [section(`⏳ Saving the events of profile ${profile(profileId)}…`)],
+  });
+}
+
+function eventLine(e: string): string {
+  const desc = isWebhookEvent(e) ? WEBHOOK_EVENT_DESCRIPTIONS[e] : "not an event this bot knows";
+  return `• ${code(e, 60)} — ${escapeTruncate(desc, 200)}`;
+}
+
+/** After saving: the events as read back from the platform. */
+export function eventsModalSaved(o: { profileId: string; events: readonly string[] }): ModalView {
+  const events = [...new Set(o.events)];
+  const lines = [
+    `✅ Events of profile ${profile(o.profileId)} saved. The platform now sends${events.length === 0 ? " no events." : ` ${events.length === 1 ? "this event" : `these ${events.length} events`}:`}`,
+    ...events.slice(0, 20).map(eventLine),
+  ];
+  if (events.length > 20) lines.push(`• and ${events.length - 20} more`);
+  return modal({
+    close: "Done",
+    blocks: [section(lines.join("\n")), context(["The callback URL is unchanged."])],
+  });
+}
+
+/**
+ * A failure, in plain words at the top. `message` is mrkdwn (already escaped), typically from
+ * `describePlatformError` (it ends with the correlation id). With `current`, the editor follows
+ * with those events checked, so the person can retry.
+ */
+export function eventsModalError(o: {
+  meta: string;
+  profileId: string;
+  message: string;
+  current?: readonly string[] | undefined;
+}): ModalView {
+  const text = o.message.trim() || "Something went wrong; try again in a moment.";
+  const blocks: KnownBlock[] = [section(`⚠️ ${text}`)];
+  if (o.current === undefined) return modal({ meta: o.meta, blocks, close: "Close" });
+  blocks.push(...editorBlocks(o.profileId, o.current));
+  return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
+}
+
+function record(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === "object" && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * The events checked in a submission (`view.state.values`): only known events, each once, in the
+ * order of the enumeration. Any other shape gives [].
+ */
+export function parseEventsSubmission(values: unknown): string[] {
+  const input = record(record(record(values)?.[BLOCKS.events])?.[BLOCKS.eventsInput]);
+  const selected = input?.selected_options;
+  if (!Array.isArray(selected)) return [];
+  const chosen = new Set<string>();
+  for (const opt of selected) {
+    const value = record(opt)?.value;
+    if (typeof value === "string") chosen.add(value);
+  }
+  return WEBHOOK_EVENTS.filter((e) => chosen.has(e));
+}
+
+// --- private_metadata -----------------------------------------------------------------------------
+
+const metaSchema = z.object({
+  teamId: z.string().min(1),
+  profileId: z.string().min(1),
+  channelId: z.string().min(1).optional(),
+  responseUrl: z
+    .string()
+    .regex(/^https?:\/\/\S+$/)
+    .optional(),
+  /** The events the editor was filled with (null: not loaded yet), to detect a change elsewhere. */
+  original: z.array(z.string()).nullable(),
+});
+
+export type EventsModalMeta = z.infer<typeof metaSchema>;
+
+/**
+ * JSON for `private_metadata`, at most 3000 characters: when too long, `responseUrl` is dropped
+ * (the message the button was on is then not updated), then `channelId` (no ephemeral
+ * confirmation). When even that does not fit, "" (decodeMeta refuses it: "open it again").
+ */
+export function encodeMeta(m: {
+  teamId: string;
+  profileId: string;
+  channelId?: string | undefined;
+  responseUrl?: string | undefined;
+  original: readonly string[] | null;
+}): string {
+  const base = {
+    teamId: m.teamId,
+    profileId: m.profileId,
+    ...(m.channelId ? { channelId: m.channelId } : {}),
+    ...(m.responseUrl ? { responseUrl: m.responseUrl } : {}),
+    original: m.original === null ? null : [...m.original],
+  };
+  const { responseUrl: _url, ...noUrl } = base;
+  const { channelId: _channel, ...bare } = noUrl;
+  for (const candidate of [base, noUrl, bare]) {
+    const s = JSON.stringify(candidate);
+    if (s.length <= VIEW_LIMITS.privateMetadata) return s;
+  }
+  return "";
+}
+
+/** The metadata of `encodeMeta`, or undefined for anything else (empty, not JSON, wrong shape). */
+export function decodeMeta(s: string): EventsModalMeta | undefined {
+  if (typeof s !== "string" || s === "" || s.length > VIEW_LIMITS.privateMetadata) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+  const parsed = metaSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+// --- The checker -----------------------------------------------------------------------------------
+
+function checkPlain(out: string[], where: string, t: unknown, max: number, required = false): void {
+  if (t === undefined) {
+    if (required) out.push(`${where}: missing`);
+    return;
+  }
+  const o = record(t);
+  if (o?.type !== "plain_text") out.push(`${where}: must be plain_text`);
+  const text = o?.text;
+  if (typeof text !== "string" || text.trim() === "") out.push(`${where}: empty text`);
+  else if (text.length > max) out.push(`${where}: ${text.length} > ${max} characters`);
+}
+
+function checkOption(out: string[], where: string, opt: unknown): void {
+  const o = record(opt);
+  const text = record(o?.text);
+  if (text?.type !== "plain_text" && text?.type !== "mrkdwn") out.push(`${where}.text: not a text object`);
+  const t = text?.text;
+  if (typeof t !== "string" || t.trim() === "") out.push(`${where}.text: empty`);
+  else {
+    if (t.length > VIEW_LIMITS.optionText) out.push(`${where}.text: ${t.length} > ${VIEW_LIMITS.optionText}`);
+    if (text?.type === "mrkdwn") {
+      // The message checker knows mrkdwn escaping: run it on a section holding the same text.
+      const probs = assertWithinLimits({
+        text: "x",
+        blocks: [{ type: "section", text: { type: "mrkdwn", text: t } }],
+      });
+      for (const p of probs) out.push(`${where}.text: ${p.replace(/^blocks\[0\] \(section\)\.text: /, "")}`);
+    }
+  }
+  const v = o?.value;
+  if (typeof v !== "string" || v === "") out.push(`${where}.value: missing`);
+  else if (v.length > VIEW_LIMITS.optionValue)
+    out.push(`${where}.value: ${v.length} > ${VIEW_LIMITS.optionValue}`);
+  if (o?.description !== undefined) {
+    checkPlain(out, `${where}.description`, o.description, VIEW_LIMITS.optionDescription);
+  }
+}
+
+function checkInput(out: string[], where: string, block: Record<string, unknown>): void {
+  checkPlain(out, `${where}.label`, block.label, VIEW_LIMITS.inputLabel, true);
+  checkPlain(out, `${where}.hint`, block.hint, VIEW_LIMITS.inputHint);
+  const el = record(block.element);
+  if (el?.type !== "checkboxes") {
+    out.push(`${where}.element: type ${String(el?.type)} is not checked`);
+    return;
+  }
+  const id = el.action_id;
+  if (typeof id !== "string" || id === "") out.push(`${where}.element.action_id: missing`);
+  else if (id.length > VIEW_LIMITS.actionId) out.push(`${where}.element.action_id: too long`);
+  const options = Array.isArray(el.options) ? el.options : [];
+  if (options.length === 0 || options.length > VIEW_LIMITS.checkboxOptions) {
+    out.push(`${where}.element.options: ${options.length} items (1..${VIEW_LIMITS.checkboxOptions})`);
+  }
+  const values = new Set<string>();
+  options.forEach((opt, i) => {
+    checkOption(out, `${where}.element.options[${i}]`, opt);
+    const v = record(opt)?.value;
+    if (typeof v === "string") {
+      if (values.has(v)) out.push(`${where}.element.options[${i}].value: duplicate ${v}`);
+      values.add(v);
+    }
+  });
+  if (el.initial_options !== undefined) {
+    const initial = Array.isArray(el.initial_options) ? el.initial_options : [];
+    if (initial.length === 0) out.push(`${where}.element.initial_options: empty (omit it instead)`);
+    const known = options.map((opt) => JSON.stringify(opt));
+    initial.forEach((opt, i) => {
+      // Slack requires each initial option to be exactly one of the options.
+      if (!known.includes(JSON.stringify(opt))) {
+        out.push(`${where}.element.initial_options[${i}]: not one of the options`);
+      }
+    });
+  }
+}
+
+/**
+ * Every violation of Slack's limits in a modal or Home tab view; [] when Slack will accept it.
+ * Blocks other than `input` are checked by `assertWithinLimits` one by one.
+ */
+export function assertViewWithinLimits(view: ModalView | HomeView): string[] {
+  const out: string[] = [];
+  const blocks: unknown[] = view.blocks;
+  if (blocks.length === 0) out.push("blocks: none");
+  if (blocks.length > VIEW_LIMITS.blocksPerView) {
+    out.push(`blocks: ${blocks.length} > ${VIEW_LIMITS.blocksPerView}`);
+  }
+  if (view.callback_id !== undefined && view.callback_id.length > VIEW_LIMITS.callbackId) {
+    out.push(`callback_id: ${view.callback_id.length} > ${VIEW_LIMITS.callbackId}`);
+  }
+  if (view.private_metadata !== undefined && view.private_metadata.length > VIEW_LIMITS.privateMetadata) {
+    out.push(`private_metadata: ${view.private_metadata.length} > ${VIEW_LIMITS.privateMetadata}`);
+  }
+  const hasInput = blocks.some((b) => record(b)?.type === "input");
+  if (view.type === "modal") {
+    checkPlain(out, "title", view.title, VIEW_LIMITS.title, true);
+    checkPlain(out, "close", view.close, VIEW_LIMITS.close);
+    checkPlain(out, "submit", view.submit, VIEW_LIMITS.submit);
+    if (hasInput && view.submit === undefined) out.push("submit: required with an input block");
+  }
+  const blockIds = new Set<string>();
+  blocks.forEach((b, i) => {
+    const block = record(b) ?? {};
+    const where = `blocks[${i}] (${String(block.type)})`;
+    const id = block.block_id;
+    if (typeof id === "string") {
+      if (blockIds.has(id)) out.push(`${where}.block_id: duplicate ${id}`);
+      if (id.length > VIEW_LIMITS.blockId)
+        out.push(`${where}.block_id: ${id.length} > ${VIEW_LIMITS.blockId}`);
+      blockIds.add(id);
+    }
+    if (block.type === "input") {
+      checkInput(out, where, block);
+      return;
+    }
+    for (const p of assertWithinLimits({ text: "view", blocks: [b as KnownBlock] })) {
+      out.push(p.replace(/^blocks\[0\] \([a-z_]+\)/, where));
+    }
+  });
+  return out;
+}

@@ -1,0 +1,188 @@
+/**
+ * The events editor: a modal with one checkbox per event. Opened at once with a loading view (a
+ * trigger_id lives 3 s, the platform may be slower), then filled with the webhook read back.
+ * Saving changes only `events` (partial update of a complete webhook), refuses to overwrite a
+ * webhook that changed since the modal opened (it shows the current state instead), and reports
+ * platform errors inside the modal.
+ */
+import type { ViewsUpdateArguments, WebClient } from "@slack/web-api";
+import { request } from "undici";
+import type { Logger } from "../log.js";
+import { isPlatformError } from "../platform/index.js";
+import {
+  decodeMeta,
+  describePlatformError,
+  encodeMeta,
+  eventsModal,
+  eventsModalError,
+  eventsModalLoading,
+  eventsModalSaved,
+  webhookConfigMessage,
+} from "./blocks/index.js";
+import type { BotDeps } from "./context.js";
+import { readWebhook } from "./webhook-ops.js";
+
+export interface OpenEditor {
+  triggerId: string;
+  teamId: string;
+  userId: string;
+  profileId: string;
+  channelId?: string;
+  /** The message the button was on, to update after saving. */
+  responseUrl?: string;
+}
+
+function sameSet(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  const sa = new Set(a ?? []);
+  const sb = new Set(b ?? []);
+  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
+}
+
+function explain(err: unknown): string {
+  return isPlatformError(err) ? describePlatformError(err) : "Something went wrong; try again in a moment.";
+}
+
+export async function openEventsEditor(
+  deps: BotDeps,
+  client: WebClient,
+  o: OpenEditor,
+  log: Logger,
+): Promise<void> {
+  const meta = (original: string[] | null) =>
+    encodeMeta({
+      teamId: o.teamId,
+      profileId: o.profileId,
+      channelId: o.channelId,
+      responseUrl: o.responseUrl,
+      original,
+    });
+  const opened = await client.views.open({
+    trigger_id: o.triggerId,
+    view: eventsModalLoading(meta(null), o.profileId),
+  });
+  const viewId = opened.view?.id;
+  if (!viewId) return;
+  try {
+    const webhook = await deps.platform.getProfileWebhook(o.profileId);
+    if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
+      await client.views.update({
+        view_id: viewId,
+        view: eventsModalError({
+          meta: meta(null),
+          profileId: o.profileId,
+          message: `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
+        }),
+      });
+      return;
+    }
+    await client.views.update({
+      view_id: viewId,
+      view: eventsModal({ meta: meta(webhook.events), profileId: o.profileId, current: webhook.events }),
+    });
+  } catch (err) {
+    log.warn({ err }, "could not load the events editor");
+    await client.views.update({
+      view_id: viewId,
+      view: eventsModalError({ meta: meta(null), profileId: o.profileId, message: explain(err) }),
+    });
+  }
+}
+
+export interface Submission {
+  viewId: string;
+  userId: string;
+  teamId: string;
+  privateMetadata: string;
+  selected: string[];
+}
+
+/** After the ack: checks, writes and shows the outcome in the modal (and on the message). */
+export async function saveEvents(
+  deps: BotDeps,
+  client: WebClient,
+  s: Submission,
+  log: Logger,
+): Promise<void> {
+  const meta = decodeMeta(s.privateMetadata);
+  if (!meta || meta.teamId !== s.teamId) {
+    await client.views.update({
+      view_id: s.viewId,
+      view: eventsModalError({
+        meta: s.privateMetadata,
+        profileId: meta?.profileId ?? "?",
+        message: "This editor is no longer valid; open it again.",
+      }),
+    });
+    return;
+  }
+  const show = (args: ViewsUpdateArguments) => client.views.update(args);
+  try {
+    const decision = await deps.managers.decide(client, s.teamId, s.userId);
+    if (!decision.manager) {
+      await show({
+        view_id: s.viewId,
+        view: eventsModalError({
+          meta: s.privateMetadata,
+          profileId: meta.profileId,
+          message:
+            "Only managers (workspace admins and owners, MANAGER_USER_IDS and added managers) can change webhook events. Nothing was changed.",
+        }),
+      });
+      return;
+    }
+    const current = await deps.platform.getProfileWebhook(meta.profileId);
+    if (!sameSet(current.events, meta.original)) {
+      // Changed elsewhere since the modal opened: show the current state instead of overwriting it.
+      await show({
+        view_id: s.viewId,
+        view: eventsModal({
+          meta: encodeMeta({ ...meta, original: current.events }),
+          profileId: meta.profileId,
+          current: current.events ?? [],
+          notice:
+            "⚠️ These events were changed elsewhere since you opened this editor. This is the current state: review it and save again.",
+        }),
+      });
+      return;
+    }
+    const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
+    const saved = await deps.settings.getProfile(s.teamId, meta.profileId);
+    if (saved)
+      await deps.settings.saveProfile(s.teamId, { ...saved, events: [...(updated.events ?? s.selected)] });
+    await show({
+      view_id: s.viewId,
+      view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),
+    });
+    if (meta.responseUrl) {
+      const view = await readWebhook(deps, s.teamId, meta.profileId);
+      const msg = webhookConfigMessage({ ...view, isManager: true, now: deps.now() });
+      await request(meta.responseUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ replace_original: true, text: msg.text, blocks: msg.blocks }),
+      })
+        .then((r) => r.body.dump())
+        .catch((err: unknown) => log.warn({ err }, "could not update the message the button was on"));
+    }
+    if (meta.channelId) {
+      await client.chat
+        .postEphemeral({
+          channel: meta.channelId,
+          user: s.userId,
+          text: `✅ Events of profile \`${meta.profileId}\` saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
+        })
+        .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
+    }
+  } catch (err) {
+    log.warn({ err }, "could not save the events");
+    await show({
+      view_id: s.viewId,
+      view: eventsModalError({
+        meta: s.privateMetadata,
+        profileId: meta.profileId,
+        message: explain(err),
+        current: s.selected,
+      }),
+    }).catch((e: unknown) => log.warn({ err: e }, "could not show the error in the modal"));
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The App Home tab: every configured profile of the workspace with its channel, events, last
+ * delivery and 24 h counts, the platform connection's health, and (for managers) the buttons.
+ */
+import type { WebClient } from "@slack/web-api";
+import { isPlatformError } from "../platform/index.js";
+import { describePlatformError, homeView } from "./blocks/index.js";
+import type { BotDeps } from "./context.js";
+
+const HEALTH_TTL_MS = 30_000;
+let health: { at: number; value: Parameters<typeof homeView>[0]["platform"] } | undefined;
+
+/** Whether a platform token can be obtained, cached for 30 s. */
+async function platformHealth(deps: BotDeps): Promise<Parameters<typeof homeView>[0]["platform"]> {
+  const now = Date.now();
+  if (health && now - health.at < HEALTH_TTL_MS) return health.value;
+  let value: Parameters<typeof homeView>[0]["platform"];
+  try {
+    await deps.platform.checkToken();
+    value = { ok: true, grantedScopes: deps.platform.tokens.grantedScopes };
+  } catch (err) {
+    value = {
+      ok: false,
+      message: isPlatformError(err) ? describePlatformError(err) : "the token service failed",
+    };
+  }
+  health = { at: now, value };
+  return value;
+}
+
+export async function publishHome(
+  deps: BotDeps,
+  client: WebClient,
+  teamId: string,
+  userId: string,
+): Promise<void> {
+  const now = deps.now();
+  const [profiles, added, decision, platform] = await Promise.all([
+    deps.settings.listProfiles(teamId),
+    deps.settings.listManagers(teamId),
+    deps.managers.decide(client, teamId, userId),
+    platformHealth(deps),
+  ]);
+  const rows = await Promise.all(
+    profiles.map(async (p) => {
+      const a = deps.activity
+        ? await deps.activity.summary(teamId, p.profileId, now.getTime())
+        : { lastDeliveryAt: null, received24h: 0, posted24h: 0, failed24h: 0 };
+      return { ...p, ...a };
+    }),
+  );
+  const view = homeView({
+    now,
+    isManager: decision.manager,
+    platform,
+    profiles: rows,
+    managers: { configured: [...deps.config.managerUserIds], added: added.map((m) => m.userId) },
+  });
+  await client.views.publish({ user_id: userId, view });
+}
