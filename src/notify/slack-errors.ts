@@ -3,6 +3,8 @@ import { ErrorCode } from "@slack/web-api";
 
 export type SlackFailure =
   | { kind: "rate_limited"; retryAfterSeconds: number }
+  /** The token cannot be used (revoked, uninstalled, missing scope): wait, drop nothing. */
+  | { kind: "auth"; code: string }
   /** Slack refuses for good: record, report once, do not retry. */
   | { kind: "permanent"; code: string }
   /** The parent message is gone (deleted by someone): post a new one. */
@@ -10,19 +12,24 @@ export type SlackFailure =
   /** Slack or the network failed: back off and try again. */
   | { kind: "transient"; code: string };
 
-/** Errors that no retry will fix: the channel or the token is not usable. */
+/** The channel cannot take the bot's messages: no retry will fix it. */
 export const PERMANENT_SLACK_ERRORS = new Set([
   "channel_not_found",
   "not_in_channel",
   "is_archived",
+  "restricted_action",
+  "ekm_access_denied",
+]);
+
+/** The bot's token is not usable: an operator must act; deliveries wait instead of being dropped. */
+export const AUTH_SLACK_ERRORS = new Set([
   "invalid_auth",
   "account_inactive",
   "token_revoked",
+  "token_expired",
   "not_authed",
   "missing_scope",
-  "restricted_action",
   "team_access_not_granted",
-  "ekm_access_denied",
 ]);
 
 export function classifySlackError(err: unknown): SlackFailure {
@@ -34,6 +41,7 @@ export function classifySlackError(err: unknown): SlackFailure {
     if (code === "ratelimited") return { kind: "rate_limited", retryAfterSeconds: 1 };
     if (code === "message_not_found" || code === "cant_update_message") return { kind: "message_gone", code };
     if (PERMANENT_SLACK_ERRORS.has(code)) return { kind: "permanent", code };
+    if (AUTH_SLACK_ERRORS.has(code)) return { kind: "auth", code };
     if (
       code === "internal_error" ||
       code === "fatal_error" ||

@@ -50,6 +50,9 @@ export interface WorkerOptions {
 
 type Outcome = { dueAt: number | null };
 
+/** This worker's lease on the video ended (expired and maybe taken): stop touching it. */
+class LeaseLost extends Error {}
+
 /** What one pass over a video did, for the activity counters. */
 interface Tally extends ActivityDelta {
   teamId?: string;
@@ -61,7 +64,7 @@ export class NotifyWorker {
     Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity">;
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly wakers = new Set<() => void>();
 
   constructor(o: WorkerOptions) {
     this.o = {
@@ -79,53 +82,61 @@ export class NotifyWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    // One loop per concurrency slot: a slow channel holds one slot, never the others.
+    this.loop = Promise.all(Array.from({ length: this.o.concurrency }, () => this.run())).then(
+      () => undefined,
+    );
   }
 
   /** Stops claiming; resolves when the videos in progress are done (their Slack call included). */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.kick();
     await this.loop;
   }
 
   /** Something was enqueued: look now instead of at the next poll. */
   kick(): void {
-    this.wake?.();
+    for (const wake of this.wakers) wake();
   }
 
   /** Claims and processes due videos until none is due now (tests and the demo use it). */
   async drain(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
-      if ((await this.round()) === 0) return;
+      if ((await this.claimAndProcess(this.o.concurrency)) === 0) return;
     }
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       let n = 0;
+      let failed = false;
       try {
-        n = await this.round();
+        n = await this.claimAndProcess(1);
       } catch (err) {
-        this.o.logger.warn({ err }, "notification worker round failed; retrying");
+        failed = true;
+        this.o.logger.warn({ err }, "notification worker could not claim work; retrying");
       }
       if (!this.running) break;
-      if (n === 0) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, this.o.pollMs);
-          this.wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        this.wake = undefined;
-      }
+      if (n === 0) await this.idle(failed ? Math.max(2_000, this.o.pollMs) : this.o.pollMs);
     }
   }
 
-  /** One claim of up to `concurrency` videos, processed in parallel. Returns how many. */
-  private async round(): Promise<number> {
-    const keys = await this.o.outbox.claimDue(this.o.owner, this.o.now(), this.o.concurrency, this.o.leaseMs);
+  private idle(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(t);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      const t = setTimeout(wake, ms);
+      this.wakers.add(wake);
+    });
+  }
+
+  /** Claims up to `max` due videos and processes them in parallel. Returns how many. */
+  private async claimAndProcess(max: number): Promise<number> {
+    const keys = await this.o.outbox.claimDue(this.o.owner, this.o.now(), max, this.o.leaseMs);
     await Promise.all(keys.map((k) => this.processSafely(k)));
     return keys.length;
   }
@@ -136,6 +147,10 @@ export class NotifyWorker {
     try {
       outcome = await this.process(key, tally);
     } catch (err) {
+      if (err instanceof LeaseLost) {
+        this.o.logger.warn({ video: key }, "lease on the video lost; another worker continues it");
+        return;
+      }
       this.o.logger.warn({ err, video: key }, "video not processed; it will be tried again");
       outcome = { dueAt: this.o.now() + 2_000 };
     } finally {
@@ -216,7 +231,12 @@ export class NotifyWorker {
     };
     const save = async (next: VideoState) => {
       state = next;
-      await this.o.outbox.setState(this.o.owner, key, next);
+      if (!(await this.o.outbox.setState(this.o.owner, key, next))) throw new LeaseLost();
+    };
+    /** Before each Slack call: the lease must still be ours, for long enough to record the result. */
+    const hold = async () => {
+      if (!(await this.o.outbox.renew(this.o.owner, key, this.o.now() + this.o.leaseMs)))
+        throw new LeaseLost();
     };
 
     try {
@@ -227,6 +247,7 @@ export class NotifyWorker {
         if (state.parentTs === null) {
           const wait = gate.takePostSlot(channel);
           if (wait) return { dueAt: wait };
+          await hold();
           const res = await client.chat.postMessage({
             channel,
             text: msg.text,
@@ -242,6 +263,7 @@ export class NotifyWorker {
           const urgent = state.milestones.some((m) => !m.posted);
           if (since < this.o.coalesceMs && !urgent)
             return { dueAt: (state.lastRenderAt ?? 0) + this.o.coalesceMs };
+          await hold();
           await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
           gate.succeeded(channel);
           this.o.onPosted?.("update", channel);
@@ -255,6 +277,7 @@ export class NotifyWorker {
         const wait = gate.takePostSlot(channel);
         if (wait) return { dueAt: wait };
         const msg = renderMilestone(m, state);
+        await hold();
         await client.chat.postMessage({
           channel,
           text: msg.text,
@@ -272,8 +295,16 @@ export class NotifyWorker {
       }
       return { dueAt: null };
     } catch (err) {
+      if (err instanceof LeaseLost) throw err;
       const f = classifySlackError(err);
       switch (f.kind) {
+        case "auth":
+          // The token is not usable: nothing is dropped; everything waits until it is fixed.
+          this.o.logger.error(
+            { team: state.teamId, code: f.code },
+            "Slack refused the bot's token; notifications wait",
+          );
+          return { dueAt: this.o.now() + 60_000 };
         case "rate_limited": {
           this.o.onRateLimited?.(channel, f.retryAfterSeconds);
           this.o.logger.warn(

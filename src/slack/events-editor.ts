@@ -38,6 +38,9 @@ function sameSet(a: readonly string[] | null, b: readonly string[] | null): bool
   return sa.size === sb.size && [...sa].every((x) => sb.has(x));
 }
 
+const NOT_MANAGER =
+  "Only managers (workspace admins and owners, the users in MANAGER_USER_IDS and users added with `/webhook managers add`) can change webhook events. Nothing was changed.";
+
 function explain(err: unknown): string {
   return isPlatformError(err) ? describePlatformError(err) : "Something went wrong; try again in a moment.";
 }
@@ -56,6 +59,7 @@ export async function openEventsEditor(
       responseUrl: o.responseUrl,
       original,
     });
+  // Opened first: the trigger_id expires 3 s after the click; the checks below may take longer.
   const opened = await client.views.open({
     trigger_id: o.triggerId,
     view: eventsModalLoading(meta(null), o.profileId),
@@ -63,6 +67,14 @@ export async function openEventsEditor(
   const viewId = opened.view?.id;
   if (!viewId) return;
   try {
+    const decision = await deps.managers.decide(client, o.teamId, o.userId);
+    if (!decision.manager) {
+      await client.views.update({
+        view_id: viewId,
+        view: eventsModalError({ meta: meta(null), profileId: o.profileId, message: NOT_MANAGER }),
+      });
+      return;
+    }
     const webhook = await deps.platform.getProfileWebhook(o.profileId);
     if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
       await client.views.update({
@@ -124,8 +136,7 @@ export async function saveEvents(
         view: eventsModalError({
           meta: s.privateMetadata,
           profileId: meta.profileId,
-          message:
-            "Only managers (workspace admins and owners, MANAGER_USER_IDS and added managers) can change webhook events. Nothing was changed.",
+          message: NOT_MANAGER,
         }),
       });
       return;

@@ -11,7 +11,7 @@
  * deliveries still reach the channel; the person is told the settings could not be saved.
  */
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
-import type { WebhookConfig } from "../platform/index.js";
+import { isPlatformError, type WebhookConfig } from "../platform/index.js";
 import type { WebhookEvent } from "../platform/schemas.js";
 import { newCallbackToken, type ProfileSettings } from "../store/index.js";
 import type { BotDeps } from "./context.js";
@@ -65,6 +65,23 @@ export interface SetRequest {
   events: WebhookEvent[];
 }
 
+function settingsFor(
+  req: SetRequest,
+  token: string | null,
+  events: readonly string[],
+  now: Date,
+): ProfileSettings {
+  return {
+    profileId: req.profileId,
+    channelId: req.url === null ? req.channelId : null,
+    callbackToken: token,
+    foreignUrl: req.url,
+    events: [...events],
+    setBy: req.userId,
+    setAt: now.toISOString(),
+  };
+}
+
 export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
   const previous = await deps.settings.getProfile(req.teamId, req.profileId);
   const newToken = req.url === null ? newCallbackToken() : null;
@@ -82,18 +99,16 @@ export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
       events: req.events,
     });
   } catch (err) {
-    if (newToken) await deps.routes.delete(newToken).catch(() => undefined);
+    if (isPlatformError(err) && err.kind === "not_confirmed") {
+      // The platform may point at the new route already: keep it and record it, so no delivery
+      // is lost; the person is told the change could not be confirmed.
+      await deps.settings.saveProfile(req.teamId, settingsFor(req, newToken, req.events, deps.now()));
+    } else if (newToken) {
+      await deps.routes.delete(newToken).catch(() => undefined);
+    }
     throw err;
   }
-  const settings: ProfileSettings = {
-    profileId: req.profileId,
-    channelId: req.url === null ? req.channelId : null,
-    callbackToken: newToken,
-    foreignUrl: req.url,
-    events: [...(webhook.events ?? req.events)],
-    setBy: req.userId,
-    setAt: deps.now().toISOString(),
-  };
+  const settings = settingsFor(req, newToken, webhook.events ?? req.events, deps.now());
   await deps.settings.saveProfile(req.teamId, settings);
   if (previous?.callbackToken && previous.callbackToken !== newToken) {
     await deps.routes.delete(previous.callbackToken);

@@ -165,10 +165,15 @@ describe("events editor", () => {
     expect(h.sandbox.requests.filter((r) => r.method === "PATCH")).toHaveLength(0);
   });
 
-  it("a member pressing Edit events is told why and no modal opens", async () => {
-    const press = await h.press(ACTIONS.webhookEditEvents, SEED.profiles.newsroom, { user: "U0MEMBER" });
-    expect(json(await h.answer(press.responseUrl))).toMatch(/manager/i);
-    expect(h.slack.callsTo("views.open")).toHaveLength(0);
+  it("a member pressing Edit events sees why in the modal; nothing is read or changed", async () => {
+    await h.press(ACTIONS.webhookEditEvents, SEED.profiles.newsroom, { user: "U0MEMBER" });
+    const shown = await waitFor(
+      () => h.slack.callsTo("views.update").find((c) => /Only managers/.test(json(c.args.view))),
+      8000,
+      "the refusal in the modal",
+    );
+    expect(json(shown.args.view)).not.toContain(BLOCKS.eventsInput);
+    expect(h.sandbox.requests).toHaveLength(0);
   });
 });
 

@@ -4,7 +4,7 @@
  * Pure: data and the clock in, a `home` view out, always within 100 blocks.
  *
  * Secrets: this bot's callback token is never an input; a foreign URL is shown without the
- * password of its userinfo.
+ * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
 import { isWebhookEvent } from "../../platform/schemas.js";
@@ -26,6 +26,7 @@ import {
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
 import type { Button, KnownBlock } from "./types.js";
+import { displayUrl } from "./webhook.js";
 
 export interface HomeProfile {
   profileId: string;
@@ -61,20 +62,6 @@ const MAX_MENTIONS = 20;
 const MAX_EVENTS_SHOWN = 12;
 const MAX_MORE_IDS = 40;
 
-/** A foreign URL for display: in full, but with the password of its userinfo masked. */
-function maskedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) {
-      u.password = "****";
-      return u.toString();
-    }
-  } catch {
-    // Not a URL: shown as it is (inside inline code, escaped).
-  }
-  return url;
-}
-
 function count(n: number): string {
   return Number.isFinite(n) && n >= 0 ? String(Math.floor(n)) : "0";
 }
@@ -93,7 +80,7 @@ function eventNames(events: readonly string[]): string {
 function destination(p: HomeProfile): string {
   if (p.channelId) return `*Channel:* ${channel(p.channelId)}`;
   if (p.foreignUrl) {
-    return `*Sends to:* a foreign URL, the bot posts nothing: ${code(maskedUrl(p.foreignUrl), 500)}`;
+    return `*Sends to:* a foreign URL, the bot posts nothing: ${code(displayUrl(p.foreignUrl), 500)}`;
   }
   return `*Channel:* none set — run \`/webhook set ${escapeTruncate(p.profileId, 100)}\` in the channel that should get its notifications`;
 }

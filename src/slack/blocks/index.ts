@@ -50,6 +50,7 @@ export {
 } from "./modal.js";
 export type { KnownBlock, Message } from "./types.js";
 export {
+  displayUrl,
   eventListLines,
   type ManagerEntry,
   managersMessage,

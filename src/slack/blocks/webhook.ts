@@ -61,17 +61,18 @@ export interface WebhookConfigOptions {
 }
 
 /** A foreign URL for display: in full, but without a password in its userinfo. */
-function displayUrl(url: string): string {
+/**
+ * A foreign callback URL as shown in Slack: scheme and host only. Such URLs often carry their own
+ * secret in the path or query, and `/webhook show` is open to anyone in the workspace.
+ */
+export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) {
-      u.password = "****";
-      return u.toString();
-    }
+    const rest = u.pathname === "/" && u.search === "" && u.hash === "" ? "" : "/…";
+    return `${u.protocol}//${u.host}${rest}`;
   } catch {
-    // Not a URL: shown as it is.
+    return "(not a valid URL)";
   }
-  return url;
 }
 
 function describeCallback(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string {

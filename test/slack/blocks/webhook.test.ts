@@ -3,6 +3,7 @@ import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../../src/platfor
 import {
   ACTIONS,
   assertWithinLimits,
+  displayUrl,
   type Message,
   managersMessage,
   noProfileMessage,
@@ -89,7 +90,7 @@ describe("webhookConfigMessage", () => {
     expect(JSON.stringify(remove?.confirm)).toContain("x1abc2");
   });
 
-  it("a foreign URL is shown in full and the bot says it posts nothing", () => {
+  it("a foreign URL is shown by scheme and host only, and the bot says it posts nothing", () => {
     const msg = checked(
       webhookConfigMessage(
         ours({
@@ -101,7 +102,8 @@ describe("webhookConfigMessage", () => {
       ),
     );
     const text = blockText(msg);
-    expect(text).toContain(`\`${FOREIGN}\``);
+    expect(text).toContain(`\`${displayUrl(FOREIGN)}\``);
+    expect(text).not.toContain(FOREIGN);
     expect(text).toContain("This bot posts nothing for this profile");
     expect(text).not.toContain("⚠️");
     // No channel to test: Edit events and Remove only.
@@ -116,7 +118,7 @@ describe("webhookConfigMessage", () => {
       }),
     );
     expect(JSON.stringify(msg)).not.toContain("hunter2");
-    expect(blockText(msg)).toContain("https://user:****@hooks.example.org/x");
+    expect(blockText(msg)).toContain("https://hooks.example.org/…");
   });
 
   it("warns when the platform points elsewhere than our route", () => {
@@ -260,7 +262,7 @@ describe("webhookSetMessage", () => {
     );
     const text = blockText(msg);
     expect(text).toContain(
-      `the platform sends its events to \`${FOREIGN}\`. This bot will post nothing for this profile.`,
+      `the platform sends its events to \`${displayUrl(FOREIGN)}\`. This bot will post nothing for this profile.`,
     );
     expect(msg.text).toContain("this bot posts nothing");
   });

@@ -89,21 +89,33 @@ export function register(app: App, deps: BotDeps): void {
   managerButton(ACTIONS.webhookRemove, "remove the webhook", remove);
   managerButton(ACTIONS.webhookRemoveConfirm, "remove the webhook", remove);
 
-  managerButton(ACTIONS.webhookEditEvents, "edit webhook events", async (c) => {
-    await openEventsEditor(
-      deps,
-      c.client,
-      {
-        triggerId: c.body.trigger_id,
-        teamId: c.teamId,
-        userId: c.userId,
-        profileId: c.profileId,
-        channelId: c.body.channel?.id,
-        responseUrl: c.body.view?.type === "home" ? undefined : c.body.response_url,
-      },
-      c.log,
-    );
-  });
+  // Not a managerButton: the modal must open within the trigger's 3 s, so the role is checked
+  // inside it (a non-manager sees why in the modal).
+  app.action<BlockButtonAction>(
+    ACTIONS.webhookEditEvents,
+    async ({ ack, body, action, client, respond }: ButtonArgs) => {
+      await ack();
+      const { teamId, userId } = who(body);
+      const log = deps.logger.child({ team: teamId, user: userId, action: ACTIONS.webhookEditEvents });
+      const profileId = action.value ?? "";
+      const reply: Reply = body.view?.type === "home" ? async () => undefined : respond;
+      await answerErrors(reply, log, `Could not open the events editor for profile ${profileId}`, () =>
+        openEventsEditor(
+          deps,
+          client,
+          {
+            triggerId: body.trigger_id,
+            teamId,
+            userId,
+            profileId,
+            channelId: body.channel?.id,
+            responseUrl: body.view?.type === "home" ? undefined : body.response_url,
+          },
+          log,
+        ),
+      );
+    },
+  );
 
   managerButton(ACTIONS.webhookTest, "send a test event", async (c) => {
     const outcome = await sendTestLifecycle(deps, c.teamId, c.profileId);

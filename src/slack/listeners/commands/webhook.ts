@@ -77,25 +77,28 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       return;
     }
     case "events": {
+      if (cmd.events === null && ctx.triggerId) {
+        // The editor opens at once (the trigger lives 3 s) and checks the role inside.
+        const id = await profileOrExplain(ctx, cmd.profileId);
+        if (id === null) return;
+        await openEventsEditor(
+          deps,
+          ctx.client,
+          {
+            triggerId: ctx.triggerId,
+            teamId: ctx.teamId,
+            userId: ctx.userId,
+            profileId: id,
+            channelId: ctx.channelId,
+          },
+          ctx.log,
+        );
+        return;
+      }
       if (!(await requireManager(ctx, "edit webhook events"))) return;
       const id = await profileOrExplain(ctx, cmd.profileId);
       if (id === null) return;
       if (cmd.events === null) {
-        if (ctx.triggerId) {
-          await openEventsEditor(
-            deps,
-            ctx.client,
-            {
-              triggerId: ctx.triggerId,
-              teamId: ctx.teamId,
-              userId: ctx.userId,
-              profileId: id,
-              channelId: ctx.channelId,
-            },
-            ctx.log,
-          );
-          return;
-        }
         const webhook = await deps.platform.getProfileWebhook(id);
         await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook })));
         return;
