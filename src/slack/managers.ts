@@ -52,7 +52,17 @@ export class ManagerPolicy {
     try {
       const res = await client.users.info({ user: userId });
       const u = res.user;
-      const role = u?.is_owner || u?.is_primary_owner ? "owner" : u?.is_admin ? "admin" : "member";
+      // Only the workspace's own admins and owners: not a Slack Connect user whose own
+      // organisation made them an admin, not a deactivated account.
+      const ours =
+        u !== undefined && (u.team_id === undefined || u.team_id === teamId) && !u.is_stranger && !u.deleted;
+      const role = !ours
+        ? "member"
+        : u.is_owner || u.is_primary_owner
+          ? "owner"
+          : u.is_admin
+            ? "admin"
+            : "member";
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, { at: this.now(), role });
       return role;

@@ -151,3 +151,16 @@ describe("acknowledgement", () => {
     for (const u of urls) expect((await h.answer(u)).response_type).toBe("in_channel");
   }, 30_000);
 });
+
+describe("manager roles from users.info", () => {
+  it("an admin of another organisation (Slack Connect) or a deactivated admin is not a manager", async () => {
+    h.slack.addUser({ id: "U0EXTADMIN", team_id: "T0OTHERORG", name: "ext", is_admin: true });
+    h.slack.addUser({ id: "U0GONE", team_id: "T0STANDIN", name: "gone", is_admin: true, deleted: true });
+    for (const user of ["U0EXTADMIN", "U0GONE"]) {
+      const res = await h.slash("/live", `ingest ${SEED.livestreams.onAirAdBreak}`, { user });
+      const answer = await h.answer(res.responseUrl);
+      expect(json(answer)).not.toContain(SEED.streamKey);
+      expect(json(answer)).toMatch(/manager/i);
+    }
+  });
+});

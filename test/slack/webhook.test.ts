@@ -231,7 +231,10 @@ describe("a change the platform accepted but does not show yet", () => {
   it("keeps the new route and the settings, and says the change is not confirmed", async () => {
     const s = await startHarness({ sandbox: { staleReads: 10 } });
     try {
-      const res = await s.slash("/webhook", `set ${SEED.profiles.newsroom}`, { user: "U0ADMIN", channel: "C0NEWS" });
+      const res = await s.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
+        user: "U0ADMIN",
+        channel: "C0NEWS",
+      });
       const answer = await s.answer(res.responseUrl);
       expect(answer.response_type).toBe("ephemeral");
       expect(json(answer)).toMatch(/accepted the change, but reading the webhook back does not show it/);
@@ -239,7 +242,9 @@ describe("a change the platform accepted but does not show yet", () => {
       const url = s.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
       const token = url.split("/").pop() ?? "";
       expect(await s.built.deps.routes.get(token)).toMatchObject({ profileId: SEED.profiles.newsroom });
-      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.callbackToken).toBe(token);
+      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.callbackToken).toBe(
+        token,
+      );
     } finally {
       await s.close();
     }
