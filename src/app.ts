@@ -3,15 +3,16 @@
  * `src/index.ts` listens; tests build the app with a sandbox platform, a memory or Redis store
  * and a Slack stand-in, and talk to it over real HTTP.
  */
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient, LogLevel as WebLogLevel } from "@slack/web-api";
 import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
+import { Metrics } from "./metrics.js";
 import { ChannelGate } from "./notify/gate.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
-import type { PlatformClient } from "./platform/index.js";
+import { isPlatformError, type PlatformClient } from "./platform/index.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
@@ -26,6 +27,10 @@ export interface AppCollaborators {
   outbox: Outbox;
   /** Per-profile counters shown on the App Home. */
   activity?: ActivityRepo;
+  /** Prometheus metrics served at /metrics (a fresh registry when not given). */
+  metrics?: Metrics;
+  /** Resolves when the settings store answers (for /readyz). */
+  pingStore?: () => Promise<void>;
   logger: Logger;
   now?: () => Date;
   /** Worker tuning (tests shorten the coalescing window and the channel pace). */
@@ -41,24 +46,85 @@ export interface AppCollaborators {
 export interface BuiltApp {
   app: App;
   deps: BotDeps;
+  metrics: Metrics;
   worker: NotifyWorker;
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
 }
 
-function healthRoutes(): CustomRoute[] {
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * /healthz: the process is alive. /readyz: the store answers and a platform token can be
+ * obtained (checked at most every 5 s); 503 with the reasons otherwise. /metrics: Prometheus.
+ */
+function healthRoutes(o: {
+  platform: PlatformClient;
+  pingStore?: () => Promise<void>;
+  metrics: Metrics;
+}): CustomRoute[] {
+  let cached: { at: number; status: number; body: Record<string, unknown> } | undefined;
+  const check = async () => {
+    const now = Date.now();
+    if (cached && now - cached.at < 5_000) return cached;
+    const problems: Record<string, string> = {};
+    await Promise.all([
+      o.pingStore?.().catch((err: unknown) => {
+        problems.store = err instanceof Error ? err.message : "unreachable";
+      }),
+      o.platform.checkToken().catch((err: unknown) => {
+        problems.platform = isPlatformError(err) ? `${err.code}: ${err.message}` : "token service failed";
+      }),
+    ]);
+    const ok = Object.keys(problems).length === 0;
+    cached = {
+      at: now,
+      status: ok ? 200 : 503,
+      body: ok ? { status: "ready" } : { status: "not ready", problems },
+    };
+    return cached;
+  };
   return [
+    { path: "/healthz", method: ["GET"], handler: (_req, res) => json(res, 200, { status: "ok" }) },
     {
-      path: "/healthz",
+      path: "/readyz",
       method: ["GET"],
       handler: (_req, res) => {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ status: "ok" }));
+        void check().then((r) => json(res, r.status, r.body));
+      },
+    },
+    {
+      path: "/metrics",
+      method: ["GET"],
+      handler: (_req, res) => {
+        void o.metrics.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { "content-type": o.metrics.registry.contentType });
+            res.end(text);
+          },
+          () => json(res, 500, { error: "metrics unavailable" }),
+        );
       },
     },
   ];
 }
+
+/** Bounded label values for the commands metric. */
+const KNOWN_SUBCOMMANDS = new Set([
+  "status",
+  "ingest",
+  "help",
+  "set",
+  "show",
+  "events",
+  "remove",
+  "test",
+  "managers",
+]);
 
 export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   if (config.slack.mode === "oauth") {
@@ -67,12 +133,15 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     );
   }
   const logger = c.logger;
+  const metrics = c.metrics ?? new Metrics();
+  metrics.watchOutbox(c.outbox);
   const ingestor = createIngestor({
     routes: c.routes,
     outbox: c.outbox,
     logger,
     allowedIps: config.webhookAllowedIps,
     trustProxy: config.trustProxy,
+    onResult: (r) => metrics.deliveries.inc({ stage: "received", result: String(r.status) }),
   });
   const workerClient = new WebClient(config.slack.botToken, {
     slackApiUrl: config.slack.apiUrl,
@@ -95,6 +164,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     leaseMs: c.worker?.leaseMs,
     concurrency: c.worker?.concurrency,
     owner: c.worker?.owner,
+    onPosted: (kind) => metrics.deliveries.inc({ stage: "posted", result: kind }),
+    onFailed: (code) => metrics.deliveries.inc({ stage: "failed", result: code }),
+    onRateLimited: (_channel, seconds) => {
+      metrics.slackRateLimited.inc();
+      metrics.slackRateLimitWaitSeconds.inc(seconds);
+    },
   });
   const deps: BotDeps = {
     config,
@@ -103,6 +178,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     routes: c.routes,
     outbox: c.outbox,
     activity: c.activity,
+    metrics,
     ingest: async (token, body) => {
       const r = await ingestor.ingest(token, body);
       worker.kick();
@@ -120,7 +196,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   const blogger = boltLogger(logger);
   const deliveryRoute = ingestor.route;
   const customRoutes = [
-    ...healthRoutes(),
+    ...healthRoutes({ platform: c.platform, pingStore: c.pingStore, metrics }),
     {
       ...deliveryRoute,
       handler: (
@@ -170,6 +246,32 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     };
   }
 
+  // Counts every slash command and button press by name.
+  app.use(async ({ body, next }) => {
+    const b = body as {
+      command?: string;
+      text?: string;
+      type?: string;
+      actions?: Array<{ action_id?: string }>;
+      view?: { callback_id?: string };
+    };
+    const sub = (b.text ?? "").trim().split(/\s+/)[0]?.toLowerCase() || "help";
+    const name = b.command
+      ? `${b.command.slice(0, 20)} ${KNOWN_SUBCOMMANDS.has(sub) ? sub : "other"}`
+      : b.type === "block_actions"
+        ? `action:${(b.actions?.[0]?.action_id ?? "?").slice(0, 40)}`
+        : b.type === "view_submission"
+          ? `view:${(b.view?.callback_id ?? "?").slice(0, 40)}`
+          : undefined;
+    try {
+      await next();
+      if (name) metrics.commands.inc({ name, outcome: "handled" });
+    } catch (err) {
+      if (name) metrics.commands.inc({ name, outcome: "error" });
+      throw err;
+    }
+  });
+
   app.error(async (err) => {
     logger.error({ err }, "unhandled error in a Slack listener");
   });
@@ -179,6 +281,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   return {
     app,
     deps,
+    metrics,
     worker,
     start,
     stop: async () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { buildApp } from "./app.js";
 import { readConfigOrExit } from "./config.js";
 import { createLogger } from "./log.js";
+import { Metrics } from "./metrics.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import { createPlatformClient } from "./platform/index.js";
 import { ActivityRepo, openStore, RouteRepo, SettingsRepo } from "./store/index.js";
@@ -28,10 +29,13 @@ process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unha
 
 const store = await openStore(config.store, logger);
 const outbox = await createOutbox(store, logger);
-const platform = createPlatformClient(config.platform, logger);
+const metrics = new Metrics();
+const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
 const built = buildApp(config, {
   platform,
   outbox,
+  metrics,
+  pingStore: () => store.ping(),
   settings: new SettingsRepo(store, logger),
   routes: new RouteRepo(store, logger),
   activity: new ActivityRepo(store, logger),

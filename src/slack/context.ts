@@ -5,6 +5,7 @@
 import type { RespondArguments } from "@slack/bolt";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
 import type { ActivityRepo, RouteRepo, SettingsRepo } from "../store/index.js";
@@ -20,6 +21,7 @@ export interface BotDeps {
   routes: RouteRepo;
   outbox: Outbox;
   activity: ActivityRepo | undefined;
+  metrics: Metrics | undefined;
   /** The delivery route's own path (validate, route, store), for `/webhook test`. */
   ingest: (token: string, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;
@@ -61,24 +63,31 @@ export async function answerErrors(
   log: Logger,
   context: string,
   work: () => Promise<void>,
+  metrics?: Metrics,
 ): Promise<void> {
   try {
     await work();
   } catch (err) {
     let message: Message;
+    let kind: string;
     if (isPlatformError(err)) {
       log.warn({ err, context }, "platform call failed");
       message = errorMessage(err, context);
+      kind = `platform_${err.kind}_${err.status}`;
     } else if (err instanceof StoreUnavailableError) {
       log.error({ err, context }, "settings store unavailable");
       message = storeUnavailableMessage();
+      kind = "store_unavailable";
     } else if (err instanceof StoreCorruptError) {
       log.error({ err, key: err.key, context }, "settings value is damaged");
       message = errorMessage(err, context);
+      kind = "store_corrupt";
     } else {
       log.error({ err, context }, "unexpected failure");
       message = errorMessage(err, context);
+      kind = "unexpected";
     }
+    metrics?.commandFailures.inc({ kind });
     await safeRespond(respond, log, ephemeral(message));
   }
 }

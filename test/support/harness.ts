@@ -8,6 +8,7 @@ import type { AppCollaborators } from "../../src/app.js";
 import { type BuiltApp, buildApp } from "../../src/app.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger, type Logger } from "../../src/log.js";
+import { Metrics } from "../../src/metrics.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
 import type { Outbox } from "../../src/notify/types.js";
 import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
@@ -108,10 +109,13 @@ export interface Bot {
 export async function startBot(config: Config, logger: Logger, opts: HarnessOptions = {}): Promise<Bot> {
   const store = await openStore(config.store, logger, opts.namespace ? { namespace: opts.namespace } : {});
   const outbox = await createOutbox(store, logger);
-  const platform = createPlatformClient(config.platform, logger);
+  const metrics = new Metrics();
+  const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const built = buildApp(config, {
     platform,
     outbox,
+    metrics,
+    pingStore: () => store.ping(),
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
     settings: new SettingsRepo(store, logger),
     routes: new RouteRepo(store, logger),

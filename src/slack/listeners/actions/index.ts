@@ -43,11 +43,17 @@ export function register(app: App, deps: BotDeps): void {
     const { teamId, userId } = who(body);
     const log = deps.logger.child({ team: teamId, user: userId, action: ACTIONS.liveRefresh });
     const id = action.value ?? "";
-    await answerErrors(respond, log, `Could not refresh livestream ${id}`, async () => {
-      const ls = await deps.platform.getLivestream(id, LIVESTREAM_CARD_FIELDS);
-      const now = deps.now();
-      await respond(replace(livestreamCard(ls, { now, refreshedAt: now, requestedBy: userId })));
-    });
+    await answerErrors(
+      respond,
+      log,
+      `Could not refresh livestream ${id}`,
+      async () => {
+        const ls = await deps.platform.getLivestream(id, LIVESTREAM_CARD_FIELDS);
+        const now = deps.now();
+        await respond(replace(livestreamCard(ls, { now, refreshedAt: now, requestedBy: userId })));
+      },
+      deps.metrics,
+    );
   });
 
   /** A manager-only button: the role is checked first; errors are answered in words. */
@@ -71,14 +77,20 @@ export function register(app: App, deps: BotDeps): void {
         if (onHome) await publishHome(deps, client, teamId, userId);
         else await respond(how === "replace" ? replace(m) : ephemeral(m));
       };
-      await answerErrors(answer, log, `Could not ${verb} for profile ${profileId}`, async () => {
-        const d = await deps.managers.decide(client, teamId, userId);
-        if (!d.manager) {
-          await answer(ephemeral(notManagerMessage(verb)));
-          return;
-        }
-        await work({ profileId, teamId, userId, body, client, log, done });
-      });
+      await answerErrors(
+        answer,
+        log,
+        `Could not ${verb} for profile ${profileId}`,
+        async () => {
+          const d = await deps.managers.decide(client, teamId, userId);
+          if (!d.manager) {
+            await answer(ephemeral(notManagerMessage(verb)));
+            return;
+          }
+          await work({ profileId, teamId, userId, body, client, log, done });
+        },
+        deps.metrics,
+      );
     });
   };
 
@@ -99,20 +111,25 @@ export function register(app: App, deps: BotDeps): void {
       const log = deps.logger.child({ team: teamId, user: userId, action: ACTIONS.webhookEditEvents });
       const profileId = action.value ?? "";
       const reply: Reply = body.view?.type === "home" ? async () => undefined : respond;
-      await answerErrors(reply, log, `Could not open the events editor for profile ${profileId}`, () =>
-        openEventsEditor(
-          deps,
-          client,
-          {
-            triggerId: body.trigger_id,
-            teamId,
-            userId,
-            profileId,
-            channelId: body.channel?.id,
-            responseUrl: body.view?.type === "home" ? undefined : body.response_url,
-          },
-          log,
-        ),
+      await answerErrors(
+        reply,
+        log,
+        `Could not open the events editor for profile ${profileId}`,
+        () =>
+          openEventsEditor(
+            deps,
+            client,
+            {
+              triggerId: body.trigger_id,
+              teamId,
+              userId,
+              profileId,
+              channelId: body.channel?.id,
+              responseUrl: body.view?.type === "home" ? undefined : body.response_url,
+            },
+            log,
+          ),
+        deps.metrics,
       );
     },
   );

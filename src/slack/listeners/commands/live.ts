@@ -33,11 +33,19 @@ export function register(app: App, deps: BotDeps): void {
       return;
     }
     if (cmd.kind === "status") {
-      await answerErrors(respond, log, `Could not read livestream ${cmd.livestreamId}`, async () => {
-        const ls = await deps.platform.getLivestream(cmd.livestreamId, LIVESTREAM_CARD_FIELDS);
-        const now = deps.now();
-        await respond(inChannel(livestreamCard(ls, { now, refreshedAt: now, requestedBy: command.user_id })));
-      });
+      await answerErrors(
+        respond,
+        log,
+        `Could not read livestream ${cmd.livestreamId}`,
+        async () => {
+          const ls = await deps.platform.getLivestream(cmd.livestreamId, LIVESTREAM_CARD_FIELDS);
+          const now = deps.now();
+          await respond(
+            inChannel(livestreamCard(ls, { now, refreshedAt: now, requestedBy: command.user_id })),
+          );
+        },
+        deps.metrics,
+      );
       return;
     }
     await answerErrors(
@@ -53,6 +61,7 @@ export function register(app: App, deps: BotDeps): void {
         const ls = await deps.platform.getLivestream(cmd.livestreamId, INGEST_FIELDS);
         await respond(ephemeral(ingestMessage(ls)));
       },
+      deps.metrics,
     );
   });
 }

@@ -169,6 +169,12 @@ export function register(app: App, deps: BotDeps): void {
       triggerId: command.trigger_id || undefined,
     };
     const what = "profileId" in cmd && cmd.profileId ? ` for profile ${cmd.profileId}` : "";
-    await answerErrors(respond, log, `Could not run /webhook ${cmd.kind}${what}`, () => run(ctx, cmd));
+    await answerErrors(
+      respond,
+      log,
+      `Could not run /webhook ${cmd.kind}${what}`,
+      () => run(ctx, cmd),
+      deps.metrics,
+    );
   });
 }

@@ -1,0 +1,111 @@
+/**
+ * Prometheus metrics (prom-client), served at GET /metrics. Labels are bounded: command names,
+ * outcomes, platform operations and error codes; never user, channel or video ids.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Outbox } from "./notify/types.js";
+import type { RequestObservation } from "./platform/index.js";
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly commands = new Counter({
+    name: "bot_commands_total",
+    help: "Slash commands and button presses, by name and outcome",
+    labelNames: ["name", "outcome"] as const,
+    registers: [this.registry],
+  });
+
+  readonly commandFailures = new Counter({
+    name: "bot_command_failures_total",
+    help: "Commands and buttons answered with an error, by kind (platform status, store, unexpected)",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
+  readonly platformLatency = new Histogram({
+    name: "bot_platform_request_seconds",
+    help: "Platform API and token requests, by operation and HTTP status (0 = no response)",
+    labelNames: ["operation", "status"] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly platformErrors = new Counter({
+    name: "bot_platform_errors_total",
+    help: "Platform requests that failed, by error code",
+    labelNames: ["operation", "code"] as const,
+    registers: [this.registry],
+  });
+
+  readonly deliveries = new Counter({
+    name: "bot_deliveries_total",
+    help: "Webhook deliveries: received by HTTP status, posted and failed by the worker",
+    labelNames: ["stage", "result"] as const,
+    registers: [this.registry],
+  });
+
+  readonly slackRateLimited = new Counter({
+    name: "bot_slack_rate_limited_total",
+    help: "Times Slack answered 429 to the notification worker",
+    registers: [this.registry],
+  });
+
+  readonly slackRateLimitWaitSeconds = new Counter({
+    name: "bot_slack_rate_limit_wait_seconds_total",
+    help: "Seconds of Retry-After the worker waited out",
+    registers: [this.registry],
+  });
+
+  private outbox: Outbox | undefined;
+
+  readonly outboxDepth = new Gauge({
+    name: "bot_outbox_depth",
+    help: "Deliveries stored and not yet processed",
+    registers: [this.registry],
+    collect: async () => {
+      await this.collectOutbox();
+    },
+  });
+
+  readonly outboxOldestAge = new Gauge({
+    name: "bot_outbox_oldest_age_seconds",
+    help: "Age of the oldest unprocessed delivery (0 when none)",
+    registers: [this.registry],
+  });
+
+  readonly outboxDead = new Gauge({
+    name: "bot_outbox_dead_letters",
+    help: "Deliveries Slack refused for good, kept for inspection",
+    registers: [this.registry],
+  });
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The outbox whose depth and oldest entry /metrics reports. */
+  watchOutbox(outbox: Outbox): void {
+    this.outbox = outbox;
+  }
+
+  private async collectOutbox(): Promise<void> {
+    if (!this.outbox) return;
+    try {
+      const s = await this.outbox.stats();
+      this.outboxDepth.set(s.depth);
+      this.outboxDead.set(s.dead);
+      this.outboxOldestAge.set(
+        s.oldestReceivedAt === null ? 0 : Math.max(0, (this.now() - s.oldestReceivedAt) / 1000),
+      );
+    } catch {
+      // The store is down: /readyz says so; the gauges keep their last values.
+    }
+  }
+
+  /** For PlatformClient's `onRequest`. */
+  readonly observePlatform = (o: RequestObservation): void => {
+    this.platformLatency.observe({ operation: o.operation, status: String(o.status) }, o.durationMs / 1000);
+    if (o.code && (o.status === 0 || o.status >= 400)) {
+      this.platformErrors.inc({ operation: o.operation, code: o.code });
+    }
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * /healthz, /readyz (store and token service, 503 with the reason, recovering) and /metrics
+ * (Prometheus text that counts what happened).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../src/sandbox/server.js";
+import { type Harness, startHarness, waitFor } from "./support/harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function get(path: string) {
+  const r = await fetch(`${h.url}${path}`);
+  return { status: r.status, text: await r.text(), type: r.headers.get("content-type") ?? "" };
+}
+
+describe("health", () => {
+  it("/healthz answers while the process is alive", async () => {
+    expect((await get("/healthz")).status).toBe(200);
+  });
+
+  it("/readyz is 503 with the reason while the token service is down, and recovers", async () => {
+    h.sandbox.expireAllTokens();
+    h.platform.tokens.invalidate(await h.platform.tokens.getToken());
+    h.sandbox.addFault({ path: "/v2/token", status: 503 });
+    const down = await get("/readyz");
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.text)).toMatchObject({
+      status: "not ready",
+      problems: { platform: expect.any(String) },
+    });
+    h.sandbox.clearFaults();
+    await new Promise((r) => setTimeout(r, 5_100)); // the check is cached for 5 s
+    const up = await get("/readyz");
+    expect(up.status).toBe(200);
+    expect(JSON.parse(up.text)).toEqual({ status: "ready" });
+  }, 15_000);
+});
+
+describe("/metrics", () => {
+  it("counts commands, platform requests, deliveries and reports the outbox", async () => {
+    const res = await h.slash("/live", `status ${SEED.livestreams.offAir}`, { user: "U0MEMBER" });
+    await h.answer(res.responseUrl);
+    const set = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
+      user: "U0ADMIN",
+      channel: "C0NEWS",
+    });
+    await h.answer(set.responseUrl);
+    await h.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
+      videoId: "x7metric",
+      deliverTo: h.url,
+      force: true,
+    });
+    await waitFor(() => h.slack.calls.some((c) => c.method === "chat.update"), 10_000, "an update");
+    const m = await get("/metrics");
+    expect(m.status).toBe(200);
+    expect(m.type).toMatch(/text\/plain/);
+    expect(m.text).toMatch(/bot_commands_total\{name="\/live status",outcome="handled"\} 1/);
+    expect(m.text).toMatch(
+      /bot_platform_request_seconds_count\{operation="getLivestream",status="200"\} \d+/,
+    );
+    expect(m.text).toMatch(/bot_deliveries_total\{stage="received",result="200"\} 36/);
+    expect(m.text).toMatch(/bot_deliveries_total\{stage="posted",result="post"\} [1-9]/);
+    expect(m.text).toMatch(/bot_outbox_depth \d+/);
+    expect(m.text).toMatch(/bot_outbox_oldest_age_seconds \d/);
+    expect(m.text).not.toMatch(/x7metric|C0NEWS|U0ADMIN/);
+  });
+});
