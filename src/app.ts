@@ -195,8 +195,9 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   };
   const blogger = boltLogger(logger);
   const deliveryRoute = ingestor.route;
+  // The delivery route first: Bolt matches custom routes in order, compiling each pattern per
+  // request, so the hot route should be the first one it tries.
   const customRoutes = [
-    ...healthRoutes({ platform: c.platform, pingStore: c.pingStore, metrics }),
     {
       ...deliveryRoute,
       handler: (
@@ -207,6 +208,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         deliveryRoute.handler(req, res);
       },
     },
+    ...healthRoutes({ platform: c.platform, pingStore: c.pingStore, metrics }),
   ];
   const clientOptions = {
     slackApiUrl: config.slack.apiUrl,
