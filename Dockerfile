@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# platform-slack-bot: see "Running with Docker" in README.md.
+# No Docker engine runs in this repository's CI; test/docker.test.ts checks this file statically.
+
+# ---- build: install everything (sqlite3 compiles its native addon), compile, drop dev deps ----
+FROM node:24-bookworm-slim AS build
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+  && npm prune --omit=dev
+
+# ---- runtime: production dependencies and dist/ only, no build tools, non-root ----
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    STORE_URL=sqlite:///app/data/bot.sqlite
+WORKDIR /app
+# package.json is needed at run time: its "type": "module" makes dist/*.js ES modules.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+VOLUME ["/app/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/index.js"]
