@@ -1,0 +1,144 @@
+/**
+ * The whole bot on 127.0.0.1 for the demo: the platform sandbox, the Slack stand-in and the bot
+ * (built by buildApp, with the embedded sqlite store in a temporary folder), each on a free port.
+ * The configuration is built from explicit values; nothing is read from the environment.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BuiltApp, buildApp } from "../app.js";
+import { type Config, loadConfig } from "../config.js";
+import { createLogger, type Logger } from "../log.js";
+import { Metrics } from "../metrics.js";
+import { createOutbox } from "../notify/outbox/index.js";
+import type { Outbox } from "../notify/types.js";
+import { createPlatformClient, type PlatformClient } from "../platform/index.js";
+import { type Sandbox, startSandbox } from "../sandbox/server.js";
+import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../standin/index.js";
+import { ActivityRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../store/index.js";
+
+/** The address the platform is told to call; deliveries are re-routed to the local bot. */
+export const DEMO_PUBLIC_URL = "https://bot.example.com";
+
+export interface StackOptions {
+  /** Worker tuning: short, so that the coalesced progress edits are visible in a few seconds. */
+  worker?: { coalesceMs?: number; postIntervalMs?: number; pollMs?: number };
+}
+
+export interface Stack {
+  sandbox: Sandbox;
+  slack: SlackStandin;
+  store: Store;
+  outbox: Outbox;
+  platform: PlatformClient;
+  built: BuiltApp;
+  config: Config;
+  /** http://127.0.0.1:PORT of the bot */
+  url: string;
+  /** the sqlite file of the embedded store */
+  storeFile: string;
+  /** log lines of the bot (JSON), kept in memory: shown only when something goes wrong */
+  logs: string[];
+  /** Sends a signed slash command as `user` in `channel`; returns the response_url to watch. */
+  slash(
+    command: string,
+    text: string,
+    o: { user: string; channel: string },
+  ): Promise<{ status: number; ms: number; responseUrl: string }>;
+  /** Stops the bot (worker first), the store, the stand-in and the sandbox; removes the temp folder. */
+  close(): Promise<void>;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const dir = await mkdtemp(join(tmpdir(), "platform-slack-bot-demo-"));
+  const storeFile = join(dir, "bot.sqlite");
+  const signingSecret = randomBytes(24).toString("hex");
+  const cleanups: Array<() => Promise<void>> = [() => rm(dir, { recursive: true, force: true })];
+  const closeAll = async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  };
+
+  try {
+    const sandbox = await startSandbox();
+    cleanups.push(() => sandbox.close());
+    const slack = await startSlackStandin();
+    cleanups.push(() => slack.close());
+
+    const base = loadConfig({
+      PUBLIC_URL: DEMO_PUBLIC_URL,
+      SLACK_SIGNING_SECRET: signingSecret,
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      PLATFORM_API_URL: sandbox.apiUrl,
+      PLATFORM_AUTH_URL: sandbox.url,
+      PLATFORM_CLIENT_ID: sandbox.clientId,
+      PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
+      STORE_URL: `sqlite://${storeFile}`,
+      LOG_LEVEL: "info",
+    });
+    const config: Config = { ...base, port: 0, host: "127.0.0.1" };
+
+    const logs: string[] = [];
+    const logger: Logger = createLogger({
+      level: config.logLevel,
+      destination: { write: (s: string) => void logs.push(s) },
+      secrets: [config.platform.clientSecret, config.slack.signingSecret, config.slack.botToken],
+    });
+
+    const store = await openStore(config.store, logger);
+    cleanups.push(() => store.close());
+    const outbox = await createOutbox(store, logger);
+    cleanups.push(() => outbox.close());
+    const metrics = new Metrics();
+    const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
+    cleanups.push(() => platform.close());
+    const built = buildApp(config, {
+      platform,
+      outbox,
+      metrics,
+      pingStore: () => store.ping(),
+      worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20, ...opts.worker },
+      settings: new SettingsRepo(store, logger),
+      routes: new RouteRepo(store, logger),
+      activity: new ActivityRepo(store, logger),
+      logger,
+    });
+    const server = await built.start();
+    cleanups.push(() => built.stop());
+    const port = (server?.address() as AddressInfo | undefined)?.port ?? 0;
+    const url = `http://127.0.0.1:${port}`;
+    const eventsUrl = `${url}/slack/events`;
+
+    return {
+      sandbox,
+      slack,
+      store,
+      outbox,
+      platform,
+      built,
+      config,
+      url,
+      storeFile,
+      logs,
+      async slash(command, text, o) {
+        const responseUrl = slack.newResponseUrl(o.channel, o.user);
+        const body = slashCommandBody({
+          command,
+          text,
+          userId: o.user,
+          teamId: slack.teamId,
+          channelId: o.channel,
+          responseUrl,
+        });
+        const res = await sendSigned(eventsUrl, body, signingSecret);
+        return { status: res.status, ms: res.ms, responseUrl };
+      },
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
