@@ -169,7 +169,8 @@ function titleLine(s: VideoState): string {
   const parts = [
     s.videoId === null ? "🎬 *Events without a video*" : `🎬 *Video* ${code(s.videoId, ID_MAX)}`,
   ];
-  if (s.ownerId) parts.push(`owner ${code(s.ownerId, ID_MAX)}`);
+  // The owner is usually the profile itself: named only when it differs.
+  if (s.ownerId && s.ownerId !== s.profileId) parts.push(`owner ${code(s.ownerId, ID_MAX)}`);
   parts.push(`profile ${code(s.profileId, ID_MAX)}`);
   return parts.join(" · ");
 }

@@ -50,9 +50,12 @@ describe("renderParent through a lifecycle", () => {
   const upTo = (pred: (d: Delivery) => boolean) => applyAll(ds.slice(0, ds.findIndex(pred)));
 
   it("created: header with the video, owner and profile, the stage and the event count", () => {
-    const m = renderParent(applyAll(ds.slice(0, 1)), NOW);
+    const created = applyAll(ds.slice(0, 1));
+    const m = renderParent(created, NOW);
     expect(m.text).toBe("Video x1abc: created");
     expect(all(m)).toContain("🎬 *Video* `x1abc` · owner `owner42` · profile `prof1`");
+    const own = renderParent({ ...created, ownerId: created.profileId }, NOW);
+    expect(all(own)).toContain("🎬 *Video* `x1abc` · profile `prof1`");
     expect(all(m)).toContain("🆕 *Created* <!date^");
     expect(all(m)).toMatch(/Last event <!date\^\d+\^[^|]+\|2025-03-14 18:00 UTC> · 1 event$/m);
     expect(assertWithinLimits(m)).toEqual([]);
