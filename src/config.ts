@@ -196,7 +196,7 @@ const addressOrCidr = z.string().refine(isAddressOrCidr, {
 const OAUTH_TRIO = {
   SLACK_CLIENT_ID: "is required in multi-workspace mode (Basic Information)",
   SLACK_CLIENT_SECRET: "is required in multi-workspace mode (Basic Information)",
-  SLACK_STATE_SECRET: "is required in multi-workspace mode: any long random string",
+  SLACK_STATE_SECRET: "is required in multi-workspace mode: a long random string",
 } as const;
 
 const botEnv = z

@@ -22,31 +22,18 @@ import { TokenProvider } from "./auth.js";
 import { isPlatformError, PlatformError } from "./errors.js";
 import { validateLivestreamFields } from "./fields.js";
 import { createPlatformAgent, type TransportTimeouts } from "./http.js";
+import { type Livestream, LivestreamSchema, ProfileWebhookResponseSchema } from "./schemas.js";
 import {
-  isWebhookEvent,
-  type Livestream,
-  LivestreamSchema,
-  ProfileWebhookResponseSchema,
-  WEBHOOK_EVENTS,
-  type WebhookEvent,
-} from "./schemas.js";
-
-export interface WebhookConfig {
-  callback_url: string | null;
-  events: string[] | null;
-}
-
-export type WebhookState = "none" | "configured" | "partial";
-
-const hasUrl = (w: WebhookConfig) => w.callback_url !== null && w.callback_url !== "";
-const hasEvents = (w: WebhookConfig) => w.events !== null && w.events.length > 0;
-
-/** State of spec table 3.3. "partial" should not exist, but a robust client names it. */
-export function webhookState(w: WebhookConfig): WebhookState {
-  if (hasUrl(w) && hasEvents(w)) return "configured";
-  if (!hasUrl(w) && !hasEvents(w)) return "none";
-  return "partial";
-}
+  checkCallbackUrl,
+  checkEvents,
+  hasEvents,
+  hasUrl,
+  invalid,
+  sameEvents,
+  sameUrl,
+  type WebhookConfig,
+  webhookState,
+} from "./webhook-rules.js";
 
 export interface PlatformClientOptions {
   apiUrl: string;
@@ -73,60 +60,6 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-function invalid(code: string, message: string, details: Record<string, unknown>): PlatformError {
-  return new PlatformError({ kind: "invalid_request", code, message, details });
-}
-
-/** Rule 1: an absolute HTTPS URL. Returns it normalized (`new URL(url).href`), as it is sent. */
-export function checkCallbackUrl(url: string): string {
-  let u: URL | undefined;
-  try {
-    u = new URL(url);
-  } catch {
-    u = undefined;
-  }
-  if (u?.protocol !== "https:" || u.hostname === "" || /\s/.test(url)) {
-    throw invalid(
-      "INVALID_FORMAT",
-      u && u.protocol === "http:"
-        ? "The callback URL must use HTTPS; the platform rejects HTTP"
-        : "The callback URL must be an absolute https:// URL",
-      { field: "webhook.callback_url", provided: url, requirement: "https" },
-    );
-  }
-  return u.href;
-}
-
-/** Whether a read-back URL is the one sent (`sent` is normalized); an unparsable one compares as is. */
-function sameUrl(readBack: string | null, sent: string): boolean {
-  if (readBack === null) return false;
-  try {
-    return new URL(readBack).href === sent;
-  } catch {
-    return readBack === sent;
-  }
-}
-
-/** Rule 2: at least one event, every one of the enumeration. Duplicates are dropped, order kept. */
-export function checkEvents(events: readonly string[]): WebhookEvent[] {
-  const unknown = events.filter((e) => !isWebhookEvent(e));
-  if (unknown.length > 0) {
-    throw invalid(
-      "INVALID_ENUM_VALUE",
-      `Unknown webhook event${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
-      { field: "webhook.events", invalid_values: unknown, allowed_values: [...WEBHOOK_EVENTS] },
-    );
-  }
-  const unique = [...new Set(events)] as WebhookEvent[];
-  if (unique.length === 0) {
-    throw invalid("MISSING_REQUIRED_VALUE", "Choose at least one webhook event", {
-      field: "webhook.events",
-      allowed_values: [...WEBHOOK_EVENTS],
-    });
-  }
-  return unique;
-}
-
 /**
  * Ids go into the path, so only a whitelist passes: a letter or digit, then letters, digits, `_`
  * and `-`, at most 128 characters (the sandbox's ids and the slash-command grammar fit). This
@@ -143,13 +76,6 @@ function checkId(kind: "livestream" | "profile", id: string): string {
     });
   }
   return encodeURIComponent(t);
-}
-
-function sameEvents(a: readonly string[] | null, b: readonly string[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  const sa = new Set(a);
-  const sb = new Set(b);
-  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
 }
 
 export class PlatformClient {
@@ -410,3 +336,11 @@ export class PlatformClient {
     });
   }
 }
+
+export {
+  checkCallbackUrl,
+  checkEvents,
+  type WebhookConfig,
+  type WebhookState,
+  webhookState,
+} from "./webhook-rules.js";

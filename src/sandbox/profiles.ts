@@ -113,7 +113,7 @@ const cloneWebhook = (w: SandboxWebhook): SandboxWebhook => ({
 });
 
 /**
- * `GET /profiles/{id}`. Choice (scopes not shown): any valid token may read a profile it can see;
+ * `GET /profiles/{id}`. Choice (scopes not shown): every valid token may read a profile it can see;
  * a client sees only the profiles it owns, others answer 404 like unknown ids.
  */
 export function readProfile(

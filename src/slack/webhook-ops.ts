@@ -26,7 +26,7 @@ export interface WebhookView {
   settings: ProfileSettings | undefined;
   /** The platform's callback URL is this bot's route for this workspace. */
   ownsCallback: boolean;
-  /** `${PUBLIC_URL}/hooks/platform/`: any URL under it is this bot's, and its token is hidden. */
+  /** `${PUBLIC_URL}/hooks/platform/`: every URL under it is this bot's, and its token is hidden. */
   botHookPrefix: string;
 }
 

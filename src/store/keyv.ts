@@ -61,7 +61,7 @@ export interface Store {
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /**
-   * Runs one store operation with the `opTimeoutMs` bound: any error or timeout becomes
+   * Runs one store operation with the `opTimeoutMs` bound: every error or timeout becomes
    * `StoreUnavailableError` (naming `op`); `StoreCorruptError` is passed through. Rejects at once
    * once the store is closed.
    */
