@@ -249,6 +249,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clearFaults: () => faults.clear(),
     expireAllTokens: () => issuer.expireAll(),
     revokeAllTokens: () => issuer.revokeAll(),
+    issuedTokens: () => [...issuer.tokens],
     setWebhook(profileId, webhook) {
       const profile = state.profiles.get(profileId);
       if (profile === undefined) throw new Error(`setWebhook: unknown profile ${profileId}`);

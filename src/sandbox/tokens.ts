@@ -59,6 +59,8 @@ export class TokenIssuer {
   private key = randomBytes(32);
   private readonly issued = new Set<string>();
   private readonly expired = new Set<string>();
+  /** Every token string issued, for tests that check none of them leaks (logs, Slack messages). */
+  readonly tokens: string[] = [];
 
   constructor(
     private readonly now: () => number,
@@ -76,7 +78,9 @@ export class TokenIssuer {
     };
     this.issued.add(claims.jti);
     const unsigned = `${HEADER}.${b64url(JSON.stringify(claims))}`;
-    return { token: `${unsigned}.${this.sign(unsigned)}`, claims };
+    const token = `${unsigned}.${this.sign(unsigned)}`;
+    this.tokens.push(token);
+    return { token, claims };
   }
 
   verify(token: string): VerifyResult {

@@ -273,6 +273,8 @@ export interface Sandbox {
   expireAllTokens(): void;
   /** every token issued so far answers 401 INVALID_AUTHORIZATION (bad signature) */
   revokeAllTokens(): void;
+  /** Sandbox addition: every access token issued since start (reset() keeps them), oldest first. */
+  issuedTokens(): string[];
   /** direct state access for tests */
   state: { profiles: Map<string, SandboxProfile>; livestreams: Map<string, SandboxLivestream> };
   setWebhook(profileId: string, webhook: { callback_url: string | null; events: string[] | null }): void;

@@ -303,6 +303,7 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     },
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
+    issuedTokens: () => [...ws.issuedTokens],
     reset: () => {
       calls.length = 0;
       faults.clear();

@@ -93,6 +93,8 @@ export interface SlackStandin {
   homeView(userId: string): Record<string, unknown> | undefined;
   addFault(f: StandinFault): void;
   clearFaults(): void;
+  /** stand-in addition: the tokens oauth.v2.access issued since the last reset (tests scan for leaks) */
+  issuedTokens(): string[];
   /** clears calls, messages, views, response urls, faults; re-seeds users and channels */
   reset(): void;
   /** stops listening and destroys every connection, keep-alive or in flight */

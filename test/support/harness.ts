@@ -21,6 +21,7 @@ import {
   startSlackStandin,
 } from "../../src/standin/index.js";
 import { ActivityRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
+import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 export const PUBLIC_URL = "https://bot.example.test";
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   worker?: AppCollaborators["worker"];
   /** Store key namespace (Redis tests share one server). */
   namespace?: string;
+  /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
+  storeOpTimeoutMs?: number;
 }
 
 export interface Harness {
@@ -61,7 +64,13 @@ export interface Harness {
   ): Promise<{ status: number; body: string; ms: number; responseUrl: string }>;
   /** Waits for the n-th (1-based) answer on a response_url. */
   answer(responseUrl: string, n?: number): Promise<Record<string, unknown>>;
+  /**
+   * Closes everything, then scans the captured log lines and the Slack calls people see for every
+   * known secret (test/support/secret-scan.ts) and throws SecretLeakError naming the kinds found.
+   */
   close(): Promise<void>;
+  /** What the scan in close() looked at (set once close() ran). */
+  secretScan?: ScanReport;
 }
 
 export async function waitFor<T>(
@@ -107,7 +116,10 @@ export interface Bot {
 
 /** One bot "process": its own store connection, outbox, platform client, app and worker. */
 export async function startBot(config: Config, logger: Logger, opts: HarnessOptions = {}): Promise<Bot> {
-  const store = await openStore(config.store, logger, opts.namespace ? { namespace: opts.namespace } : {});
+  const store = await openStore(config.store, logger, {
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
+  });
   const outbox = await createOutbox(store, logger);
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
@@ -173,7 +185,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const eventsUrl = `${url}/slack/events`;
   const team = slack.teamId;
 
-  return {
+  const harness: Harness = {
     sandbox,
     slack,
     store,
@@ -224,6 +236,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await bot.close();
       await slack.close();
       await sandbox.close();
+      const report = scanForSecrets(knownSecrets({ config, sandbox, slack }), logs, slack.calls);
+      harness.secretScan = report;
+      if (report.leaks.length > 0) throw new SecretLeakError(report.leaks);
     },
   };
+  return harness;
 }
