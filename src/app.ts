@@ -7,6 +7,7 @@ import type { Server, ServerResponse } from "node:http";
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient, LogLevel as WebLogLevel } from "@slack/web-api";
 import type { Config } from "./config.js";
+import { frontListener } from "./http/front.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { ChannelGate } from "./notify/gate.js";
@@ -239,6 +240,10 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       customRoutes,
       logger: blogger,
       processBeforeResponse: false,
+    });
+    // Deliveries are answered before Bolt's router (src/http/front.ts); the rest goes on to it.
+    receiver.requestListener = frontListener(receiver.requestListener, {
+      delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
     });
     app = new App({ receiver, token: config.slack.botToken, logger: blogger, clientOptions });
     start = async () => {

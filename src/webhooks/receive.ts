@@ -41,25 +41,78 @@ const result = (status: IngestResult["status"], body: Record<string, unknown>): 
   body,
 });
 
-/** Reads at most `limit` bytes; null when the body is larger (reading stops there). */
-async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+/**
+ * Reads at most `limit` bytes; null when the body is larger (reading stops there). Plain stream
+ * events rather than `for await`: the async iterator costs more than the rest of a small request.
+ */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) return null;
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
+  return new Promise<Buffer | null>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = () => {
+      // Closed before the end: the sender is gone, nothing to answer.
+      cleanup();
+      reject(new Error("the request was closed before its body ended"));
+    };
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 export interface Ingestor {
   /** Validates, routes and stores one delivery body for a route token. */
   ingest(token: string, body: Buffer | string): Promise<IngestResult>;
+  /**
+   * Answers one delivery request for `token` (the path segment after /hooks/platform/); resolves
+   * once the answer is written. Used by the front listener (src/http/front.ts).
+   */
+  handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void>;
+  /** The same as a Bolt custom route (Socket Mode's HTTP server, and odd paths the front defers). */
   route: CustomRoute;
+}
+
+/** The two 200 answers, encoded once. */
+const ANSWERS = {
+  stored: JSON.stringify({ status: "stored" }),
+  duplicate: JSON.stringify({ status: "duplicate" }),
+} as const;
+
+function write(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+  res.writeHead(status, {
+    "content-type": "application/json",
+    // A length, not chunked encoding, and a string body: the head and body go out in one write.
+    "content-length": String(Buffer.byteLength(body)),
+    ...extra,
+  });
+  res.end(body);
 }
 
 export function createIngestor(o: ReceiveOptions): Ingestor {
@@ -96,7 +149,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     return result(200, { status: outcome });
   }
 
-  async function handle(req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse) {
+  async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     let r: IngestResult;
     let bodyTooLarge = false;
     try {
@@ -109,34 +162,43 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
           bodyTooLarge = true;
           r = result(413, { error: `the body is larger than ${MAX_DELIVERY_BYTES} bytes` });
         } else {
-          r = await ingest(req.params?.token ?? "", body);
+          r = await ingest(token, body);
         }
       }
     } catch (err) {
       if (err instanceof StoreUnavailableError) {
         log.error({ err }, "delivery not stored: the store is unavailable");
-        r = result(503, { error: "temporarily unable to store the delivery; try again" });
       } else {
         log.error({ err }, "delivery failed");
-        r = result(503, { error: "temporarily unable to store the delivery; try again" });
       }
+      r = result(503, { error: "temporarily unable to store the delivery; try again" });
     }
     o.onResult?.(r);
-    if (r.status !== 200) log.info({ status: r.status, reason: r.body.error }, "delivery refused");
-    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (r.status === 200) {
+      const known = r.body.status === "stored" || r.body.status === "duplicate" ? r.body.status : null;
+      write(res, 200, known ? ANSWERS[known] : JSON.stringify(r.body));
+      return;
+    }
+    log.info({ status: r.status, reason: r.body.error }, "delivery refused");
+    const headers: Record<string, string> = {};
     if (r.status === 503) headers["retry-after"] = "5";
     if (bodyTooLarge) headers.connection = "close";
-    res.writeHead(r.status, headers);
-    res.end(JSON.stringify(r.body));
+    write(res, r.status, JSON.stringify(r.body), headers);
     if (bodyTooLarge) res.on("finish", () => req.destroy());
   }
 
   return {
     ingest,
+    handle,
     route: {
       path: "/hooks/platform/:token",
       method: ["POST"],
-      handler: (req, res) => void handle(req as IncomingMessage & { params?: Record<string, string> }, res),
+      handler: (req, res) =>
+        void handle(
+          req,
+          res,
+          (req as IncomingMessage & { params?: Record<string, string> }).params?.token ?? "",
+        ),
     },
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * The front of the bot's HTTP server: the hot paths answered before Bolt's router.
+ *
+ * Bolt's HTTPReceiver parses every URL with `new URL` and compiles each custom route's
+ * path-to-regexp pattern on every request before it finds a match, which costs more than the rest
+ * of a webhook delivery. The receiver's server calls `receiver.requestListener(req, res)` for
+ * each request, so the app swaps that listener for this one (see src/app.ts): it answers
+ * `POST /hooks/platform/<token>` itself when the path is plain, and hands everything else,
+ * unchanged, to Bolt's own listener (Slack requests, health routes, /metrics, 404s, and any
+ * unusual spelling of the delivery path, which Bolt routes to the same handler).
+ * The receiver's start(), stop() and error handling are untouched.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+
+export interface FrontRoutes {
+  /** Answers a delivery for `token`. */
+  delivery(req: IncomingMessage, res: ServerResponse, token: string): void;
+}
+
+export const DELIVERY_PREFIX = "/hooks/platform/";
+
+/** A token segment the front answers itself: base64url, nothing to decode. */
+const PLAIN_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The token of a plain `/hooks/platform/<token>` URL (no query, slash or escape), else null. */
+export function plainDeliveryToken(url: string | undefined): string | null {
+  if (url === undefined || !url.startsWith(DELIVERY_PREFIX)) return null;
+  const token = url.slice(DELIVERY_PREFIX.length);
+  return PLAIN_TOKEN.test(token) ? token : null;
+}
+
+/** A request listener answering the hot paths and deferring the rest to `fallback`. */
+export function frontListener(fallback: RequestListener, routes: FrontRoutes): RequestListener {
+  return (req, res) => {
+    if (req.method === "POST") {
+      const token = plainDeliveryToken(req.url);
+      if (token !== null) return routes.delivery(req, res, token);
+    }
+    return fallback(req, res);
+  };
+}
