@@ -78,6 +78,9 @@ function checkId(kind: "livestream" | "profile", id: string): string {
   return encodeURIComponent(t);
 }
 
+/** Connection failures: the request never left, so the platform cannot have applied it. */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
 export class PlatformClient {
   readonly tokens: TokenProvider;
   private readonly api: ApiTransport;
@@ -281,9 +284,13 @@ export class PlatformClient {
       await this.api.call("PATCH", path, { operation, body: { webhook }, schema: null, signal: opts.signal });
     } catch (err) {
       // No clean answer (timeout, network): the PATCH may have been applied. A clean HTTP answer,
-      // a refusal of ours or a cancellation by the caller is reported as it is.
+      // a refusal of ours, a cancellation by the caller, or a failure before the request left (no
+      // connection: refused, unknown host, connect timeout) is reported as it is.
       const unknownOutcome =
-        isPlatformError(err) && (err.kind === "timeout" || err.kind === "network") && err.code !== "ABORTED";
+        isPlatformError(err) &&
+        (err.kind === "timeout"
+          ? err.code !== "ABORTED" && err.phase !== "connect"
+          : err.kind === "network" && !NOT_SENT.has(err.code));
       if (!unknownOutcome) throw err;
       patchError = err;
       this.logger.warn({ err, profileId, operation }, "webhook PATCH got no answer; reading back");
