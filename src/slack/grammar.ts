@@ -22,6 +22,11 @@ export type WebhookCommand =
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** Whether `s` has the shape of a platform id (profile or livestream): what commands accept. */
+export function isPlatformId(s: string): boolean {
+  return ID.test(s);
+}
+
 /** Slack wraps links and mentions: `<https://x|label>`, `<@U123|name>`. */
 function unwrap(token: string): string {
   const m = /^<([^|>]+)(\|[^>]*)?>$/.exec(token);

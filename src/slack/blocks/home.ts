@@ -105,6 +105,7 @@ function profileSection(p: HomeProfile, now: Date): KnownBlock {
 function profileButtons(p: HomeProfile): KnownBlock {
   const buttons: Button[] = [
     button({ text: "✏️ Edit events", actionId: ACTIONS.webhookEditEvents, value: p.profileId }),
+    button({ text: "📣 Change channel", actionId: ACTIONS.webhookSetup, value: p.profileId }),
   ];
   if (p.channelId) {
     buttons.push(button({ text: "🧪 Send test", actionId: ACTIONS.webhookTest, value: p.profileId }));
@@ -149,9 +150,9 @@ function howToFirstSteps(o: HomeViewOptions): KnownBlock {
   return section(
     [
       "*No profile is set up yet.* To get a profile's video notifications in Slack:",
-      `1. A manager runs \`/webhook set ${lt}\` in the channel that should get them (the platform then sends the profile's events to this bot).`,
+      `1. A manager presses *➕ Set up notifications* above, or runs \`/webhook set ${lt}\` in the channel that should get them (the platform then sends the profile's events to this bot).`,
       `2. Anyone can post a livestream's status card with \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`.`,
-      `3. Managers are ${managersText(o.managers)}; a manager adds one with \`/webhook managers add @user\`.`,
+      `3. Managers are ${managersText(o.managers)}; a manager adds one with *👥 Managers* above or \`/webhook managers add @user\`.`,
     ].join("\n"),
   );
 }
@@ -170,7 +171,15 @@ function howToUse(o: HomeViewOptions): KnownBlock {
 /** The App Home tab of one user (managers get the buttons). */
 export function homeView(o: HomeViewOptions): HomeView {
   const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(o.platform))];
-  if (o.showRefresh) head.push(actions([button({ text: "🔄 Refresh", actionId: ACTIONS.homeRefresh })]));
+  const top: Button[] = [];
+  if (o.isManager) {
+    top.push(
+      button({ text: "➕ Set up notifications", actionId: ACTIONS.webhookSetup, style: "primary" }),
+      button({ text: "👥 Managers", actionId: ACTIONS.managersEdit }),
+    );
+  }
+  if (o.showRefresh) top.push(button({ text: "🔄 Refresh", actionId: ACTIONS.homeRefresh }));
+  if (top.length > 0) head.push(actions(top));
   head.push(divider);
 
   const tail: KnownBlock[] = [divider, howToUse(o)];

@@ -8,6 +8,10 @@ export const ACTIONS = {
   webhookTest: "webhook_test",
   /** Refresh button of the App Home tab (rendered only when `homeView` is asked for it). */
   homeRefresh: "home_refresh",
+  /** App Home: opens the set-up modal (value: a profile id to change, or empty for a new one). */
+  webhookSetup: "webhook_setup",
+  /** App Home: opens the managers modal. */
+  managersEdit: "managers_edit",
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
@@ -15,6 +19,8 @@ export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
 /** `callback_id`s of the views (modal submissions are routed on them). */
 export const VIEWS = {
   eventsModal: "webhook_events_modal",
+  setupModal: "webhook_setup_modal",
+  managersModal: "managers_modal",
 } as const;
 
 /** Block and action ids of the views' inputs (`view.state.values[block_id][action_id]`). */
@@ -23,4 +29,11 @@ export const BLOCKS = {
   events: "events_block",
   /** action_id of the events editor's checkboxes. */
   eventsInput: "events_input",
+  /** Set-up modal inputs (block_id = action_id). */
+  setupProfile: "setup_profile",
+  setupChannel: "setup_channel",
+  setupEvents: "setup_events",
+  setupUrl: "setup_url",
+  /** Managers modal: the people added as managers. */
+  managersInput: "managers_input",
 } as const;

@@ -34,7 +34,6 @@ export {
   livestreamCard,
 } from "./livestream.js";
 export {
-  assertViewWithinLimits,
   decodeMeta,
   type EventsModalMeta,
   encodeMeta,
@@ -48,7 +47,24 @@ export {
   parseEventsSubmission,
   VIEW_LIMITS,
 } from "./modal.js";
+export {
+  decodeSetupMeta,
+  encodeSetupMeta,
+  managersModal,
+  managersModalMessage,
+  managersModalSaved,
+  type ParsedSetup,
+  parseManagersSubmission,
+  parseSetupSubmission,
+  profileText,
+  type SetupMeta,
+  type SetupValues,
+  setupModal,
+  setupModalDone,
+  setupModalMessage,
+} from "./setup.js";
 export type { KnownBlock, Message } from "./types.js";
+export { assertViewWithinLimits } from "./view-limits.js";
 export {
   displayUrl,
   eventListLines,

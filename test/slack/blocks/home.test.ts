@@ -106,7 +106,10 @@ describe("homeView: a configured profile", () => {
     expect(JSON.stringify(v)).not.toContain("team=42");
     // Not routed to a channel: no Send test.
     expect(buttons(msg(v)).map((b) => b.action_id)).toEqual([
+      ACTIONS.webhookSetup,
+      ACTIONS.managersEdit,
       ACTIONS.webhookEditEvents,
+      ACTIONS.webhookSetup,
       ACTIONS.webhookRemove,
     ]);
   });
@@ -121,17 +124,22 @@ describe("homeView: a configured profile", () => {
 });
 
 describe("homeView: buttons", () => {
-  it("managers get Edit events, Send test and Remove (danger, confirmed) per profile", () => {
+  it("managers get Set up and Managers, then Edit events, Change channel, Send test and Remove (danger, confirmed) per profile", () => {
     const v = checked(homeView(opts({ profiles: [profile(), profile({ profileId: "x9zz" })] })));
     const b = buttons(msg(v));
     expect(b.map((x) => [x.action_id, x.value])).toEqual([
+      [ACTIONS.webhookSetup, undefined],
+      [ACTIONS.managersEdit, undefined],
       [ACTIONS.webhookEditEvents, "x1abc2"],
+      [ACTIONS.webhookSetup, "x1abc2"],
       [ACTIONS.webhookTest, "x1abc2"],
       [ACTIONS.webhookRemove, "x1abc2"],
       [ACTIONS.webhookEditEvents, "x9zz"],
+      [ACTIONS.webhookSetup, "x9zz"],
       [ACTIONS.webhookTest, "x9zz"],
       [ACTIONS.webhookRemove, "x9zz"],
     ]);
+    expect(b[0]?.style).toBe("primary");
     const remove = b.find((x) => x.action_id === ACTIONS.webhookRemove);
     expect(remove?.style).toBe("danger");
     expect(remove?.confirm).toMatchObject({
@@ -191,11 +199,11 @@ describe("homeView: newcomers", () => {
     const v = checked(homeView(opts({ profiles: [] })));
     const t = blockText(msg(v));
     expect(t).toContain("No profile is set up yet");
-    expect(t).toMatch(/1\. A manager runs `\/webhook set <profile_id>` in the channel/);
+    expect(t).toMatch(/1\. A manager presses \*➕ Set up notifications\* above, or runs `\/webhook set <profile_id>` in the channel/);
     expect(t).toMatch(/2\. .*`\/live status <id or livestream URL>`/);
     expect(t).toMatch(/3\. Managers are workspace admins and owners, and /);
     expect(mrkdwnTexts(msg(v))).toContain("<@U0BOSS>, <@U0CAROL>");
-    expect(buttons(msg(v))).toEqual([]);
+    expect(buttons(msg(v)).map((b) => b.action_id)).toEqual([ACTIONS.webhookSetup, ACTIONS.managersEdit]);
     expect(t).not.toContain("Configured profiles");
   });
 

@@ -18,6 +18,7 @@ import {
 import { answerErrors, type BotDeps, ephemeral, type Reply, replace, safeRespond } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { publishHome } from "../../home.js";
+import { openManagers, openSetup } from "../../setup-flow.js";
 import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
@@ -133,6 +134,21 @@ export function register(app: App, deps: BotDeps): void {
       );
     },
   );
+
+  // The App Home's set-up and managers forms: opened at once, the role is checked inside.
+  const formButton = (actionId: string, open: typeof openSetup) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, client }: ButtonArgs) => {
+      await ack();
+      const { teamId, userId } = who(body);
+      const log = deps.logger.child({ team: teamId, user: userId, action: actionId });
+      const profileId = action.value?.trim() || undefined;
+      await open(deps, client, { triggerId: body.trigger_id, teamId, userId, profileId }, log).catch(
+        (err: unknown) => log.warn({ err }, "could not open the form"),
+      );
+    });
+  };
+  formButton(ACTIONS.webhookSetup, openSetup);
+  formButton(ACTIONS.managersEdit, openManagers);
 
   managerButton(ACTIONS.webhookTest, "send a test event", async (c) => {
     const outcome = await sendTestLifecycle(deps, c.teamId, c.profileId);

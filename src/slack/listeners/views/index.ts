@@ -1,8 +1,20 @@
-/** Modal submissions: the events editor. */
+/** Modal submissions: the events editor, the set-up form and the managers form. */
 import type { App } from "@slack/bolt";
-import { BLOCKS, decodeMeta, eventsModalSaving, parseEventsSubmission, VIEWS } from "../../blocks/index.js";
+import {
+  BLOCKS,
+  decodeMeta,
+  eventsModalSaving,
+  managersModalMessage,
+  parseEventsSubmission,
+  parseManagersSubmission,
+  parseSetupSubmission,
+  profileText,
+  setupModalMessage,
+  VIEWS,
+} from "../../blocks/index.js";
 import type { BotDeps } from "../../context.js";
 import { saveEvents } from "../../events-editor.js";
+import { saveManagers, saveSetup } from "../../setup-flow.js";
 
 export function register(app: App, deps: BotDeps): void {
   app.view(VIEWS.eventsModal, async ({ ack, body, view, client }) => {
@@ -25,5 +37,51 @@ export function register(app: App, deps: BotDeps): void {
       { viewId: view.id, userId: body.user.id, teamId, privateMetadata: view.private_metadata, selected },
       log,
     ).catch((err: unknown) => log.error({ err }, "events editor failed"));
+  });
+
+  app.view(VIEWS.setupModal, async ({ ack, body, view, client }) => {
+    const { values, errors } = parseSetupSubmission(view.state.values);
+    if (Object.keys(errors).length > 0) {
+      // Keeps the form open with the errors under the fields; nothing is changed.
+      await ack({ response_action: "errors", errors });
+      return;
+    }
+    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    await ack({
+      response_action: "update",
+      view: setupModalMessage({
+        meta: view.private_metadata,
+        text: `⏳ Setting up profile \`${profileText(values.profileId)}\`…`,
+      }),
+    });
+    const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.setupModal });
+    await saveSetup(
+      deps,
+      client,
+      {
+        viewId: view.id,
+        teamId,
+        userId: body.user.id,
+        privateMetadata: view.private_metadata,
+        parsed: values,
+      },
+      log,
+    ).catch((err: unknown) => log.error({ err }, "set-up form failed"));
+  });
+
+  app.view(VIEWS.managersModal, async ({ ack, body, view, client }) => {
+    const chosen = parseManagersSubmission(view.state.values);
+    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    await ack({
+      response_action: "update",
+      view: managersModalMessage({ meta: view.private_metadata, text: "⏳ Saving…" }),
+    });
+    const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.managersModal });
+    await saveManagers(
+      deps,
+      client,
+      { viewId: view.id, teamId, userId: body.user.id, privateMetadata: view.private_metadata, chosen },
+      log,
+    ).catch((err: unknown) => log.error({ err }, "managers form failed"));
   });
 }
