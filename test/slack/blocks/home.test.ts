@@ -199,7 +199,9 @@ describe("homeView: newcomers", () => {
     const v = checked(homeView(opts({ profiles: [] })));
     const t = blockText(msg(v));
     expect(t).toContain("No profile is set up yet");
-    expect(t).toMatch(/1\. A manager presses \*➕ Set up notifications\* above, or runs `\/webhook set <profile_id>` in the channel/);
+    expect(t).toMatch(
+      /1\. A manager presses \*➕ Set up notifications\* above, or runs `\/webhook set <profile_id>` in the channel/,
+    );
     expect(t).toMatch(/2\. .*`\/live status <id or livestream URL>`/);
     expect(t).toMatch(/3\. Managers are workspace admins and owners, and /);
     expect(mrkdwnTexts(msg(v))).toContain("<@U0BOSS>, <@U0CAROL>");
