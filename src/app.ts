@@ -5,7 +5,7 @@
  */
 import type { Server, ServerResponse } from "node:http";
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
-import { WebClient, LogLevel as WebLogLevel } from "@slack/web-api";
+import { WebClient } from "@slack/web-api";
 import type { Config } from "./config.js";
 import { frontListener } from "./http/front.js";
 import type { Logger } from "./log.js";
@@ -18,7 +18,8 @@ import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
-import type { ActivityRepo, RouteRepo, SettingsRepo } from "./store/index.js";
+import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
+import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "./store/index.js";
 import { createIngestor } from "./webhooks/receive.js";
 
 export interface AppCollaborators {
@@ -28,6 +29,8 @@ export interface AppCollaborators {
   outbox: Outbox;
   /** Per-profile counters shown on the App Home. */
   activity?: ActivityRepo;
+  /** Multi-workspace (OAuth) mode: where installations are kept (required in that mode). */
+  installations?: InstallationRepo;
   /** Prometheus metrics served at /metrics (a fresh registry when not given). */
   metrics?: Metrics;
   /** Resolves when the settings store answers (for /readyz). */
@@ -128,12 +131,15 @@ const KNOWN_SUBCOMMANDS = new Set([
 ]);
 
 export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
-  if (config.slack.mode === "oauth") {
-    throw new Error(
-      "Multi-workspace (OAuth) mode is not available in this version yet; set SLACK_BOT_TOKEN for single-workspace mode",
-    );
-  }
   const logger = c.logger;
+  const installations = config.slack.mode === "oauth" ? c.installations : undefined;
+  if (config.slack.mode === "oauth") {
+    if (!installations) throw new Error("multi-workspace (OAuth) mode needs AppCollaborators.installations");
+    if (!installations.encrypted)
+      logger.warn(
+        "STORE_ENCRYPTION_KEY is not set: the workspaces' bot tokens are stored unencrypted; set it (openssl rand -base64 32) to encrypt them at rest",
+      );
+  }
   const metrics = c.metrics ?? new Metrics();
   metrics.watchOutbox(c.outbox);
   const ingestor = createIngestor({
@@ -144,17 +150,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     trustProxy: config.trustProxy,
     onResult: (r) => metrics.deliveries.inc({ stage: "received", result: String(r.status) }),
   });
-  const workerClient = new WebClient(config.slack.botToken, {
-    slackApiUrl: config.slack.apiUrl,
-    timeout: 10_000,
-    // The worker paces each channel itself: no client-side retries or queue-wide pauses.
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    logLevel: WebLogLevel.ERROR,
-  });
+  // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
+  // per workspace from its installation (OAuth), or the one bot token.
+  const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
   const worker = new NotifyWorker({
     outbox: c.outbox,
-    slackFor: async () => workerClient,
+    slackFor: installations ? workspaceClients(installations, config.slack.apiUrl) : async () => workerClient,
     settings: c.settings,
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
@@ -179,6 +180,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     routes: c.routes,
     outbox: c.outbox,
     activity: c.activity,
+    installations,
     metrics,
     ingest: async (token, body) => {
       const r = await ingestor.ingest(token, body);
@@ -218,6 +220,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
   };
 
+  // OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
+  // request with its workspace's installation; otherwise the one bot token.
+  const oauth = installations
+    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }))
+    : undefined;
+  const token = oauth ? undefined : config.slack.botToken;
   let app: App;
   let start: () => Promise<Server | undefined>;
   if (config.slack.appToken) {
@@ -225,9 +233,10 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       appToken: config.slack.appToken,
       logger: blogger,
       customRoutes,
-      installerOptions: { port: config.port },
+      ...oauth,
+      installerOptions: { ...oauth?.installerOptions, port: config.port },
     });
-    app = new App({ receiver, token: config.slack.botToken, logger: blogger, clientOptions });
+    app = new App({ receiver, token, logger: blogger, clientOptions });
     start = async () => {
       await app.start();
       if (!c.worker?.manual) worker.start();
@@ -240,12 +249,13 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       customRoutes,
       logger: blogger,
       processBeforeResponse: false,
+      ...oauth,
     });
     // Deliveries are answered before Bolt's router (src/http/front.ts); the rest goes on to it.
     receiver.requestListener = frontListener(receiver.requestListener, {
       delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
     });
-    app = new App({ receiver, token: config.slack.botToken, logger: blogger, clientOptions });
+    app = new App({ receiver, token, logger: blogger, clientOptions });
     start = async () => {
       const server = await receiver.start({ port: config.port, host: config.host });
       if (!c.worker?.manual) worker.start();

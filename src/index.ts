@@ -9,7 +9,7 @@ import { createLogger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import { createPlatformClient } from "./platform/index.js";
-import { ActivityRepo, openStore, RouteRepo, SettingsRepo } from "./store/index.js";
+import { ActivityRepo, InstallationRepo, openStore, RouteRepo, SettingsRepo } from "./store/index.js";
 
 const config = readConfigOrExit();
 const logger = createLogger({
@@ -39,6 +39,7 @@ const built = buildApp(config, {
   settings: new SettingsRepo(store, logger),
   routes: new RouteRepo(store, logger),
   activity: new ActivityRepo(store, logger),
+  installations: new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey }),
   logger,
 });
 const server = await built.start();

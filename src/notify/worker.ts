@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
+import { InstallationMissingError } from "../store/installations.js";
 import type { ChannelGate } from "./gate.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
@@ -25,7 +26,11 @@ import { applyDelivery, initialState, type VideoState, validateState } from "./v
 
 export interface WorkerOptions {
   outbox: Outbox;
-  /** The Web API client for a workspace (retries off: the worker paces and retries per channel). */
+  /**
+   * The Web API client for a workspace (retries off: the worker paces and retries per channel).
+   * Throws InstallationMissingError when the workspace has no installation (multi-workspace mode):
+   * its deliveries are dead-lettered with the code `not_installed`.
+   */
   slackFor: (teamId: string) => Promise<WebClient>;
   settings: SettingsRepo;
   /** Per-profile counters for the App Home (optional). */
@@ -225,7 +230,6 @@ export class NotifyWorker {
     const channel = state.channelId;
     const blocked = gate.blockedUntil(channel);
     if (blocked) return { dueAt: blocked };
-    const client = await this.o.slackFor(state.teamId);
     const posted = () => {
       tally.posted = (tally.posted ?? 0) + 1;
     };
@@ -238,6 +242,22 @@ export class NotifyWorker {
       if (!(await this.o.outbox.renew(this.o.owner, key, this.o.now() + this.o.leaseMs)))
         throw new LeaseLost();
     };
+    let client: WebClient;
+    try {
+      client = await this.o.slackFor(state.teamId);
+    } catch (err) {
+      // A store failure is tried again (thrown); a workspace without an installation is not.
+      if (!(err instanceof InstallationMissingError)) throw err;
+      tally.failed = items.length;
+      this.o.onFailed?.("not_installed");
+      this.o.logger.error(
+        { team: state.teamId, profile: state.profileId, deliveries: items.length },
+        "the app is not installed in the workspace; its notifications are dead-lettered",
+      );
+      for (const item of items) await this.o.outbox.deadLetter(item, "not_installed", this.o.now());
+      await save({ ...state, milestones: state.milestones.map((m) => ({ ...m, posted: true })) });
+      return { dueAt: null };
+    }
 
     try {
       // 1. The parent message: posted once, then updated in place (coalesced).

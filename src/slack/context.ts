@@ -8,9 +8,10 @@ import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
-import type { ActivityRepo, RouteRepo, SettingsRepo } from "../store/index.js";
-import { StoreCorruptError, StoreUnavailableError } from "../store/index.js";
+import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "../store/index.js";
+import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { IngestResult } from "../webhooks/receive.js";
+import { profileClaimedMessage } from "./blocks/errors.js";
 import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
 import type { ManagerPolicy } from "./managers.js";
 
@@ -21,6 +22,8 @@ export interface BotDeps {
   routes: RouteRepo;
   outbox: Outbox;
   activity: ActivityRepo | undefined;
+  /** Multi-workspace (OAuth) mode: the installations (uninstall removes the workspace's one). */
+  installations?: InstallationRepo;
   metrics: Metrics | undefined;
   /** The delivery route's own path (validate, route, store), for `/webhook test`. */
   ingest: (token: string, body: string) => Promise<IngestResult>;
@@ -74,6 +77,10 @@ export async function answerErrors(
       log.warn({ err, context }, "platform call failed");
       message = errorMessage(err, context);
       kind = `platform_${err.kind}_${err.status}`;
+    } else if (err instanceof ProfileClaimedError) {
+      log.warn({ profile: err.profileId, context }, "profile is managed from another workspace");
+      message = profileClaimedMessage(err.profileId);
+      kind = "profile_claimed";
     } else if (err instanceof StoreUnavailableError) {
       log.error({ err, context }, "settings store unavailable");
       message = storeUnavailableMessage();

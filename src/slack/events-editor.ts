@@ -9,6 +9,7 @@ import type { ViewsUpdateArguments, WebClient } from "@slack/web-api";
 import { request } from "undici";
 import type { Logger } from "../log.js";
 import { isPlatformError } from "../platform/index.js";
+import { ProfileClaimedError } from "../store/index.js";
 import {
   decodeMeta,
   describePlatformError,
@@ -20,7 +21,7 @@ import {
   webhookConfigMessage,
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
-import { readWebhook } from "./webhook-ops.js";
+import { checkProfileAccess, readWebhook } from "./webhook-ops.js";
 
 export interface OpenEditor {
   triggerId: string;
@@ -42,6 +43,8 @@ const NOT_MANAGER =
   "Only managers (workspace admins and owners, the users in MANAGER_USER_IDS and users added with `/webhook managers add`) can change webhook events. Nothing was changed.";
 
 function explain(err: unknown): string {
+  if (err instanceof ProfileClaimedError)
+    return `Profile \`${err.profileId}\` is managed from another Slack workspace: its events can only be changed from there. Nothing was changed.`;
   return isPlatformError(err) ? describePlatformError(err) : "Something went wrong; try again in a moment.";
 }
 
@@ -75,6 +78,7 @@ export async function openEventsEditor(
       });
       return;
     }
+    await checkProfileAccess(deps, o.teamId, o.profileId);
     const webhook = await deps.platform.getProfileWebhook(o.profileId);
     if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
       await client.views.update({
@@ -141,6 +145,7 @@ export async function saveEvents(
       });
       return;
     }
+    await checkProfileAccess(deps, s.teamId, meta.profileId);
     const current = await deps.platform.getProfileWebhook(meta.profileId);
     if (!sameSet(current.events, meta.original)) {
       // Changed elsewhere since the modal opened: show the current state instead of overwriting it.

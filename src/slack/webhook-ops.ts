@@ -9,6 +9,11 @@
  *     on success, save the profile settings, then delete the previous route token.
  * If the store fails after step 2, the platform already points at a route that exists, so
  * deliveries still reach the channel; the person is told the settings could not be saved.
+ *
+ * Workspaces: before anything changes, `set` takes the profile's claim (store/claims.ts) and
+ * `remove` checks it, so a workspace cannot repoint or remove a profile another workspace manages
+ * (ProfileClaimedError, nothing changed). A claim taken by a `set` the platform then refused is
+ * given back; `remove` releases it.
  */
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
@@ -83,6 +88,18 @@ function settingsFor(
 }
 
 export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
+  const claimed = await deps.settings.claims.take(req.profileId, req.teamId, deps.now());
+  try {
+    return await setClaimedWebhook(deps, req);
+  } catch (err) {
+    // The platform refused, so it did not change: the profile is free again.
+    if (claimed && isPlatformError(err) && err.kind !== "not_confirmed")
+      await deps.settings.claims.release(req.profileId, req.teamId).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
   const previous = await deps.settings.getProfile(req.teamId, req.profileId);
   const newToken = req.url === null ? newCallbackToken() : null;
   if (newToken) {
@@ -124,10 +141,17 @@ export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
 
 /** Removes the platform's webhook, then this workspace's route and settings for the profile. */
 export async function removeWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
+  await deps.settings.claims.check(profileId, teamId);
   const settings = await deps.settings.getProfile(teamId, profileId);
   await deps.platform.removeWebhook(profileId);
   if (settings?.callbackToken) await deps.routes.delete(settings.callbackToken);
   if (settings) await deps.settings.removeProfile(teamId, profileId);
+  await deps.settings.claims.release(profileId, teamId);
+}
+
+/** Throws ProfileClaimedError when another workspace manages the profile (events editor, buttons). */
+export async function checkProfileAccess(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
+  await deps.settings.claims.check(profileId, teamId);
 }
 
 export type TestOutcome =

@@ -1,4 +1,10 @@
 export { type ActivityDelta, ActivityRepo, type ActivitySummary } from "./activity.js";
+export { ProfileClaimedError, ProfileClaims } from "./claims.js";
+export {
+  InstallationMissingError,
+  InstallationRepo,
+  type InstallationRepoOptions,
+} from "./installations.js";
 export {
   DEFAULT_NAMESPACE,
   DEFAULT_OP_TIMEOUT_MS,

@@ -7,6 +7,7 @@
  *   team:<T>:profiles   { v: 1, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
  *   team:<T>:managers   { v: 1, managers: { <userId>: { addedBy, addedAt } } }
  *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }
+ *   claim:<profileId>   { v: 1, teamId, claimedAt }   (which workspace manages it: claims.ts)
  *
  * Nothing half-written: each operation writes exactly one key (a whole document), so a crash or an
  * unavailable store leaves either the old or the new document.
@@ -26,6 +27,7 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "../log.js";
+import { ProfileClaims } from "./claims.js";
 import { type Store, StoreCorruptError } from "./keyv.js";
 
 export interface ProfileSettings {
@@ -189,9 +191,19 @@ export class Documents {
 
 export class SettingsRepo {
   private readonly docs: Documents;
+  /** Which workspace manages each profile (multi-workspace isolation). */
+  readonly claims: ProfileClaims;
 
   constructor(store: Store, logger: Logger) {
     this.docs = new Documents(store, logger.child({ component: "settings" }));
+    this.claims = new ProfileClaims(this.docs);
+  }
+
+  /** Forgets the workspace's profiles and added managers (the app was uninstalled). */
+  async removeTeam(teamId: string): Promise<void> {
+    checkId("teamId", teamId);
+    await this.docs.remove(keys.profiles(teamId));
+    await this.docs.remove(keys.managers(teamId));
   }
 
   private async profilesDoc(teamId: string): Promise<ProfilesDoc> {

@@ -233,3 +233,16 @@ export function notManagerMessage(action: string): Message {
     context(["Nothing was sent to the platform. See who the managers are: `/webhook managers`"]),
   ]);
 }
+
+/** Another workspace manages this profile through the bot: nothing was changed. */
+export function profileClaimedMessage(profileId: string): Message {
+  const id = code(profileId, 100);
+  return message(`Profile ${profileId} is managed from another Slack workspace; nothing was changed.`, [
+    section(
+      `🔒 *Profile ${id} is managed from another Slack workspace.* Its webhook was set up through this bot by a workspace that is not this one, so it can only be changed or removed from there. Nothing was sent to the platform.`,
+    ),
+    context([
+      "If that workspace no longer uses it, a manager there can run `/webhook remove`; uninstalling the app there frees it too.",
+    ]),
+  ]);
+}

@@ -1,7 +1,33 @@
-/** Events API: the App Home tab. */
+/**
+ * Events API: the App Home tab, and forgetting a workspace when the app is uninstalled or its bot
+ * token revoked (src/slack/uninstall.ts). `tokens_revoked` naming only user tokens changes nothing:
+ * the bot asks for no user scopes, and its own token still works.
+ */
 import type { App } from "@slack/bolt";
 import type { BotDeps } from "../../context.js";
 import { publishHome } from "../../home.js";
+import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
+
+interface EventEnvelope {
+  team_id?: string;
+  enterprise_id?: string;
+  is_enterprise_install?: boolean;
+  authorizations?: Array<{
+    team_id?: string | null;
+    enterprise_id?: string | null;
+    is_enterprise_install?: boolean;
+  }>;
+}
+
+function target(body: EventEnvelope): UninstallTarget {
+  const auth = body.authorizations?.[0];
+  const isEnterpriseInstall = body.is_enterprise_install === true || auth?.is_enterprise_install === true;
+  return {
+    teamId: body.team_id ?? auth?.team_id ?? undefined,
+    enterpriseId: body.enterprise_id ?? auth?.enterprise_id ?? undefined,
+    isEnterpriseInstall,
+  };
+}
 
 export function register(app: App, deps: BotDeps): void {
   app.event("app_home_opened", async ({ event, body, client }) => {
@@ -11,5 +37,22 @@ export function register(app: App, deps: BotDeps): void {
     await publishHome(deps, client, teamId, event.user).catch((err: unknown) =>
       log.error({ err }, "could not publish the App Home"),
     );
+  });
+
+  app.event("app_uninstalled", async ({ body }) => {
+    await forgetWorkspace(deps, target(body as EventEnvelope), "app_uninstalled");
+  });
+
+  app.event("tokens_revoked", async ({ event, body }) => {
+    const bots = event.tokens.bot ?? [];
+    const t = target(body as EventEnvelope);
+    if (bots.length === 0) {
+      deps.logger.info(
+        { team: t.teamId, users: event.tokens.oauth?.length ?? 0 },
+        "user tokens revoked; the bot's installation is kept",
+      );
+      return;
+    }
+    await forgetWorkspace(deps, t, "tokens_revoked");
   });
 }

@@ -1,0 +1,167 @@
+/**
+ * Multi-workspace (OAuth) mode: the options of Bolt's installer (install page, redirect, state
+ * cookie, installation store), the pages a person sees after installing, and the notification
+ * worker's Web API client per workspace.
+ *
+ * GET /slack/install sends the browser to Slack's consent screen (directInstall) with a signed
+ * `state` also set as an HttpOnly cookie; GET /slack/oauth_redirect checks both (Bolt's default
+ * state verification), exchanges the code with oauth.v2.access on SLACK_API_URL and stores the
+ * installation. Requests from a workspace are then authorized with its own bot token.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HTTPReceiverOptions, Installation } from "@slack/bolt";
+import { WebClient, type WebClientOptions, LogLevel as WebLogLevel } from "@slack/web-api";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { InstallationMissingError, type InstallationRepo } from "../store/index.js";
+
+/** The bot scopes of manifest.yml (oauth_config.scopes.bot); a test keeps the two equal. */
+type InstallerOptions = NonNullable<HTTPReceiverOptions["installerOptions"]>;
+type CallbackOptions = NonNullable<InstallerOptions["callbackOptions"]>;
+
+export const BOT_SCOPES = ["commands", "chat:write", "chat:write.public", "users:read"];
+export const INSTALL_PATH = "/slack/install";
+export const REDIRECT_PATH = "/slack/oauth_redirect";
+
+/** Web API client options of the notification worker: it paces and retries per channel itself. */
+export function workerClientOptions(apiUrl: string): WebClientOptions {
+  return {
+    slackApiUrl: apiUrl,
+    timeout: 10_000,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logLevel: WebLogLevel.ERROR,
+  };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+function page(res: ServerResponse, status: number, title: string, body: string): void {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1d1c1d}code{background:#f4f4f4;padding:0 .25em;border-radius:3px}</style>
+</head><body><h1>${escapeHtml(title)}</h1>
+${body}
+</body></html>`;
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+  });
+  res.end(html);
+}
+
+/** Why an install failed, in words, from Bolt's error code. */
+function failureText(code: string | undefined): string {
+  switch (code) {
+    case "slack_oauth_invalid_state":
+    case "slack_oauth_missing_state":
+      return "This installation link has expired or was opened in another browser. Start again from the install page, in the same browser.";
+    case "slack_oauth_installer_authorization_error":
+      return "The installation was cancelled or not authorized. Start again from the install page if you meant to install the app.";
+    case "slack_oauth_missing_code":
+      return "Slack did not send an authorization code. Start again from the install page.";
+    default:
+      return "Slack did not accept the installation (the authorization code may have expired or been used already). Start again from the install page; if it keeps failing, tell the bot's operator (the details are in the bot's logs).";
+  }
+}
+
+export function callbackOptions(logger: Logger): CallbackOptions {
+  return {
+    success: (installation: Installation, _options, _req: IncomingMessage, res: ServerResponse) => {
+      const org = installation.isEnterpriseInstall === true;
+      logger.info(
+        {
+          team: installation.team?.id,
+          enterprise: installation.enterprise?.id,
+          orgWide: org,
+          installer: installation.user?.id,
+          scopes: installation.bot?.scopes,
+        },
+        "app installed",
+      );
+      const where = installation.team?.name ?? installation.enterprise?.name ?? "your workspace";
+      page(
+        res,
+        200,
+        "Installed",
+        `<p>The app is installed in <strong>${escapeHtml(where)}</strong>. You can close this page and go back to Slack.</p>
+<p>Next: in the channel that should get the notifications, run <code>/webhook set &lt;profile_id&gt;</code>
+(a workspace admin or owner, or a manager they add). <code>/live status &lt;livestream id&gt;</code> works for everyone;
+<code>/webhook help</code> lists the rest.</p>`,
+      );
+    },
+    failure: (error, _options, _req: IncomingMessage, res: ServerResponse) => {
+      logger.warn({ code: error.code, reason: error.message }, "app installation failed");
+      page(
+        res,
+        400,
+        "Installation did not complete",
+        `<p>${escapeHtml(failureText(error.code))}</p><p><a href="${INSTALL_PATH}">Install page</a></p>`,
+      );
+    },
+  };
+}
+
+/** The OAuth part of the receiver's options (HTTP or Socket Mode). */
+export function oauthReceiverOptions(
+  config: Config,
+  installations: InstallationRepo,
+  logger: Logger,
+): Pick<
+  HTTPReceiverOptions,
+  "clientId" | "clientSecret" | "stateSecret" | "scopes" | "installationStore" | "redirectUri"
+> & { installerOptions: InstallerOptions } {
+  return {
+    clientId: config.slack.clientId,
+    clientSecret: config.slack.clientSecret,
+    stateSecret: config.slack.stateSecret,
+    scopes: BOT_SCOPES,
+    installationStore: installations,
+    redirectUri: `${config.publicUrl}${REDIRECT_PATH}`,
+    installerOptions: {
+      installPath: INSTALL_PATH,
+      redirectUriPath: REDIRECT_PATH,
+      directInstall: true,
+      // oauth.v2.access and auth.test go to SLACK_API_URL, like every other Web API call.
+      clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 },
+      callbackOptions: callbackOptions(logger),
+    },
+  };
+}
+
+/**
+ * The worker's client per workspace, built from its installation's bot token. Cached for
+ * `ttlMs` (a reinstall's new token is picked up by then) and dropped at once when this process
+ * stores or deletes the installation. Throws InstallationMissingError without an installation.
+ */
+export function workspaceClients(
+  installations: InstallationRepo,
+  apiUrl: string,
+  ttlMs = 30_000,
+): (teamId: string) => Promise<WebClient> {
+  const cache = new Map<string, { token: string; client: WebClient; at: number }>();
+  installations.onChange((teamId) => {
+    if (teamId === undefined) cache.clear();
+    else cache.delete(teamId);
+  });
+  return async (teamId) => {
+    const hit = cache.get(teamId);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.client;
+    const token = (await installations.find({ teamId }))?.bot?.token;
+    if (!token) {
+      cache.delete(teamId);
+      throw new InstallationMissingError(`workspace ${teamId}`);
+    }
+    const client = hit?.token === token ? hit.client : new WebClient(token, workerClientOptions(apiUrl));
+    cache.set(teamId, { token, client, at: Date.now() });
+    return client;
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * Multi-workspace (OAuth) mode: where Bolt's InstallProvider keeps each installation (bot token,
+ * bot user, scopes), on the same Keyv store as the settings.
+ *
+ *   install:team:<T>         a workspace installation (the usual case)
+ *   install:enterprise:<E>   an org-wide installation (Enterprise Grid, org_deploy_enabled)
+ *
+ * Value: `{ v: 1, installation }` in plain form, or, when STORE_ENCRYPTION_KEY is set, a versioned
+ * envelope `{ v: 1, enc: "aes-256-gcm+hkdf-sha256", iv, tag, data }` (base64): AES-256-GCM with a
+ * random 12-byte IV, the key derived from STORE_ENCRYPTION_KEY with HKDF-SHA256, and the store key
+ * as additional authenticated data, so a value copied under another workspace's key does not
+ * decrypt either. A value that fails authentication (tampered with, or written with another key)
+ * raises `StoreCorruptError` saying so; it is never treated as absent.
+ *
+ * A plain value read while a key is set is accepted (installations written before the key was
+ * set) and encrypted on its next write.
+ */
+import crypto from "node:crypto";
+import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
+import { z } from "zod";
+import type { Logger } from "../log.js";
+import { type Store, StoreCorruptError } from "./keyv.js";
+import { Documents } from "./settings.js";
+
+export const ENVELOPE_ALG = "aes-256-gcm+hkdf-sha256";
+const HKDF_SALT = "platform-slack-bot/store-encryption";
+const HKDF_INFO = "installation:v1";
+
+/** No installation for the workspace (never installed, or uninstalled). */
+export class InstallationMissingError extends Error {
+  readonly code = "NOT_INSTALLED";
+  constructor(what: string) {
+    super(`the app is not installed in ${what}`);
+    this.name = "InstallationMissingError";
+  }
+}
+
+const ID_RE = /^[^\s:]{1,100}$/;
+
+export const installationKeys = {
+  team: (teamId: string) => `install:team:${teamId}`,
+  enterprise: (enterpriseId: string) => `install:enterprise:${enterpriseId}`,
+};
+
+/** What the bot relies on; the rest of Bolt's installation object is kept as given. */
+const installationSchema = z.looseObject({
+  team: z.looseObject({ id: z.string().regex(ID_RE) }).optional(),
+  enterprise: z.looseObject({ id: z.string().regex(ID_RE) }).optional(),
+  isEnterpriseInstall: z.boolean().optional(),
+  user: z.looseObject({ id: z.string().min(1) }),
+  bot: z
+    .looseObject({
+      token: z.string().min(1),
+      scopes: z.array(z.string()),
+      userId: z.string().min(1),
+      id: z.string().optional(),
+    })
+    .optional(),
+});
+
+/**
+ * The checked object as Bolt's type. JSON drops properties that were undefined (user.token when no
+ * user scope was asked), which Bolt's authorize() reads defensively.
+ */
+function asInstallation(v: z.output<typeof installationSchema>): Installation {
+  return v as unknown as Installation;
+}
+
+const plainDoc = z.object({ v: z.literal(1), installation: installationSchema }).strict();
+const encryptedDoc = z
+  .object({
+    v: z.literal(1),
+    enc: z.literal(ENVELOPE_ALG),
+    iv: z.base64(),
+    tag: z.base64(),
+    data: z.base64(),
+  })
+  .strict();
+const storedDoc = z.union([plainDoc, encryptedDoc]);
+type EncryptedDoc = z.infer<typeof encryptedDoc>;
+
+/** Derives the AES-256 key from STORE_ENCRYPTION_KEY (any string of 32+ characters). */
+export function deriveKey(secret: string): Buffer {
+  return Buffer.from(crypto.hkdfSync("sha256", Buffer.from(secret, "utf8"), HKDF_SALT, HKDF_INFO, 32));
+}
+
+export function seal(key: Buffer, storeKey: string, value: unknown): EncryptedDoc {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(storeKey, "utf8"));
+  const data = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
+  return {
+    v: 1,
+    enc: ENVELOPE_ALG,
+    iv: iv.toString("base64"),
+    tag: cipher.getAuthTag().toString("base64"),
+    data: data.toString("base64"),
+  };
+}
+
+/** The decrypted value; throws StoreCorruptError when it does not authenticate. */
+export function open(key: Buffer, storeKey: string, doc: EncryptedDoc): unknown {
+  const iv = Buffer.from(doc.iv, "base64");
+  const tag = Buffer.from(doc.tag, "base64");
+  if (iv.length !== 12 || tag.length !== 16)
+    throw new StoreCorruptError(storeKey, "encrypted value has a malformed IV or tag");
+  let text: string;
+  try {
+    const decipher = crypto.createDecipheriv("aes-256-gcm", key, iv);
+    decipher.setAAD(Buffer.from(storeKey, "utf8"));
+    decipher.setAuthTag(tag);
+    text = Buffer.concat([decipher.update(Buffer.from(doc.data, "base64")), decipher.final()]).toString(
+      "utf8",
+    );
+  } catch (err) {
+    throw new StoreCorruptError(
+      storeKey,
+      "encrypted value failed authentication: it was altered, or STORE_ENCRYPTION_KEY is not the key it was written with",
+      { cause: err },
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new StoreCorruptError(storeKey, "decrypted value is not JSON", { cause: err });
+  }
+}
+
+export interface InstallationRepoOptions {
+  /** STORE_ENCRYPTION_KEY: installations are encrypted at rest when set. */
+  encryptionKey?: string;
+}
+
+/** Bolt's InstallationStore over the bot's Keyv store (see the module comment). */
+export class InstallationRepo implements InstallationStore {
+  private readonly docs: Documents;
+  private readonly key: Buffer | undefined;
+  private readonly logger: Logger;
+  private readonly listeners = new Set<(teamId: string | undefined) => void>();
+
+  constructor(store: Store, logger: Logger, opts: InstallationRepoOptions = {}) {
+    this.logger = logger.child({ component: "installations" });
+    this.docs = new Documents(store, this.logger);
+    this.key = opts.encryptionKey ? deriveKey(opts.encryptionKey) : undefined;
+  }
+
+  get encrypted(): boolean {
+    return this.key !== undefined;
+  }
+
+  /** Called with the team id (undefined for org installs) after each store or delete. */
+  onChange(listener: (teamId: string | undefined) => void): void {
+    this.listeners.add(listener);
+  }
+
+  private keyFor(q: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean }): string {
+    if (q.isEnterpriseInstall) {
+      if (!q.enterpriseId || !ID_RE.test(q.enterpriseId))
+        throw new TypeError("an org-wide installation needs an enterprise id");
+      return installationKeys.enterprise(q.enterpriseId);
+    }
+    if (!q.teamId || !ID_RE.test(q.teamId)) throw new TypeError("an installation needs a team id");
+    return installationKeys.team(q.teamId);
+  }
+
+  async storeInstallation(installation: Installation): Promise<void> {
+    const checked = installationSchema.safeParse(installation);
+    if (!checked.success) throw new TypeError(`invalid installation: ${z.prettifyError(checked.error)}`);
+    const key = this.keyFor({
+      teamId: installation.team?.id,
+      enterpriseId: installation.enterprise?.id,
+      isEnterpriseInstall: installation.isEnterpriseInstall === true,
+    });
+    const value = this.key ? seal(this.key, key, installation) : { v: 1, installation };
+    await this.docs.write(key, value);
+    this.changed(installation.isEnterpriseInstall ? undefined : installation.team?.id);
+  }
+
+  /** Bolt's lookup: throws InstallationMissingError when there is none. */
+  async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
+    const found = await this.find(query);
+    if (!found)
+      throw new InstallationMissingError(
+        query.isEnterpriseInstall ? `organization ${query.enterpriseId}` : `workspace ${query.teamId}`,
+      );
+    return found;
+  }
+
+  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
+    await this.docs.remove(this.keyFor(query));
+    this.changed(query.isEnterpriseInstall ? undefined : query.teamId);
+  }
+
+  /**
+   * The installation for a request or a workspace, or undefined. A workspace without its own
+   * installation falls back to its organization's org-wide one when the enterprise id is known.
+   */
+  async find(q: {
+    teamId?: string;
+    enterpriseId?: string;
+    isEnterpriseInstall?: boolean;
+  }): Promise<Installation | undefined> {
+    if (q.isEnterpriseInstall) return this.readAt(this.keyFor(q));
+    const own = q.teamId ? await this.readAt(this.keyFor({ teamId: q.teamId })) : undefined;
+    if (own || !q.enterpriseId) return own;
+    return this.readAt(this.keyFor({ enterpriseId: q.enterpriseId, isEnterpriseInstall: true }));
+  }
+
+  private async readAt(key: string): Promise<Installation | undefined> {
+    const doc = await this.docs.read(key, storedDoc);
+    if (doc === undefined) return undefined;
+    if ("installation" in doc) {
+      if (this.key)
+        this.logger.warn({ key }, "installation stored unencrypted; it is encrypted on its next write");
+      return asInstallation(doc.installation);
+    }
+    if (!this.key) {
+      const err = new StoreCorruptError(
+        key,
+        "installation is encrypted but STORE_ENCRYPTION_KEY is not set: set the key it was written with",
+      );
+      this.logger.error({ key, reason: err.reason }, "cannot read an installation");
+      throw err;
+    }
+    let value: unknown;
+    try {
+      value = open(this.key, key, doc);
+    } catch (err) {
+      if (err instanceof StoreCorruptError)
+        this.logger.error({ key, reason: err.reason }, "cannot read an installation");
+      throw err;
+    }
+    const parsed = installationSchema.safeParse(value);
+    if (!parsed.success) {
+      this.logger.error({ key }, "decrypted installation has an unexpected shape");
+      throw new StoreCorruptError(key, "decrypted installation has an unexpected shape");
+    }
+    return asInstallation(parsed.data);
+  }
+
+  private changed(teamId: string | undefined): void {
+    for (const l of this.listeners) l(teamId);
+  }
+}
