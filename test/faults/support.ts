@@ -116,12 +116,14 @@ export async function postRetrying(
   body: Delivery,
   retryMs: number,
   deadlineMs: number,
+  onStatus?: (status: number) => void,
 ): Promise<number[]> {
   const seen: number[] = [];
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const { status } = await post(url(), body);
     seen.push(status);
+    onStatus?.(status);
     if (status !== 503 && status !== 0) return seen;
     if (Date.now() > deadline) return seen;
     await sleep(retryMs);

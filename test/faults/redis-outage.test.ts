@@ -1,0 +1,240 @@
+/**
+ * Redis frozen, then killed and restarted, in the middle of a burst of deliveries. Runs its own
+ * redis-server on a free port (never the shared one on 6379), with an append-only file fsynced on
+ * every write, so a restart keeps what was acknowledged, as a production Redis with AOF does.
+ *
+ * What the platform sees: 503 with Retry-After while Redis cannot take a write (the spec does not
+ * show its retry policy; this test's sender retries every 200 ms, as a retrying sender would), 200
+ * otherwise. What the user sees: every video whose deliveries were answered 200 shows once, late by
+ * the outage. A delivery answered 503 whose write Redis still applied after its pause is answered
+ * "duplicate" when retried, and shown once all the same.
+ * (test/store/redis-outage.test.ts covers the store calls themselves: timeouts, reconnects.)
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../src/store/index.js";
+import { freePort, redisAnswers, waitFor as waitForAsync } from "../store/helpers.js";
+import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { configureProfile, type Delivery, postRetrying, shortLifecycle, shownOnce } from "./support.js";
+
+const NEWS = "C0NEWS";
+
+/** redis-server with AOF (appendfsync always) in its own folder: a restart keeps every acked write. */
+class AofRedis {
+  private child: ChildProcess | undefined;
+  readonly dir = mkdtempSync(join(tmpdir(), "bot-aof-"));
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes"];
+    args.push("--appendfsync", "always", "--dir", this.dir, "--daemonize", "no");
+    const child = spawn("redis-server", args, { stdio: "ignore" });
+    child.on("error", () => undefined);
+    this.child = child;
+    if (!(await waitForAsync(() => redisAnswers(this.port), 10_000, 50))) {
+      throw new Error(`redis-server did not start on port ${this.port}`);
+    }
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGKILL");
+    await Promise.race([exited, sleep(5000)]);
+  }
+
+  /** Every client's commands wait `ms` (CLIENT PAUSE): Redis is up but answers nothing. */
+  async pauseClients(ms: number): Promise<void> {
+    await promisify(execFile)("redis-cli", ["-p", String(this.port), "CLIENT", "PAUSE", String(ms), "ALL"]);
+  }
+
+  async cleanup(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+let redis: AofRedis;
+beforeAll(async () => {
+  redis = new AofRedis(await freePort());
+  await redis.start();
+});
+afterAll(async () => {
+  await redis.cleanup();
+});
+
+interface Burst {
+  statuses: number[][];
+  /** 503 answers so far, as they come */
+  refused: () => number;
+  answered200: () => number;
+  done: Promise<void>;
+}
+
+/** Posts every delivery with `concurrency` senders that retry 503s; `statuses[i]` = answers to delivery i. */
+function burst(hook: string, deliveries: Delivery[], concurrency: number, paceMs: number): Burst {
+  const statuses: number[][] = deliveries.map(() => []);
+  let next = 0;
+  let refused = 0;
+  const count = (status: number) => {
+    if (status === 503) refused++;
+  };
+  const sender = async () => {
+    for (let i = next++; i < deliveries.length; i = next++) {
+      const d = deliveries[i] as Delivery;
+      statuses[i] = await postRetrying(() => hook, d, 200, 15_000, count);
+      await sleep(paceMs);
+    }
+  };
+  return {
+    statuses,
+    refused: () => refused,
+    answered200: () => statuses.filter((s) => s.at(-1) === 200).length,
+    done: Promise.all(Array.from({ length: concurrency }, sender)).then(() => undefined),
+  };
+}
+
+function lifecycles(prefix: string, count: number): { ids: string[]; deliveries: Delivery[] } {
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(2, "0")}`);
+  // Interleaved: the burst moves through every video at once, as concurrent uploads do.
+  const per = ids.map((id, i) => shortLifecycle(id, 1_790_000_000_000 + i * 10));
+  const deliveries = per[0]?.flatMap((_, step) => per.map((events) => events[step] as Delivery)) ?? [];
+  return { ids, deliveries };
+}
+
+async function harness(worker: { manual?: boolean }): Promise<Harness> {
+  return startHarness({
+    store: { kind: "redis", url: redis.url },
+    namespace: `faults-${randomUUID()}`,
+    storeOpTimeoutMs: 500,
+    worker: { coalesceMs: 200, postIntervalMs: 30, pollMs: 20, leaseMs: 3000, ...worker },
+  });
+}
+
+describe("Redis frozen, then killed and restarted, mid-burst", () => {
+  it("answers 503 while it cannot store, never loses a delivery answered 200, shows each video once", async () => {
+    const h = await harness({ manual: true });
+    try {
+      const hook = await configureProfile(h, NEWS);
+      const { ids, deliveries } = lifecycles("x7rd", 20);
+      const b = burst(hook, deliveries, 4, 40);
+
+      await waitFor(() => b.answered200() >= 12, 10_000, "the burst to start");
+      await redis.pauseClients(1200);
+      await waitFor(() => b.answered200() >= 36, 15_000, "the burst to go on after the pause");
+      // Frozen Redis: writes time out (storeOpTimeoutMs 500) and are answered 503.
+      const refusedWhilePaused = b.refused();
+      expect(refusedWhilePaused).toBeGreaterThan(0);
+      await redis.kill();
+      await sleep(800);
+      await redis.start();
+      await b.done;
+
+      const all = b.statuses;
+      expect(
+        all.every((s) => s.at(-1) === 200),
+        JSON.stringify(all),
+      ).toBe(true);
+      const refused = all.filter((s) => s.includes(503)).length;
+      // Killed Redis: writes fail at once and are answered 503 too.
+      expect(b.refused()).toBeGreaterThan(refusedWhilePaused);
+      console.log(
+        `Redis outage mid-burst: ${deliveries.length} deliveries, ${refused} answered 503 at least once (${refusedWhilePaused} answers while frozen, ${b.refused() - refusedWhilePaused} while killed), then 200 on a retry`,
+      );
+
+      // Everything answered 200 is in Redis, after the restart too: the worker now shows it all once.
+      h.built.worker.start();
+      await waitFor(() => ids.every((id) => shownOnce(h, NEWS, id)), 15_000, "every video shown once");
+      expect(await h.outbox.stats()).toMatchObject({ depth: 0, dead: 0 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("with the worker running through a restart: every video is shown, none lost", async () => {
+    const h = await harness({});
+    try {
+      const hook = await configureProfile(h, NEWS);
+      const { ids, deliveries } = lifecycles("x7rw", 12);
+      const b = burst(hook, deliveries, 4, 30);
+      await waitFor(() => b.answered200() >= 15, 10_000, "the burst to start");
+      await redis.kill();
+      await sleep(500);
+      await redis.start();
+      await b.done;
+      expect(b.statuses.every((s) => s.at(-1) === 200)).toBe(true);
+
+      const complete = (id: string) =>
+        h.slack.messages(NEWS).some((m) => !m.thread_ts && m.text.includes(id) && /complete/i.test(m.text));
+      await waitFor(() => ids.every(complete), 15_000, "every video complete");
+      const parents = ids.map((id) =>
+        h.slack.messages(NEWS).filter((m) => !m.thread_ts && m.text.includes(id)),
+      );
+      const doubled = parents.filter((p) => p.length > 1).length;
+      console.log(`worker through a Redis restart: ${ids.length} videos, ${doubled} shown twice`);
+      // Nothing lost. A video can show twice when the kill lands between a Slack post and the
+      // state write recording it: the known limitation pinned down by the `it.fails` below.
+      expect(parents.every((p) => p.length >= 1)).toBe(true);
+      // At most one per worker slot (4) caught in that window by the one kill.
+      expect(doubled).toBeLessThanOrEqual(4);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+/**
+ * Why the test above can show a video twice: the one state write that records a Slack post fails
+ * (the store blinks right after Slack answered), the worker drops the video for this round and
+ * the next round, loading the older state, posts the parent again. Deterministic here: the store
+ * refuses exactly that write once. Known limitation of src/notify/worker.ts (reported); `it.fails`
+ * turns into a failure once the worker keeps what it posted until the store takes it.
+ */
+describe("the state write after a Slack post fails once", () => {
+  it.fails("the parent is still posted once", async () => {
+    const h = await startHarness({ worker: { coalesceMs: 200, postIntervalMs: 30, pollMs: 20 } });
+    try {
+      const hook = await configureProfile(h, NEWS);
+      const setState = h.outbox.setState.bind(h.outbox);
+      let failed = false;
+      h.outbox.setState = async (owner, key, state) => {
+        const posted = h.slack
+          .callsTo("chat.postMessage")
+          .some((c) => c.ok && String(c.args.text).includes("x7blink"));
+        if (posted && !failed) {
+          failed = true;
+          throw new StoreUnavailableError("store blinked");
+        }
+        return setState(owner, key, state);
+      };
+      for (const d of shortLifecycle("x7blink", 1_790_000_000_000))
+        await postRetrying(() => hook, d, 200, 5000);
+      await waitFor(() => failed, 5000, "the failed state write");
+      await waitFor(
+        () =>
+          h.slack
+            .messages(NEWS)
+            .some((m) => !m.thread_ts && /x7blink/.test(m.text) && /complete/i.test(m.text)),
+        10_000,
+        "the video to complete",
+      );
+      await sleep(500);
+      const parents = h.slack.messages(NEWS).filter((m) => !m.thread_ts && m.text.includes("x7blink"));
+      expect(parents).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+});
