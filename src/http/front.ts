@@ -36,6 +36,14 @@ export function frontListener(fallback: RequestListener, routes: FrontRoutes): R
       const token = plainDeliveryToken(req.url);
       if (token !== null) return routes.delivery(req, res, token);
     }
-    return fallback(req, res);
+    try {
+      return fallback(req, res);
+    } catch (err) {
+      // Bolt's router decodes path segments with decodeURIComponent: a malformed escape ("%zz")
+      // throws, which Bolt would answer 500 and log as an unexpected error.
+      if (!(err instanceof URIError)) throw err;
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "malformed URL" }));
+    }
   };
 }

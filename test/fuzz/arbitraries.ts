@@ -1,0 +1,446 @@
+/**
+ * Shared generators and checks of the fuzz tests.
+ *
+ * FUZZ_RUNS (environment) multiplies the number of runs of every property: `FUZZ_RUNS=10 npx
+ * vitest run test/fuzz` runs ten times as many cases. FUZZ_SEED fixes the seed (fast-check prints
+ * the seed and the shrunk counterexample of a failure; pass it back to replay it).
+ */
+import fc from "fast-check";
+import type { Livestream } from "../../src/platform/schemas.js";
+import { VIDEO_CATEGORIES, VISIBILITIES, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+
+const factor = Number(process.env.FUZZ_RUNS ?? "1");
+const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+if (seed !== undefined && Number.isFinite(seed)) fc.configureGlobal({ seed });
+
+/** `base` runs, times FUZZ_RUNS. */
+export function runs(base: number): number {
+  return Math.max(1, Math.round(base * (Number.isFinite(factor) && factor > 0 ? factor : 1)));
+}
+
+/** Pieces that break naive text handling: Slack mrkdwn and mentions, HTML, controls, bidi, emoji. */
+export const FRAGMENTS = [
+  "<!channel>",
+  "<!here>",
+  "<!everyone>",
+  "<!subteam^S0123>",
+  "<@U123>",
+  "<@U123|bob>",
+  "<#C123|general>",
+  "<https://evil.example/x|click here>",
+  "<!date^1700000000^{date}|x>",
+  "&",
+  "&amp;",
+  "&lt;",
+  "&#0;",
+  "&#x110000;",
+  "&#55296;",
+  "<",
+  ">",
+  "*bold*",
+  "_it_",
+  "~s~",
+  "`",
+  "```",
+  "> quote",
+  "\n",
+  "\r\n",
+  "\t",
+  "\u0000",
+  "\u0007",
+  "\u001b[31m",
+  "\u202e",
+  "\u200b",
+  "\ufeff",
+  "|",
+  "\\",
+  '"',
+  "'",
+  "%00",
+  "../",
+  "é",
+  "e\u0301",
+  "👩‍👩‍👧",
+  "🔴",
+  " ",
+  "https://x.example/a b",
+  "javascript:alert(1)",
+  "<script>alert(1)</script>",
+  "<p>",
+  "<!--",
+  "__proto__",
+  "constructor",
+] as const;
+
+/** Markup-heavy text from the fragments above. */
+export const fragmentText = fc
+  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 6 })), { maxLength: 12 })
+  .map((parts) => parts.join(""));
+
+/** A long repetition (up to `max` characters) of one fragment or character. */
+export function longText(max = 5000): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.constantFrom<string>("x", "é", "👩‍👩‍👧", "<!channel>", "&", "`", " ", "\n", "a b"),
+      fc.nat({ max }),
+    )
+    .map(([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n));
+}
+
+/** Any well-formed Unicode text (no lone surrogate). */
+export const wellFormedText = fc.oneof(
+  { weight: 3, arbitrary: fragmentText },
+  { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
+  { weight: 1, arbitrary: longText() },
+);
+
+/** Well-formed text, or text holding a lone surrogate. */
+export const nastyText = fc.oneof(
+  { weight: 6, arbitrary: wellFormedText },
+  { weight: 1, arbitrary: fc.constantFrom("\ud800", "a\udfffb", "\udbff\udbff", `${"x".repeat(254)}\ud83d`) },
+);
+
+/** ISO 8601 date-times (some extreme), or strings `Date.parse` may or may not understand. */
+export const timestampText = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .date({
+        min: new Date("2000-01-01T00:00:00Z"),
+        max: new Date("2040-01-01T00:00:00Z"),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString()),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "+275760-09-13T00:00:00.000Z",
+      "-271821-04-20T00:00:00.000Z",
+      "1970-01-01T00:00:00Z",
+      "2024-02-30T10:00:00Z",
+      "2024",
+      "not a date",
+      "",
+    ),
+  },
+);
+
+const url = fc.oneof(
+  fc.webUrl({ withQueryParameters: true, withFragments: true }),
+  fc.constantFrom(
+    "https://x.example/a|b",
+    "https://x.example/<!channel>",
+    "http://",
+    `https://x/${"a".repeat(3100)}`,
+  ),
+  nastyText,
+);
+
+/** One of `known`, or any other text (the platform's lists can change). */
+function tolerantEnum(known: readonly string[]): fc.Arbitrary<string> {
+  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: nastyText });
+}
+
+const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 4 });
+const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T) =>
+  fc.record(model, { requiredKeys: [] });
+
+/** Objects shaped like the platform's livestream (spec 2.1/2.2): sparse, nullable, odd values. */
+export const livestreamArb: fc.Arbitrary<Livestream> = partial({
+  livestream_id: fc.oneof(fc.stringMatching(/^x[0-9a-z]{4,10}$/), nastyText),
+  title: nastyText,
+  livestream_url: url,
+  description: nullable(fc.oneof(nastyText, fc.constantFrom("<p>a &amp; b</p><script>x</script>"))),
+  language: nullable(nastyText),
+  category: tolerantEnum(VIDEO_CATEGORIES),
+  country: nullable(nastyText),
+  visibility: tolerantEnum(VISIBILITIES),
+  is_for_kids: nullable(fc.boolean()),
+  is_explicit: fc.boolean(),
+  enable_comments: fc.boolean(),
+  profile: partial({ profile_id: nastyText, name: nastyText, display_name: nullable(nastyText) }),
+  start_at: nullable(timestampText),
+  end_at: nullable(timestampText),
+  ingest: partial({
+    rtmp_url: nastyText,
+    srt_url: nullable(nastyText),
+    available_servers: fc.dictionary(nastyText, nastyText, { maxKeys: 250 }),
+  }),
+  status: partial({
+    onair: fc.boolean(),
+    airing_at: nullable(timestampText),
+    audio_bitrate: nullable(
+      fc.oneof(fc.integer(), fc.constantFrom(0, -1, 999, 1000, Number.MAX_SAFE_INTEGER)),
+    ),
+  }),
+  recording: partial({
+    auto_record: fc.boolean(),
+    status: tolerantEnum(["starting", "started", "stopping", "stopped"]),
+    start_at: nullable(timestampText),
+    end_at: nullable(timestampText),
+  }),
+  geo_restriction: partial({
+    mode: tolerantEnum(["allow", "deny"]),
+    countries: fc.array(nastyText, { maxLength: 300 }),
+  }),
+  embedding: partial({ enable_embed: fc.boolean(), embed_url: url, embed_html: nastyText }),
+  advertising: partial({
+    end_at: nullable(timestampText),
+    remaining: fc.oneof(fc.nat({ max: 30 }), fc.nat()),
+  }),
+  thumbnail: partial({ h240_url: nullable(url), h480_url: nullable(url), h1080_url: nullable(url) }),
+  created_at: timestampText,
+  updated_at: timestampText,
+}) as fc.Arbitrary<Livestream>;
+
+// --- Deliveries (spec 6.2) ---------------------------------------------------------------------------
+
+/**
+ * A profile id as the bot can hold one: the grammar takes at most 64 characters and the store at
+ * most 100 without blanks or ":"; inside those bounds, anything.
+ */
+export const profileIdArb = fc.oneof(
+  fc.stringMatching(/^[a-z0-9]{1,12}$/),
+  nastyText.map((s) => s.replace(/[\s:]/g, "").slice(0, 100)).filter((s) => s !== "" && s !== "__proto__"),
+);
+
+const idText = fc.oneof(
+  { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]{1,12}$/) },
+  { weight: 1, arbitrary: nastyText },
+);
+const preset = fc.oneof(fc.constantFrom("240p", "480p", "720p", "1080p", "source"), idText);
+/** Unix ms (spec: integer). */
+export const timestampMs = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, Number.MAX_SAFE_INTEGER) },
+);
+/** Extra fields a delivery may carry (tolerated by the receiver). */
+const extras = fc.dictionary(
+  fc
+    .string({ maxLength: 10 })
+    .filter((k) => !["owner_id", "video_id", "preset_name", "status", "progress"].includes(k)),
+  fc.jsonValue({ maxDepth: 2 }),
+  { maxKeys: 3 },
+);
+
+/** A delivery the spec says is valid (section 6.2), with `owner` as owner_id. */
+export function validDeliveryArb(
+  owner: string,
+): fc.Arbitrary<{ type: string; timestamp: number; data: Record<string, unknown> }> {
+  const ref = fc.record({ owner_id: fc.constant(owner), video_id: idText });
+  const simple = fc
+    .tuple(fc.constantFrom("video.created", "video.published", "video.deleted"), ref, extras)
+    .map(([type, r, x]) => ({ type, data: { ...x, ...r } }));
+  const processing = fc
+    .tuple(ref, preset, fc.integer({ min: 0, max: 100 }), extras)
+    .map(([r, p, progress, x]) => ({
+      type: "video.format.processing",
+      data: { ...x, ...r, preset_name: p, status: "processing", progress },
+    }));
+  const ready = fc.tuple(ref, preset, extras).map(([r, p, x]) => ({
+    type: "video.format.ready",
+    data: { ...x, ...r, preset_name: p, status: "ready" },
+  }));
+  const unshown = fc
+    .tuple(
+      fc.constantFrom("video.complete", "video.format.error", "video.format.deleted"),
+      ref,
+      preset,
+      extras,
+    )
+    .map(([type, r, p, x]) => ({ type, data: { ...x, ...r, preset_name: p } }));
+  // "The list of valid events can change": an unknown type is a valid delivery too.
+  const unknown = fc
+    .tuple(fc.stringMatching(/^video\.[a-z.]{1,20}$/), ref, extras)
+    .filter(([t]) => !(WEBHOOK_EVENTS as readonly string[]).includes(t))
+    .map(([type, r, x]) => ({ type, data: { ...x, ...r } }));
+  return fc
+    .tuple(fc.oneof(simple, processing, ready, unshown, unknown), timestampMs)
+    .map(([d, timestamp]) => ({ type: d.type, timestamp, data: d.data }));
+}
+
+// --- Checks --------------------------------------------------------------------------------------
+
+interface Obj {
+  [k: string]: unknown;
+}
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+function textProblems(out: string[], where: string, t: unknown, max: number, plainOnly = false): void {
+  if (!isObj(t)) {
+    out.push(`${where}: not a text object`);
+    return;
+  }
+  if (t.type !== "plain_text" && (plainOnly || t.type !== "mrkdwn"))
+    out.push(`${where}: type ${String(t.type)}`);
+  const s = str(t.text);
+  if (s.trim() === "") out.push(`${where}: empty`);
+  if (s.length > max) out.push(`${where}: ${s.length} > ${max}`);
+}
+
+function elementProblems(out: string[], where: string, el: unknown): void {
+  if (!isObj(el)) {
+    out.push(`${where}: not an object`);
+    return;
+  }
+  const id = str(el.action_id);
+  if (el.action_id !== undefined && (id === "" || id.length > 255))
+    out.push(`${where}.action_id: ${id.length}`);
+  if (el.type === "button") {
+    textProblems(out, `${where}.text`, el.text, 75, true);
+    if (str(el.value).length > 2000) out.push(`${where}.value: > 2000`);
+    if (str(el.url).length > 3000) out.push(`${where}.url: > 3000`);
+  } else if (el.type === "image") {
+    if (!/^https?:\/\/\S+$/.test(str(el.image_url)) || str(el.image_url).length > 3000) {
+      out.push(`${where}.image_url: not a usable URL`);
+    }
+    const alt = str(el.alt_text);
+    if (alt === "" || alt.length > 2000) out.push(`${where}.alt_text: ${alt.length}`);
+  }
+}
+
+/**
+ * Block Kit limits, checked independently of src/slack/blocks/limits.ts (so a mistake in that
+ * checker does not hide one in the renderers): blocks, header/section/fields/context/actions
+ * texts, buttons, ids, and the fallback text of a message.
+ */
+export function blockKitProblems(msg: { text?: unknown; blocks?: unknown }, maxBlocks = 50): string[] {
+  const out: string[] = [];
+  if (msg.text !== undefined) {
+    const t = str(msg.text);
+    if (t.trim() === "") out.push("text: empty fallback");
+    if (t.length > 40000) out.push("text: > 40000");
+  }
+  const blocks = Array.isArray(msg.blocks) ? msg.blocks : [];
+  if (blocks.length === 0) out.push("blocks: none");
+  if (blocks.length > maxBlocks) out.push(`blocks: ${blocks.length} > ${maxBlocks}`);
+  const ids = new Set<string>();
+  blocks.forEach((b, i) => {
+    const w = `blocks[${i}]`;
+    if (!isObj(b)) {
+      out.push(`${w}: not an object`);
+      return;
+    }
+    if (b.block_id !== undefined) {
+      const id = str(b.block_id);
+      if (id === "" || id.length > 255 || ids.has(id)) out.push(`${w}.block_id: ${JSON.stringify(id)}`);
+      ids.add(id);
+    }
+    const elements = Array.isArray(b.elements) ? b.elements : [];
+    switch (b.type) {
+      case "header":
+        textProblems(out, `${w}.text`, b.text, 150, true);
+        break;
+      case "section": {
+        const fields = Array.isArray(b.fields) ? b.fields : [];
+        if (b.text === undefined && fields.length === 0) out.push(`${w}: no text and no fields`);
+        if (b.text !== undefined) textProblems(out, `${w}.text`, b.text, 3000);
+        if (fields.length > 10) out.push(`${w}.fields: ${fields.length} > 10`);
+        fields.forEach((f, j) => {
+          textProblems(out, `${w}.fields[${j}]`, f, 2000);
+        });
+        if (b.accessory !== undefined) elementProblems(out, `${w}.accessory`, b.accessory);
+        break;
+      }
+      case "context":
+        if (elements.length < 1 || elements.length > 10) out.push(`${w}.elements: ${elements.length}`);
+        elements.forEach((e, j) => {
+          if (isObj(e) && e.type === "image") elementProblems(out, `${w}.elements[${j}]`, e);
+          else textProblems(out, `${w}.elements[${j}]`, e, 3000);
+        });
+        break;
+      case "actions":
+        if (elements.length < 1 || elements.length > 25) out.push(`${w}.elements: ${elements.length}`);
+        elements.forEach((e, j) => {
+          elementProblems(out, `${w}.elements[${j}]`, e);
+        });
+        break;
+      case "divider":
+      case "image":
+      case "input":
+        break;
+      default:
+        out.push(`${w}: unexpected block type ${String(b.type)}`);
+    }
+  });
+  return out;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** No lone surrogate (String.prototype.isWellFormed, which the TypeScript target lacks). */
+export function isWellFormed(s: string): boolean {
+  LONE_SURROGATE.lastIndex = 0;
+  return !LONE_SURROGATE.test(s);
+}
+
+/** Lone surrogates replaced by U+FFFD. */
+export function toWellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/** Every string of a value, keys included. */
+export function stringsOf(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (isObj(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      stringsOf(x, out);
+    }
+  }
+  return out;
+}
+
+/** The texts Slack reads as mrkdwn: mrkdwn text objects, and the fallback `text` of a message. */
+export function mrkdwnTexts(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) for (const x of v) mrkdwnTexts(x, out);
+  else if (isObj(v)) {
+    if (v.type === "mrkdwn" && typeof v.text === "string") out.push(v.text);
+    for (const x of Object.values(v)) mrkdwnTexts(x, out);
+  }
+  return out;
+}
+
+/**
+ * Mentions and specials that would notify someone: `<!channel>`, `<!here>`, `<!everyone>`,
+ * `<!subteam^…>`, and user/channel mentions other than `allowed` (what the renderer was asked to
+ * mention). Date tokens and links are fine.
+ */
+export function injectionProblems(
+  msg: { text?: unknown; blocks?: unknown },
+  allowed: readonly string[] = [],
+): string[] {
+  const texts = mrkdwnTexts(msg.blocks);
+  if (typeof msg.text === "string") texts.push(msg.text);
+  const out: string[] = [];
+  for (const t of texts) {
+    for (const m of t.matchAll(/<([!@#])([^|>]*)/g)) {
+      const [whole, sigil, rest = ""] = m;
+      if (sigil === "!" && rest.startsWith("date^")) continue;
+      if ((sigil === "@" || sigil === "#") && allowed.includes(rest)) continue;
+      out.push(`${JSON.stringify(whole)} in ${JSON.stringify(t.slice(0, 120))}`);
+    }
+  }
+  return out;
+}
+
+/** Fails the test on an unhandled rejection in this process (vitest also reports them). */
+export function guardUnhandled(): { check(): void; dispose(): void } {
+  const seen: unknown[] = [];
+  const onRejection = (reason: unknown) => {
+    seen.push(reason);
+  };
+  process.on("unhandledRejection", onRejection);
+  return {
+    check() {
+      if (seen.length > 0) throw new Error(`unhandled rejection: ${String(seen[0])}`);
+    },
+    dispose() {
+      process.off("unhandledRejection", onRejection);
+    },
+  };
+}
