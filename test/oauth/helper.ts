@@ -121,7 +121,7 @@ export async function startOAuthBot(
     logger,
   });
   const server = await built.start();
-  const url = `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${(server?.address() as AddressInfo | undefined)?.port ?? 0}`;
   const eventsUrl = `${url}/slack/events`;
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
