@@ -146,7 +146,8 @@ header.channel p{margin:2px 0 0;color:#616061;font-size:13px}
 .section{display:flex;gap:12px;margin:6px 0}
 .section-main{flex:1;min-width:0;overflow-wrap:anywhere}
 .fields{display:grid;grid-template-columns:1fr 1fr;gap:8px 16px;margin-top:4px}
-img.accessory{flex:none;width:88px;height:88px;object-fit:cover;border-radius:6px;background:#eee}
+img.accessory{flex:none;width:88px;height:88px;object-fit:cover;border-radius:6px;background:linear-gradient(135deg,#3a3f58,#8a6fb0);font-size:0;color:transparent}
+/* Offline (the demo), thumbnails do not load: the box stays, the alt text is hidden */
 img.context-image{width:16px;height:16px;vertical-align:middle}
 figure.image{margin:6px 0}figure.image img{max-width:100%}
 .context{color:#616061;font-size:12px;margin:6px 0}
