@@ -6,7 +6,8 @@
 import { request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
-import { eventually } from "../support/harness.js";
+import { eventBody, sendSigned } from "../../src/standin/index.js";
+import { eventually, SIGNING_SECRET, startHarness } from "../support/harness.js";
 import { localHook, type OAuthBot, startOAuthBot } from "./helper.js";
 
 const TEAM = "T0STANDIN";
@@ -161,5 +162,32 @@ describe("tokens_revoked", () => {
     expect((await b.install()).status).toBe(200);
     await set(`set ${P.newsroom}`);
     expect(await b.built.deps.settings.claims.owner(P.newsroom)).toBe(TEAM);
+  });
+});
+
+describe("single-workspace mode", () => {
+  it("app_uninstalled forgets the workspace's settings and routes, and removes its platform webhook", async () => {
+    const h = await startHarness({ worker: { manual: true } });
+    try {
+      const r = await h.slash("/webhook", `set ${P.newsroom}`, { channel: "C0NEWS" });
+      await h.answer(r.responseUrl);
+      const token = (await h.built.deps.settings.getProfile(TEAM, P.newsroom))?.callbackToken ?? "";
+      expect(await h.built.deps.routes.get(token)).toBeDefined();
+      const res = await sendSigned(
+        h.eventsUrl,
+        eventBody({ event: { type: "app_uninstalled" }, teamId: TEAM }),
+        SIGNING_SECRET,
+      );
+      expect(res.status).toBe(200);
+      await eventually(
+        async () => (await h.built.deps.settings.listProfiles(TEAM)).length === 0,
+        8000,
+        "settings",
+      );
+      expect(await h.built.deps.routes.get(token)).toBeUndefined();
+      expect(h.sandbox.state.profiles.get(P.newsroom)?.webhook.callback_url ?? null).toBeNull();
+    } finally {
+      await h.close();
+    }
   });
 });
