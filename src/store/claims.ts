@@ -1,6 +1,6 @@
 /**
  * Profile ownership across workspaces: the bot has one platform API key for every workspace that
- * installs it, so without a claim any workspace's manager could repoint or remove a profile's
+ * installs it, so without a claim the manager of one workspace could repoint or remove a profile's
  * webhook that another workspace configured.
  *
  *   claim:<profileId>   { v: 1, teamId, claimedAt }

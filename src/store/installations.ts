@@ -79,7 +79,7 @@ const encryptedDoc = z
 const storedDoc = z.union([plainDoc, encryptedDoc]);
 type EncryptedDoc = z.infer<typeof encryptedDoc>;
 
-/** Derives the AES-256 key from STORE_ENCRYPTION_KEY (any string of 32+ characters). */
+/** Derives the AES-256 key from STORE_ENCRYPTION_KEY (a string of 32 characters or more). */
 export function deriveKey(secret: string): Buffer {
   return Buffer.from(crypto.hkdfSync("sha256", Buffer.from(secret, "utf8"), HKDF_SALT, HKDF_INFO, 32));
 }
