@@ -26,9 +26,14 @@ export interface OutboxItem {
   delivery: Delivery;
   /** Wall-clock ms when the route stored it. */
   receivedAt: number;
+  /**
+   * Set when the stored item could not be read back (damaged in the store): the worker sets it
+   * aside as a dead letter instead of retrying it forever. Its other fields come from its key.
+   */
+  damaged?: string;
 }
 
-export type NewOutboxItem = Omit<OutboxItem, "id">;
+export type NewOutboxItem = Omit<OutboxItem, "id" | "damaged">;
 
 export interface OutboxStats {
   /** Items stored and not yet acknowledged. */

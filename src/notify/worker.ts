@@ -179,7 +179,9 @@ export class NotifyWorker {
 
   private async process(key: VideoKey, tally: Tally): Promise<Outcome> {
     const { outbox, owner } = this.o;
-    const items = await outbox.pending(key, this.o.batch);
+    const read = await outbox.pending(key, this.o.batch);
+    const items = read.filter((i) => i.damaged === undefined);
+    if (items.length < read.length && !(await this.setAsideDamaged(key, read))) return { dueAt: null };
     let state = await this.loadState(key, items[0]);
     if (!state) return { dueAt: null };
     for (const item of items) {
@@ -198,6 +200,24 @@ export class NotifyWorker {
       tally.lastDeliveryAt = Math.max(...items.map((i) => i.receivedAt));
     }
     return this.show(key, state, items, tally);
+  }
+
+  /** Unreadable items (damaged in the store) become dead letters, once; false if the lease is lost. */
+  private async setAsideDamaged(key: VideoKey, read: readonly OutboxItem[]): Promise<boolean> {
+    const damaged = read.filter((i) => i.damaged !== undefined);
+    for (const item of damaged) {
+      await this.o.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, this.o.now());
+      this.o.onFailed?.("damaged");
+    }
+    this.o.logger.error(
+      { video: key, items: damaged.map((i) => i.id) },
+      "outbox items damaged in the store were set aside as dead letters",
+    );
+    return this.o.outbox.ack(
+      this.o.owner,
+      key,
+      damaged.map((i) => i.id),
+    );
   }
 
   private async loadState(key: VideoKey, first: OutboxItem | undefined): Promise<VideoState | undefined> {

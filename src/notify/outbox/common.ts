@@ -8,7 +8,7 @@
  * keys and leases expire by Redis's own clock (PX), so there the caller's clock must be wall time.
  */
 import { StoreCorruptError } from "../../store/index.js";
-import type { NewOutboxItem, OutboxItem } from "../types.js";
+import type { NewOutboxItem, OutboxItem, VideoKey } from "../types.js";
 
 export type Clock = () => number;
 
@@ -29,12 +29,45 @@ export function encodeItem(item: NewOutboxItem): string {
   return JSON.stringify({ teamId, profileId, channelId, videoKey, delivery, receivedAt });
 }
 
-export function decodeItem(id: string, json: string): OutboxItem {
-  const parsed = parseJson(`outbox item ${id}`, json);
-  if (typeof parsed !== "object" || parsed === null || !("videoKey" in parsed) || !("delivery" in parsed)) {
-    throw new StoreCorruptError(`outbox item ${id}`, "not an outbox item");
+/**
+ * The item stored under `id` in the queue of `key`. An unreadable one does not throw (that would
+ * block its video for good, retried every few seconds): it comes back marked `damaged`, with what
+ * its key tells (team, profile), for the worker to set aside as a dead letter.
+ */
+export function decodeItem(id: string, json: string, key: VideoKey): OutboxItem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return damagedItem(id, key, "not JSON");
   }
-  return { ...(parsed as NewOutboxItem), id };
+  const o = parsed as Partial<NewOutboxItem> | null;
+  if (
+    typeof o !== "object" ||
+    o === null ||
+    typeof o.videoKey !== "string" ||
+    typeof o.teamId !== "string" ||
+    typeof o.delivery !== "object" ||
+    o.delivery === null ||
+    typeof o.delivery.type !== "string"
+  ) {
+    return damagedItem(id, key, "not an outbox item");
+  }
+  return { ...(o as NewOutboxItem), id };
+}
+
+function damagedItem(id: string, key: VideoKey, reason: string): OutboxItem {
+  const [teamId = "", profileId = ""] = key.split(":");
+  return {
+    id,
+    teamId,
+    profileId,
+    channelId: "",
+    videoKey: key,
+    delivery: { type: "damaged", timestamp: 0, data: {}, known: false },
+    receivedAt: 0,
+    damaged: reason,
+  };
 }
 
 export function parseJson(what: string, json: string): unknown {

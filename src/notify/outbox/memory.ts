@@ -90,7 +90,7 @@ export class MemoryOutbox implements Outbox {
   async pending(key: VideoKey, limit: number): Promise<OutboxItem[]> {
     this.check();
     const list = this.items.get(key) ?? [];
-    return list.slice(0, Math.max(0, limit)).map((e) => decodeItem(e.id, e.json));
+    return list.slice(0, Math.max(0, limit)).map((e) => decodeItem(e.id, e.json, key));
   }
 
   async ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {

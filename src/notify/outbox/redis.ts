@@ -192,7 +192,7 @@ export class RedisOutbox implements Outbox {
     );
     return members.map((m) => {
       const space = m.indexOf(" ");
-      return decodeItem(m.slice(0, space), m.slice(space + 1));
+      return decodeItem(m.slice(0, space), m.slice(space + 1), key);
     });
   }
 

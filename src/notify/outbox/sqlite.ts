@@ -211,7 +211,7 @@ export class SqliteOutbox implements Outbox {
         key,
         Math.max(0, limit),
       );
-      return rows.map((r) => decodeItem(String(r.id), r.json));
+      return rows.map((r) => decodeItem(String(r.id), r.json, key));
     });
   }
 
