@@ -64,6 +64,12 @@ async function shutdown(signal: string) {
     process.exit(1);
   }, 10_000);
   force.unref();
+  // Keep-alive connections would hold the server open for as long as a sender keeps using them
+  // (and idle ones until their timeout): from now on each closes after the request it carries.
+  server?.prependListener("request", (_req, res) => {
+    res.setHeader("connection", "close");
+  });
+  server?.closeIdleConnections();
   try {
     await built.stop();
     await platform.close();
