@@ -112,7 +112,8 @@ const valueArb = fc.oneof(
   { weight: 1, arbitrary: fc.nat({ max: 3000 }).map((n) => "x".repeat(n)) },
 );
 /** A value that is not a configured profile (so a manager's button cannot legitimately act). */
-const garbageValue = valueArb.filter((v) => !Object.values(SEED.profiles).includes(v.trim()));
+const PROFILE_IDS: readonly string[] = Object.values(SEED.profiles);
+const garbageValue = valueArb.filter((v) => !PROFILE_IDS.includes(v.trim()));
 
 const actionArb = fc.record({
   // Only handled ids: Bolt answers an unhandled one with a 404 after 3 s (too slow to fuzz).
@@ -123,7 +124,9 @@ const actionArb = fc.record({
   blockId: fc.option(nastyText, { nil: undefined }),
 });
 
-function actionBody(a: fc.RecordValue<typeof actionArb> extends infer T ? T : never): string {
+type ActionCase = typeof actionArb extends fc.Arbitrary<infer T> ? T : never;
+
+function actionBody(a: ActionCase): string {
   const responseUrl = h.slack.newResponseUrl("C0GENERAL", a.user);
   return blockActionsBody({
     actionId: a.actionId,
