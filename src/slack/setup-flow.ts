@@ -12,6 +12,8 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../notify/slack-errors.js";
 import { isPlatformError } from "../platform/index.js";
+import { ProfileClaimedError } from "../store/claims.js";
+import { StoreUnavailableError } from "../store/index.js";
 import {
   decodeSetupMeta,
   describePlatformError,
@@ -35,7 +37,14 @@ const NOT_MANAGER =
 const EXPIRED = "This form is no longer valid; open it again from the Home tab.";
 
 function explain(err: unknown): string {
-  return isPlatformError(err) ? describePlatformError(err) : "Something went wrong; try again in a moment.";
+  if (isPlatformError(err)) return describePlatformError(err);
+  if (err instanceof ProfileClaimedError) {
+    return `Profile \`${profileText(err.profileId)}\` is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
+  }
+  if (err instanceof StoreUnavailableError) {
+    return "The bot's settings store does not answer; try again in a moment. Nothing was changed.";
+  }
+  return "Something went wrong; try again in a moment.";
 }
 
 /** Why the bot cannot post in a channel, in words for the person choosing it. */
@@ -130,6 +139,8 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
       await show(null, NOT_MANAGER);
       return;
     }
+    // Another workspace's profile: refused before anything is posted or sent.
+    await deps.settings.claims.check(p.profileId, s.teamId);
     if (p.url === null && p.channelId) {
       try {
         const posted = await client.chat.postMessage({

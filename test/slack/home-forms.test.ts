@@ -29,6 +29,7 @@ beforeEach(async () => {
   const s = h.built.deps.settings;
   for (const p of await s.listProfiles(TEAM)) await s.removeProfile(TEAM, p.profileId);
   for (const m of await s.listManagers(TEAM)) await s.removeManager(TEAM, m.userId);
+  await s.claims.release(PROFILE, TEAM);
 });
 
 /** The first views.update after `after` whose view matches `re`. */
@@ -303,6 +304,27 @@ describe("set-up form (= /webhook set)", () => {
     await viewUpdate(/Only managers/, before, "the refusal");
     expect(patches()).toHaveLength(0);
     expect(h.slack.callsTo("chat.postMessage")).toEqual([]);
+  });
+
+  it("a profile another workspace manages through the bot is refused before anything is posted or sent", async () => {
+    expect(await h.built.deps.settings.claims.take(PROFILE, "T0OTHER", new Date())).toBe(true);
+    try {
+      const form = await openForm(ACTIONS.webhookSetup, "");
+      const before = h.slack.callsTo("views.update").length;
+      await submit(
+        VIEWS.setupModal,
+        form.viewId,
+        form.meta,
+        setupValues({ profile: PROFILE, channel: "C0NEWS", events: ["video.created"] }),
+      );
+      const shown = await viewUpdate(/another Slack workspace/, before, "the refusal");
+      expect(json(shown.args.view)).toContain(BLOCKS.setupProfile);
+      expect(patches()).toHaveLength(0);
+      expect(h.slack.callsTo("chat.postMessage")).toEqual([]);
+      expect(await h.built.deps.settings.claims.owner(PROFILE)).toBe("T0OTHER");
+    } finally {
+      await h.built.deps.settings.claims.release(PROFILE, "T0OTHER");
+    }
   });
 
   it("a submission carrying another workspace's metadata is refused", async () => {
