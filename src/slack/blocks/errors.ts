@@ -189,8 +189,13 @@ export function describePlatformError(err: PlatformError): string {
       text = describeValidation(err);
       break;
     case "not_confirmed":
+      // The write got no clean answer (timeout, lost connection): it may or may not have landed.
       text =
-        "The platform accepted the change, but reading the webhook back does not show it yet. Check again in a minute with `/webhook show`.";
+        err.details?.write_error !== undefined
+          ? "The platform did not answer the change in time, and reading the webhook back does not show it: it may or may not have been applied. Check in a minute with `/webhook show`, and set it again if needed."
+          : err.details?.read_error !== undefined
+            ? "The platform accepted the change, but reading the webhook back failed, so it is not confirmed yet. Check again in a minute with `/webhook show`."
+            : "The platform accepted the change, but reading the webhook back does not show it yet. Check again in a minute with `/webhook show`.";
       break;
     default:
       text = `The platform request failed: ${escapeTruncate(err.message, 500)}`;
