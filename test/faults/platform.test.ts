@@ -33,7 +33,7 @@ interface Case {
 
 const NOT_CONFIRMED = /does not show it yet|not confirmed|may or may not/i;
 /** The write got no answer: the user is told it may or may not have been applied. */
-const MAY_OR_MAY_NOT = /did not answer the change in time.*may or may not have been applied/i;
+const MAY_OR_MAY_NOT = /got no answer from the platform.*may or may not have been applied/i;
 /** The write was answered 200, the read-back failed. */
 const READ_BACK_FAILED = /accepted the change, but reading the webhook back failed/i;
 const everything = (f: Omit<Fault, "path">): Fault[] => [

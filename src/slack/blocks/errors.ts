@@ -192,7 +192,7 @@ export function describePlatformError(err: PlatformError): string {
       // The write got no clean answer (timeout, lost connection): it may or may not have landed.
       text =
         err.details?.write_error !== undefined
-          ? "The platform did not answer the change in time, and reading the webhook back does not show it: it may or may not have been applied. Check in a minute with `/webhook show`, and set it again if needed."
+          ? "The change got no answer from the platform (timeout or lost connection), and reading the webhook back did not confirm it: it may or may not have been applied. Check in a minute with `/webhook show`, and set it again if needed."
           : err.details?.read_error !== undefined
             ? "The platform accepted the change, but reading the webhook back failed, so it is not confirmed yet. Check again in a minute with `/webhook show`."
             : "The platform accepted the change, but reading the webhook back does not show it yet. Check again in a minute with `/webhook show`.";
