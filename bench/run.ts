@@ -1,13 +1,19 @@
 /**
  * `npm run bench`: the bot's performance, measured side by side in one run on this machine.
  *
- *   1. Webhook ingest: deliveries/s and p50/p99 latency of POST /hooks/platform/<token> for the bot
- *      with each store, against a bare node:http server (autocannon, same load for all).
- *   2. Slack calls for one video lifecycle, against one post per event.
+ *   1. ingest     deliveries/s and p50/p99 latency of POST /hooks/platform/<token> for the bot with
+ *                 each store, against a bare node:http server and a minimal fastify route.
+ *   2. commands   slash-command ack latency with the platform answering in 5 s; token requests for
+ *                 1,000 concurrent commands; platform requests per /live status.
+ *   3. tokens     token requests over 30 simulated minutes (fake clock).
+ *   4. lifecycle  Slack calls for one video lifecycle, against one post per event.
+ *   5. burst      10,000 deliveries for 100 videos into one channel: drain time, nothing lost, RSS.
  *
- * Prints the machine, the tables and any failed check; writes everything as JSON to
- * bench/results/latest.json (git-ignored). Exit code 0 when every run passed its checks, 1 with
- * the reasons otherwise. Everything listens on 127.0.0.1 and is closed (and cleaned) at the end.
+ * Prints the machine, the tables, the targets (PASS/MISS) and any failed check; writes everything
+ * as JSON to bench/results/latest.json and bench/results/<start time>.json (git-ignored). Exit
+ * code 0 when every run passed its checks, 1 with the reasons otherwise (a missed target is
+ * reported, not a failure). Everything listens on 127.0.0.1 and is closed (and cleaned) at the end.
+ * BENCH_QUICK=1 makes a shorter run (smaller burst, shorter loads).
  *
  *   npm run bench -- --targets bare,memory --duration 10 --connections 50 --profile
  */
@@ -16,26 +22,46 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { goals } from "./lib/goals.js";
 import { type MachineInfo, machineInfo } from "./lib/machine.js";
-import type { ProfileSummary } from "./lib/profile.js";
-import { int, mib, ms, pct, table, times } from "./lib/table.js";
+import {
+  burstTable,
+  commandsNotes,
+  commandsTable,
+  goalsTable,
+  ingestText,
+  lifecycleText,
+  machineLine,
+  tokensTable,
+} from "./lib/report.js";
+import { type BurstResult, runBurst } from "./suites/burst.js";
+import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
+import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
 
-const SUITES = ["ingest", "lifecycle"] as const;
+const SUITES = ["ingest", "commands", "tokens", "lifecycle", "burst"] as const;
+const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
 
 const HELP = `npm run bench [-- options]
 
   --targets LIST      ingest targets, comma-separated (default ${INGEST_TARGETS.join(",")})
-  --only LIST         suites to run: ${SUITES.join(",")} (default both)
+  --only LIST         suites to run: ${SUITES.join(",")} (default all)
   --connections N     autocannon connections (default 10)
   --duration S        measured seconds per target (default 5)
   --warmup S          warm-up seconds per target, not measured (default 1)
+  --commands N        concurrent /live status commands sent at once (default 1000)
+  --command-rate N    steady /live status commands per second (default 100)
+  --command-duration S  steady command load, seconds (default 10; quick 5)
+  --platform-latency MS  platform answer time during the command suite (default 5000)
+  --burst-videos N    videos in the burst, 100 deliveries each (default 100; quick 20)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --profile           CPU-profile each bot target during its measured run; prints where the time goes
                       and keeps the .cpuprofile files (open them in Chrome DevTools)
-  --out FILE          JSON results (default bench/results/latest.json)
+  --out FILE          JSON results (default bench/results/latest.json, plus a copy named by the start time)
+
+  BENCH_QUICK=1       shorter run: 3 s loads, 5 s of steady commands, a burst of 20 videos
 `;
 
 const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
@@ -48,6 +74,11 @@ interface Options {
   warmupS: number;
   redisUrl: string;
   profile: boolean;
+  commands: number;
+  commandRate: number;
+  commandDurationS: number;
+  platformLatencyMs: number;
+  burstVideos: number;
   out: string;
 }
 
@@ -81,6 +112,11 @@ function options(argv: string[]): Options | null {
       warmup: { type: "string" },
       "redis-url": { type: "string" },
       profile: { type: "boolean" },
+      commands: { type: "string" },
+      "command-rate": { type: "string" },
+      "command-duration": { type: "string" },
+      "platform-latency": { type: "string" },
+      "burst-videos": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -90,111 +126,35 @@ function options(argv: string[]): Options | null {
     targets: listOf(values.targets ?? INGEST_TARGETS.join(","), INGEST_TARGETS, "target"),
     suites: listOf(values.only ?? SUITES.join(","), SUITES, "suite"),
     connections: Math.round(positive(values.connections ?? "10", "connections", 1000)),
-    durationS: positive(values.duration ?? "5", "duration", 600),
+    durationS: positive(values.duration ?? (QUICK ? "3" : "5"), "duration", 600),
     warmupS: positive(values.warmup ?? "1", "warmup", 60),
     redisUrl: values["redis-url"] ?? process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
     profile: values.profile ?? false,
+    commands: Math.round(positive(values.commands ?? "1000", "commands", 5000)),
+    commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
+    commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
+    platformLatencyMs: Math.round(positive(values["platform-latency"] ?? "5000", "platform-latency", 60_000)),
+    burstVideos: Math.round(positive(values["burst-videos"] ?? (QUICK ? "20" : "100"), "burst-videos", 1000)),
     out: values.out ?? path.join(RESULTS_DIR, "latest.json"),
   };
 }
 
 interface Report {
-  version: 1;
+  version: 2;
+  quick: boolean;
   startedAt: string;
   finishedAt: string;
   elapsedS: number;
   machine: MachineInfo;
   options: Omit<Options, "out">;
   ingest: IngestResult | null;
+  commands: CommandsResult | null;
+  tokens: TokenSimResult | null;
   lifecycle: LifecycleResult | null;
+  burst: BurstResult | null;
+  goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
-}
-
-function ingestTable(r: IngestResult): string {
-  const rows = r.targets.map((t) => {
-    if (t.error || !t.run) return [t.label, "failed", ...Array.from({ length: 12 }, () => "")];
-    const c = t.check;
-    return [
-      t.label,
-      int(t.run.okPerSecond),
-      pct(t.rateVsBare),
-      ms(t.run.latencyMs.p50),
-      ms(t.run.latencyMs.p99),
-      times(t.p99VsBare),
-      int(c?.accepted),
-      int(c?.stored),
-      int((c?.non2xx ?? 0) + (c?.errors ?? 0)),
-      pct(t.serverCpu),
-      int(t.serverUsPerRequest),
-      pct(t.run.clientCpu),
-      mib(t.rssBytes),
-      c?.ok ? "ok" : "FAILED",
-    ];
-  });
-  return table(
-    [
-      { header: "target" },
-      { header: "deliveries/s", align: "right" },
-      { header: "vs bare", align: "right" },
-      { header: "p50 ms", align: "right" },
-      { header: "p99 ms", align: "right" },
-      { header: "p99 vs bare", align: "right" },
-      { header: "2xx", align: "right" },
-      { header: "stored", align: "right" },
-      { header: "non-2xx/err", align: "right" },
-      { header: "server CPU", align: "right" },
-      { header: "µs/req", align: "right" },
-      { header: "client CPU", align: "right" },
-      { header: "RSS MiB", align: "right" },
-      { header: "check" },
-    ],
-    rows,
-  );
-}
-
-function lifecycleTable(l: LifecycleResult): string {
-  const saved = 1 - l.slackWrites / l.naiveCalls;
-  return table(
-    [{ header: "Slack calls for one lifecycle" }, { header: "count", align: "right" }],
-    [
-      ["chat.postMessage, parent", String(l.parentPosts)],
-      ["chat.postMessage, thread (milestones)", String(l.threadPosts)],
-      ["chat.update (parent in place)", String(l.updates)],
-      ["total writes", String(l.slackWrites)],
-      [`naive: one post per event`, String(l.naiveCalls)],
-      ["writes saved", pct(saved)],
-    ],
-  );
-}
-
-function profileText(name: string, p: ProfileSummary): string {
-  const perReq =
-    p.busyUsPerRequest === null ? "" : `, ${p.busyUsPerRequest.toFixed(0)} µs of CPU per request`;
-  const lines = [
-    `Profile of ${name} during its measured run: busy ${Math.round(p.busyMs)} ms of ${Math.round(p.wallMs)} ms${perReq}`,
-    table(
-      [{ header: "self time by origin" }, { header: "share", align: "right" }],
-      p.byOrigin.map((s) => [s.name, pct(s.share)]),
-    ),
-    table(
-      [{ header: "self time by function" }, { header: "share", align: "right" }],
-      p.byFunction.slice(0, 10).map((s) => [s.name, pct(s.share)]),
-    ),
-    table(
-      [
-        { header: "including callees: own code, and the response write" },
-        { header: "share", align: "right" },
-      ],
-      p.inclusive.slice(0, 12).map((s) => [s.name, pct(s.share)]),
-    ),
-    `(${p.file})`,
-  ];
-  return lines.join("\n");
-}
-
-function machineLine(m: MachineInfo): string {
-  return `machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}, load ${m.loadAverage1m}`;
 }
 
 async function main(): Promise<number> {
@@ -218,6 +178,11 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   let ingest: IngestResult | null = null;
   let lifecycle: LifecycleResult | null = null;
+  let commands: CommandsResult | null = null;
+  let tokens: TokenSimResult | null = null;
+  let burst: BurstResult | null = null;
+  const failed = (suite: string, err: unknown) =>
+    failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
   if (opts.profile) profileDir = await mkdtemp(path.join(os.tmpdir(), "bench-profile-"));
 
@@ -237,93 +202,125 @@ async function main(): Promise<number> {
       for (const p of t.check?.problems ?? []) failures.push(`ingest ${t.name}: ${p}`);
     }
   }
+  if (opts.suites.includes("commands")) {
+    log("\nslash commands against a slow platform");
+    try {
+      commands = await runCommands({
+        concurrent: opts.commands,
+        rate: opts.commandRate,
+        durationS: opts.commandDurationS,
+        platformLatencyMs: opts.platformLatencyMs,
+        log,
+      });
+      for (const p of commands.problems) failures.push(`commands: ${p}`);
+    } catch (err) {
+      failed("commands", err);
+    }
+  }
+  if (opts.suites.includes("tokens")) {
+    log("\ntoken requests over simulated time");
+    try {
+      tokens = await runTokenSim(log);
+      for (const p of tokens.problems) failures.push(`tokens: ${p}`);
+    } catch (err) {
+      failed("tokens", err);
+    }
+  }
   if (opts.suites.includes("lifecycle")) {
     log("\nSlack calls per lifecycle");
     try {
       lifecycle = await runLifecycle(log);
       for (const p of lifecycle.problems) failures.push(`lifecycle: ${p}`);
     } catch (err) {
-      failures.push(`lifecycle: ${err instanceof Error ? err.message : String(err)}`);
+      failed("lifecycle", err);
+    }
+  }
+  if (opts.suites.includes("burst")) {
+    log(
+      `\nburst of ${opts.burstVideos * 100} deliveries into one channel (about ${Math.round(opts.burstVideos * 3.2)} s at one post per second)`,
+    );
+    try {
+      burst = await runBurst({
+        videos: opts.burstVideos,
+        perVideo: 100,
+        connections: 10,
+        timeoutMs: 20 * 60_000,
+        log,
+      });
+      for (const p of burst.problems) failures.push(`burst: ${p}`);
+    } catch (err) {
+      failed("burst", err);
     }
   }
 
   const finished = new Date();
   const { out, ...kept } = opts;
   const report: Report = {
-    version: 1,
+    version: 2,
+    quick: QUICK,
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     elapsedS: Math.round((finished.getTime() - started.getTime()) / 100) / 10,
     machine,
     options: kept,
     ingest,
+    commands,
+    tokens,
     lifecycle,
+    burst,
+    goals: goals({ ingest, commands, tokens, lifecycle, burst }),
     failures,
     ok: failures.length === 0,
   };
 
   const text: string[] = ["", `== bench ${report.startedAt} (${report.elapsedS} s)`, machineLine(machine)];
-  if (ingest) {
+  if (ingest) text.push(...ingestText(ingest));
+  if (commands) {
     text.push(
       "",
-      `Webhook ingest: POST /hooks/platform/<token>, ${ingest.connections} connections, ${ingest.warmupS} s warm-up + ${ingest.durationS} s per target`,
-      `(${ingest.body}; the bot's worker is not running, so only the route is measured)`,
-      ingestTable(ingest),
+      "Slash commands through the bot's receiver (bot in its own process; sandbox and Slack stand-in in the runner)",
+      commandsTable(commands),
+      ...commandsNotes(commands),
     );
-    const cut = ingest.targets.filter((t) => (t.check?.cutOff ?? 0) > 0);
-    if (cut.length > 0) {
-      text.push(
-        `stored may exceed 2xx by the requests cut off when the load stopped: ${cut
-          .map((t) => `${t.name} ${t.check?.cutOff}`)
-          .join(", ")}`,
-      );
-    }
-    text.push(
-      "server CPU: the target process during the run (100% = one core, all a Node event loop gets); " +
-        "µs/req: its CPU per answered request; client CPU: autocannon's.",
-    );
-    const clientBound = ingest.targets.filter((t) => (t.run?.clientCpu ?? 0) >= 0.9);
-    if (clientBound.length > 0) {
-      text.push(
-        `the load generator used ≥90% of a core for ${clientBound.map((t) => t.name).join(", ")}: ` +
-          "those rates are a floor, set by the client as much as by the target.",
-      );
-    }
-    for (const t of ingest.targets) if (t.profile) text.push("", profileText(t.label, t.profile));
   }
-  if (lifecycle) {
+  if (tokens)
     text.push(
       "",
-      `Slack calls for one video lifecycle: ${lifecycle.deliveries} deliveries (${Object.entries(
-        lifecycle.byType,
-      )
-        .map(([k, v]) => `${v} ${k.replace(/^video\./, "")}`)
-        .join(", ")}), worker at ${lifecycle.worker}`,
-      lifecycleTable(lifecycle),
-      `delivered in ${(lifecycle.msToDeliver / 1000).toFixed(1)} s; channel showed it complete after ${(lifecycle.msToComplete / 1000).toFixed(1)} s` +
-        (Object.keys(lifecycle.otherCalls).length > 0
-          ? `; other Web API calls: ${Object.entries(lifecycle.otherCalls)
-              .map(([k, v]) => `${k} ${v}`)
-              .join(", ")}`
-          : ""),
+      "Token requests, simulated time (platform client and sandbox on a fake clock)",
+      tokensTable(tokens),
+    );
+  if (lifecycle) text.push(...lifecycleText(lifecycle));
+  if (burst) {
+    text.push(
+      "",
+      "Burst into one channel: the bot in its own process, worker at the app's defaults (one new post per second per channel, 3 s coalescing)",
+      burstTable(burst),
     );
   }
+  text.push("", "Targets", goalsTable(report.goals));
   text.push("");
   if (failures.length > 0) {
     text.push("FAILED:", ...failures.map((f) => `  - ${f}`));
   } else {
     text.push("all runs passed their checks");
   }
+  const json = `${JSON.stringify(report, null, 2)}\n`;
   await mkdir(path.dirname(out), { recursive: true });
-  await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
-  text.push(`results: ${path.relative(process.cwd(), out) || out}`);
+  await writeFile(out, json);
+  const files = [out];
+  if (!process.argv.includes("--out")) {
+    const stamped = path.join(RESULTS_DIR, `${report.startedAt.replace(/[:.]/g, "-")}.json`);
+    await writeFile(stamped, json);
+    files.push(stamped);
+  }
+  text.push(`results: ${files.map((f) => path.relative(process.cwd(), f) || f).join(", ")}`);
   if (failures.length > 0) console.error(text.join("\n"));
   else console.log(text.join("\n"));
   return failures.length === 0 ? 0 : 1;
 }
 
 // A bench that hangs is a failed bench: give up (children close themselves when we go).
-const WATCHDOG_MS = 10 * 60_000;
+const WATCHDOG_MS = 40 * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`bench: still running after ${WATCHDOG_MS / 60_000} minutes; giving up`);
   process.exit(1);

@@ -10,8 +10,23 @@
 
 export type StoreKind = "memory" | "sqlite" | "redis";
 
+/** Worker settings of an `app` target; undefined = the app's own defaults. */
+export interface WorkerSpec {
+  manual?: boolean;
+  postIntervalMs?: number;
+  coalesceMs?: number;
+  pollMs?: number;
+}
+
 export type TargetSpec =
   | { kind: "bare" }
+  /** A minimal fastify 5 route answering 200 (its JSON body parser included). */
+  | { kind: "fastify" }
+  /**
+   * The bot alone (store, outbox, platform client, app, worker), configured by `env` like
+   * production: the platform sandbox and the Slack stand-in it talks to run in the runner.
+   */
+  | { kind: "app"; env: Record<string, string>; worker: WorkerSpec }
   | {
       kind: "bot";
       store: StoreKind;
@@ -27,6 +42,10 @@ export interface TargetCounts {
   stored: number;
   /** Resident set size of the target process, bytes. */
   rssBytes: number;
+  /** Peak resident set size of the target process so far (resourceUsage().maxRSS), bytes. */
+  maxRssBytes: number;
+  /** Highest RSS sampled every 100 ms since the target was ready (start-up excluded), bytes. */
+  peakRssBytes: number;
   /** Log lines the target wrote (the bot logs at info, like production). */
   logLines: number;
   /** CPU time the target process has used so far (user + system), microseconds. */

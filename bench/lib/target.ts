@@ -107,7 +107,14 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
     async counts() {
       const r = await ask({ type: "counts" }, 10_000);
       if (r.type !== "counts") throw new Error(`target ${describe(spec)}: unexpected answer ${r.type}`);
-      return { stored: r.stored, rssBytes: r.rssBytes, logLines: r.logLines, cpuUs: r.cpuUs };
+      return {
+        stored: r.stored,
+        rssBytes: r.rssBytes,
+        maxRssBytes: r.maxRssBytes,
+        peakRssBytes: r.peakRssBytes,
+        logLines: r.logLines,
+        cpuUs: r.cpuUs,
+      };
     },
     async startProfile() {
       const r = await ask({ type: "profile", action: "start" }, 10_000);
@@ -136,7 +143,7 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export function describe(spec: TargetSpec): string {
-  return spec.kind === "bare" ? "bare" : `bot/${spec.store}`;
+  return spec.kind === "bot" ? `bot/${spec.store}` : spec.kind;
 }
 
 async function kill(child: ChildProcess, exited: Promise<unknown>): Promise<void> {

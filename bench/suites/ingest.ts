@@ -3,6 +3,7 @@
  * delivery per request) against each target in turn, each in its own process:
  *
  *   bare     node:http answering 200 (the baseline every ratio refers to)
+ *   fastify  a minimal fastify 5 route answering 200 (a lean framework, for comparison)
  *   memory   the bot, memory store         redis   the bot, Redis (unique namespace, dropped after)
  *   sqlite   the bot, sqlite (a temporary file, removed after)
  *
@@ -21,11 +22,12 @@ import type { TargetSpec } from "../lib/protocol.js";
 import { dropNamespace, pingRedis } from "../lib/redis.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
 
-export const INGEST_TARGETS = ["bare", "memory", "redis", "sqlite"] as const;
+export const INGEST_TARGETS = ["bare", "fastify", "memory", "redis", "sqlite"] as const;
 export type IngestTargetName = (typeof INGEST_TARGETS)[number];
 
 export const TARGET_LABELS: Record<IngestTargetName, string> = {
   bare: "bare node:http (baseline)",
+  fastify: "fastify 5 minimal route",
   memory: "bot, memory store",
   redis: "bot, Redis store",
   sqlite: "bot, sqlite store",
@@ -97,6 +99,8 @@ async function prepare(name: IngestTargetName, o: IngestOptions, runTag: string)
   switch (name) {
     case "bare":
       return { spec: { kind: "bare" }, cleanup: async () => null };
+    case "fastify":
+      return { spec: { kind: "fastify" }, cleanup: async () => null };
     case "memory":
       return { spec: { kind: "bot", store: "memory" }, cleanup: async () => null };
     case "sqlite": {

@@ -17,8 +17,12 @@ async function start(spec: TargetSpec): Promise<RunningTarget> {
   switch (spec.kind) {
     case "bare":
       return (await import("./bare.js")).startBare();
+    case "fastify":
+      return (await import("./fastify.js")).startFastify();
     case "bot":
       return (await import("./bot.js")).startBotTarget(spec);
+    case "app":
+      return (await import("./app.js")).startAppTarget(spec);
   }
 }
 
@@ -45,6 +49,8 @@ async function main(): Promise<void> {
             id: m.id,
             ...c,
             rssBytes: process.memoryUsage.rss(),
+            maxRssBytes: process.resourceUsage().maxRSS * 1024,
+            peakRssBytes: Math.max(peakRss, process.memoryUsage.rss()),
             cpuUs: cpu.user + cpu.system,
           });
         } else if (m.type === "profile" && m.action === "start") {
@@ -75,6 +81,11 @@ async function main(): Promise<void> {
   process.on("disconnect", () => {
     void close().finally(() => process.exit(0));
   });
+  // Peak RSS from here on: start-up (loading and compiling the sources) is not the target's load.
+  let peakRss = process.memoryUsage.rss();
+  setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 100).unref();
   send({ type: "ready", url: target.url, path: target.path, ownerId: target.ownerId });
 }
 

@@ -5,6 +5,6 @@ export interface RunningTarget {
   url: string;
   path: string;
   ownerId: string;
-  counts(): Promise<Omit<TargetCounts, "rssBytes" | "cpuUs">>;
+  counts(): Promise<Omit<TargetCounts, "rssBytes" | "maxRssBytes" | "peakRssBytes" | "cpuUs">>;
   close(): Promise<void>;
 }

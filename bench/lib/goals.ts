@@ -1,0 +1,97 @@
+/**
+ * The performance targets, each checked against this run's figures: PASS, MISS, or "not run" when
+ * its suite was left out. A MISS is reported, not a failed run (the exit code is for broken checks:
+ * lost deliveries, wrong answers); the numbers say by how much.
+ */
+import type { BurstResult } from "../suites/burst.js";
+import type { CommandsResult } from "../suites/commands.js";
+import type { IngestResult } from "../suites/ingest.js";
+import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { TokenSimResult } from "../suites/tokens.js";
+import { ms, pct } from "./table.js";
+
+export interface Goal {
+  name: string;
+  target: string;
+  measured: string;
+  /** null: not run. */
+  pass: boolean | null;
+}
+
+export interface Measured {
+  ingest: IngestResult | null;
+  commands: CommandsResult | null;
+  tokens: TokenSimResult | null;
+  lifecycle: LifecycleResult | null;
+  burst: BurstResult | null;
+}
+
+const MB = 1e6;
+
+export function goals(m: Measured): Goal[] {
+  const out: Goal[] = [];
+  const memory = m.ingest?.targets.find((t) => t.name === "memory" && !t.error);
+  out.push({
+    name: "ingest, memory store, vs bare node:http",
+    target: "≥ 60% of the bare rate",
+    measured: memory ? pct(memory.rateVsBare) : "–",
+    pass: memory?.rateVsBare == null ? null : memory.rateVsBare >= 0.6,
+  });
+  const c = m.commands;
+  out.push({
+    name: `slash ack p99 under load (${c ? `${c.steady.rate}/s, platform ${c.platformLatencyMs / 1000} s` : "steady"})`,
+    target: "< 50 ms",
+    measured: c ? `${ms(c.steady.ackMs.p99)} ms` : "–",
+    pass: c ? c.steady.acked === c.steady.commands && c.steady.ackMs.p99 < 50 : null,
+  });
+  out.push({
+    name: `token requests, ${c?.concurrent.commands ?? 1000} concurrent /live status`,
+    target: "1",
+    measured: c ? String(c.concurrent.tokenRequests) : "–",
+    pass: c ? c.concurrent.tokenRequests === 1 : null,
+  });
+  for (const r of m.tokens?.runs ?? []) {
+    out.push({
+      name: `token requests, ${r.minutes} simulated min (1 read / ${r.everyS} s, expires_in ${r.lifetimeS} s)`,
+      target: `${r.expected} (= ⌈${r.minutes * 60} / (${r.lifetimeS} − ${r.marginS})⌉)`,
+      measured: String(r.tokenRequests),
+      pass: r.failedReads === 0 && r.tokenRequests === r.expected,
+    });
+  }
+  if (!m.tokens)
+    out.push({
+      name: "token requests, 30 simulated minutes",
+      target: "⌈30 min / (expires_in − margin)⌉",
+      measured: "–",
+      pass: null,
+    });
+  out.push({
+    name: "platform requests per /live status",
+    target: "1, with sparse fields",
+    measured: c ? `${c.single.apiRequests}${c.single.sparse ? ", fields=…" : ", no fields"}` : "–",
+    pass: c ? c.single.apiRequests === 1 && c.single.sparse : null,
+  });
+  const l = m.lifecycle;
+  out.push({
+    name: `Slack calls per video lifecycle (${l?.deliveries ?? 36} events; naive ${l?.naiveCalls ?? 36})`,
+    target: "≤ 8",
+    measured: l ? String(l.slackWrites) : "–",
+    pass: l ? l.slackWrites <= 8 && l.problems.length === 0 : null,
+  });
+  const b = m.burst;
+  out.push({
+    name: `burst of ${b?.deliveries ?? "10 000"} deliveries, ${b?.videos ?? 100} videos, 1 channel: nothing lost`,
+    target: "every video shows its last event",
+    measured: b
+      ? `${b.complete}/${b.videos} complete, ${b.duplicated} duplicated, ${b.refused} refused`
+      : "–",
+    pass: b ? b.complete === b.videos && b.duplicated === 0 && b.refused === 0 : null,
+  });
+  out.push({
+    name: "burst: peak RSS of the bot process",
+    target: "< 200 MB",
+    measured: b ? `${Math.round(b.peakRssBytes / MB)} MB` : "–",
+    pass: b ? b.peakRssBytes < 200 * MB : null,
+  });
+  return out;
+}

@@ -1,0 +1,236 @@
+/** The bench's text report: one table per suite, and the targets. */
+import type { BurstResult } from "../suites/burst.js";
+import type { CommandsResult } from "../suites/commands.js";
+import type { IngestResult } from "../suites/ingest.js";
+import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { TokenSimResult } from "../suites/tokens.js";
+import type { Goal } from "./goals.js";
+import type { MachineInfo } from "./machine.js";
+import type { ProfileSummary } from "./profile.js";
+import { int, mib, ms, pct, table, times } from "./table.js";
+
+export function ingestTable(r: IngestResult): string {
+  const rows = r.targets.map((t) => {
+    if (t.error || !t.run) return [t.label, "failed", ...Array.from({ length: 12 }, () => "")];
+    const c = t.check;
+    return [
+      t.label,
+      int(t.run.okPerSecond),
+      pct(t.rateVsBare),
+      ms(t.run.latencyMs.p50),
+      ms(t.run.latencyMs.p99),
+      times(t.p99VsBare),
+      int(c?.accepted),
+      int(c?.stored),
+      int((c?.non2xx ?? 0) + (c?.errors ?? 0)),
+      pct(t.serverCpu),
+      int(t.serverUsPerRequest),
+      pct(t.run.clientCpu),
+      mib(t.rssBytes),
+      c?.ok ? "ok" : "FAILED",
+    ];
+  });
+  return table(
+    [
+      { header: "target" },
+      { header: "deliveries/s", align: "right" },
+      { header: "vs bare", align: "right" },
+      { header: "p50 ms", align: "right" },
+      { header: "p99 ms", align: "right" },
+      { header: "p99 vs bare", align: "right" },
+      { header: "2xx", align: "right" },
+      { header: "stored", align: "right" },
+      { header: "non-2xx/err", align: "right" },
+      { header: "server CPU", align: "right" },
+      { header: "µs/req", align: "right" },
+      { header: "client CPU", align: "right" },
+      { header: "RSS MiB", align: "right" },
+      { header: "check" },
+    ],
+    rows,
+  );
+}
+
+export function lifecycleTable(l: LifecycleResult): string {
+  const saved = 1 - l.slackWrites / l.naiveCalls;
+  return table(
+    [{ header: "Slack calls for one lifecycle" }, { header: "count", align: "right" }],
+    [
+      ["chat.postMessage, parent", String(l.parentPosts)],
+      ["chat.postMessage, thread (milestones)", String(l.threadPosts)],
+      ["chat.update (parent in place)", String(l.updates)],
+      ["total writes", String(l.slackWrites)],
+      [`naive: one post per event`, String(l.naiveCalls)],
+      ["writes saved", pct(saved)],
+    ],
+  );
+}
+
+export function profileText(name: string, p: ProfileSummary): string {
+  const perReq =
+    p.busyUsPerRequest === null ? "" : `, ${p.busyUsPerRequest.toFixed(0)} µs of CPU per request`;
+  const lines = [
+    `Profile of ${name} during its measured run: busy ${Math.round(p.busyMs)} ms of ${Math.round(p.wallMs)} ms${perReq}`,
+    table(
+      [{ header: "self time by origin" }, { header: "share", align: "right" }],
+      p.byOrigin.map((s) => [s.name, pct(s.share)]),
+    ),
+    table(
+      [{ header: "self time by function" }, { header: "share", align: "right" }],
+      p.byFunction.slice(0, 10).map((s) => [s.name, pct(s.share)]),
+    ),
+    table(
+      [
+        { header: "including callees: own code, and the response write" },
+        { header: "share", align: "right" },
+      ],
+      p.inclusive.slice(0, 12).map((s) => [s.name, pct(s.share)]),
+    ),
+    `(${p.file})`,
+  ];
+  return lines.join("\n");
+}
+
+export function machineLine(m: MachineInfo): string {
+  return `machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}, load ${m.loadAverage1m}`;
+}
+
+export function commandsTable(c: CommandsResult): string {
+  const row = (name: string, r: CommandsResult["steady"] | CommandsResult["concurrent"]) => [
+    name,
+    int(r.commands),
+    int(r.acked),
+    ms(r.ackMs.p50),
+    ms(r.ackMs.p99),
+    ms(r.ackMs.max),
+    int(r.non200 + r.errors),
+  ];
+  return table(
+    [
+      { header: `/live status, platform answering in ${c.platformLatencyMs / 1000} s` },
+      { header: "commands", align: "right" },
+      { header: "acked", align: "right" },
+      { header: "ack p50 ms", align: "right" },
+      { header: "ack p99 ms", align: "right" },
+      { header: "max ms", align: "right" },
+      { header: "non-200/err", align: "right" },
+    ],
+    [
+      row(`${c.concurrent.commands} sent at once (fresh bot)`, c.concurrent),
+      row(`steady: ${c.steady.rate}/s for ${c.steady.durationS} s (open loop)`, c.steady),
+    ],
+  );
+}
+
+export function commandsNotes(c: CommandsResult): string[] {
+  const api = c.single.requests.filter((r) => r.path !== "/v2/token");
+  return [
+    `token requests for the ${c.concurrent.commands} concurrent commands: ${c.concurrent.tokenRequests}; ` +
+      `all ${c.concurrent.answered} answered on their response_url once the platform was fast again`,
+    `one /live status alone: ${c.single.apiRequests} platform request(s)${api
+      .map((r) => `: ${r.method} ${r.path}?fields=${r.fields ?? "(none)"}`)
+      .join("")}`,
+    `steady load: ${c.steady.pendingInBotAtEnd} commands were still waiting on the platform inside the bot when the last was acknowledged`,
+  ];
+}
+
+export function tokensTable(t: TokenSimResult): string {
+  return table(
+    [
+      { header: "simulated steady use (fake clock)" },
+      { header: "reads", align: "right" },
+      { header: "expires_in s", align: "right" },
+      { header: "margin s", align: "right" },
+      { header: "token requests", align: "right" },
+      { header: "expected", align: "right" },
+    ],
+    t.runs.map((r) => [
+      `${r.minutes} min, one /live status read every ${r.everyS} s`,
+      int(r.reads),
+      int(r.lifetimeS),
+      int(r.marginS),
+      int(r.tokenRequests),
+      int(r.expected),
+    ]),
+  );
+}
+
+export function burstTable(b: BurstResult): string {
+  const s = (v: number | null) => (v === null ? "not drained" : `${(v / 1000).toFixed(1)} s`);
+  return table(
+    [
+      { header: `burst: ${b.deliveries} deliveries, ${b.videos} videos, one channel` },
+      { header: "value", align: "right" },
+    ],
+    [
+      ["sent (all accepted 200)", `${s(b.sendMs)}, ${int(b.accepted)} accepted`],
+      ["drained (every video complete, outbox empty)", s(b.drainMs)],
+      ["videos showing their last event", `${b.complete}/${b.videos}`],
+      ["parent posts / thread posts / updates", `${b.posts} / ${b.threadPosts} / ${b.updates}`],
+      ["Slack writes failed", String(b.failedWrites)],
+      [
+        "bot RSS at start / peak during burst / at end, MiB",
+        `${mib(b.rssAtStartBytes)} / ${mib(b.peakRssBytes)} / ${mib(b.rssAtEndBytes)}`,
+      ],
+      ["bot maxRSS incl. start-up (tsx), MiB", mib(b.maxRssBytes)],
+    ],
+  );
+}
+
+export function goalsTable(g: Goal[]): string {
+  return table(
+    [{ header: "target" }, { header: "goal" }, { header: "measured" }, { header: "result" }],
+    g.map((x) => [x.name, x.target, x.measured, x.pass === null ? "not run" : x.pass ? "PASS" : "MISS"]),
+  );
+}
+
+export function ingestText(ingest: IngestResult): string[] {
+  const text: string[] = [];
+  text.push(
+    "",
+    `Webhook ingest: POST /hooks/platform/<token>, ${ingest.connections} connections, ${ingest.warmupS} s warm-up + ${ingest.durationS} s per target`,
+    `(${ingest.body}; the bot's worker is not running, so only the route is measured)`,
+    ingestTable(ingest),
+  );
+  const cut = ingest.targets.filter((t) => (t.check?.cutOff ?? 0) > 0);
+  if (cut.length > 0) {
+    text.push(
+      `stored may exceed 2xx by the requests cut off when the load stopped: ${cut
+        .map((t) => `${t.name} ${t.check?.cutOff}`)
+        .join(", ")}`,
+    );
+  }
+  text.push(
+    "server CPU: the target process during the run (100% = one core, all a Node event loop gets); " +
+      "µs/req: its CPU per answered request; client CPU: autocannon's.",
+  );
+  const clientBound = ingest.targets.filter((t) => (t.run?.clientCpu ?? 0) >= 0.9);
+  if (clientBound.length > 0) {
+    text.push(
+      `the load generator used ≥90% of a core for ${clientBound.map((t) => t.name).join(", ")}: ` +
+        "those rates are a floor, set by the client as much as by the target.",
+    );
+  }
+  for (const t of ingest.targets) if (t.profile) text.push("", profileText(t.label, t.profile));
+  return text;
+}
+
+export function lifecycleText(lifecycle: LifecycleResult): string[] {
+  const text: string[] = [];
+  text.push(
+    "",
+    `Slack calls for one video lifecycle: ${lifecycle.deliveries} deliveries (${Object.entries(
+      lifecycle.byType,
+    )
+      .map(([k, v]) => `${v} ${k.replace(/^video\./, "")}`)
+      .join(", ")}), worker at ${lifecycle.worker}`,
+    lifecycleTable(lifecycle),
+    `delivered in ${(lifecycle.msToDeliver / 1000).toFixed(1)} s; channel showed it complete after ${(lifecycle.msToComplete / 1000).toFixed(1)} s` +
+      (Object.keys(lifecycle.otherCalls).length > 0
+        ? `; other Web API calls: ${Object.entries(lifecycle.otherCalls)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")}`
+        : ""),
+  );
+  return text;
+}

@@ -1,0 +1,180 @@
+/**
+ * Slash commands against a slow platform, through the bot's real receiver (bot in its own process,
+ * sandbox and Slack stand-in in the runner; bench/lib/stack.ts). The sandbox answers every
+ * livestream read after `platformLatencyMs` (its latency fault, 5 s by default).
+ *
+ *   1. `concurrent` (1,000) `/live status` commands sent at once to a fresh bot: how fast each is
+ *      acknowledged, and how many token requests the bot makes for them (one is the goal: the
+ *      token provider is single flight). Then the latency fault is lifted and every command must
+ *      get its answer on its response_url.
+ *   2. One `/live status` on its own: the platform requests it makes (one, with sparse `fields`).
+ *   3. Steady load: `rate` commands per second for `durationS` seconds, open loop (sent on a
+ *      schedule, not one after the other), the platform slow again: the acknowledgement latency
+ *      while hundreds of commands wait on the platform inside the bot.
+ */
+import { SEED } from "../../src/sandbox/server.js";
+import { type LatencySummary, summarize } from "../lib/load.js";
+import { type PreparedSlash, type SlashReply, type Stack, startStack } from "../lib/stack.js";
+
+const LIVESTREAM = SEED.livestreams.onAirAdBreak;
+
+export interface CommandsOptions {
+  concurrent: number;
+  rate: number;
+  durationS: number;
+  platformLatencyMs: number;
+  log: (line: string) => void;
+}
+
+export interface AckRun {
+  commands: number;
+  acked: number;
+  non200: number;
+  errors: number;
+  ackMs: LatencySummary;
+  /** From the first send to the last acknowledgement. */
+  wallMs: number;
+}
+
+export interface CommandsResult {
+  platformLatencyMs: number;
+  concurrent: AckRun & { tokenRequests: number; answered: number };
+  single: {
+    apiRequests: number;
+    tokenRequests: number;
+    requests: Array<{ method: string; path: string; fields: string | null }>;
+    sparse: boolean;
+  };
+  steady: AckRun & { rate: number; durationS: number; pendingInBotAtEnd: number };
+  problems: string[];
+}
+
+function ackRun(replies: Array<SlashReply | Error>, wallMs: number): AckRun {
+  const ms = new Float64Array(replies.length);
+  let n = 0;
+  let non200 = 0;
+  let errors = 0;
+  for (const r of replies) {
+    if (r instanceof Error) errors += 1;
+    else if (r.status !== 200) non200 += 1;
+    else ms[n++] = r.ms;
+  }
+  return { commands: replies.length, acked: n, non200, errors, ackMs: summarize(ms, n), wallMs };
+}
+
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function sendAll(stack: Stack, prepared: PreparedSlash[]): Promise<AckRun> {
+  const started = performance.now();
+  const replies = await Promise.all(
+    prepared.map((p) =>
+      stack.send(p).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    ),
+  );
+  return ackRun(replies, performance.now() - started);
+}
+
+/** Sends `prepared` on a fixed schedule (`rate` per second), each without waiting for the others. */
+async function sendAtRate(stack: Stack, prepared: PreparedSlash[], rate: number): Promise<AckRun> {
+  const started = performance.now();
+  const pending: Array<Promise<SlashReply | Error>> = [];
+  for (let i = 0; i < prepared.length; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await settle(wait);
+    const p = prepared[i] as PreparedSlash;
+    pending.push(
+      stack.send(p).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    );
+  }
+  const replies = await Promise.all(pending);
+  return ackRun(replies, performance.now() - started);
+}
+
+export async function runCommands(o: CommandsOptions): Promise<CommandsResult> {
+  const stack = await startStack({ worker: { manual: true } });
+  const problems: string[] = [];
+  const slow = { method: "GET", path: "/v2/livestreams/", latencyMs: o.platformLatencyMs };
+  try {
+    const { sandbox } = stack;
+    // 1. Many at once, on a bot that has no token yet.
+    sandbox.addFault(slow);
+    const tokensBefore = sandbox.stats().tokenRequests;
+    const burst = Array.from({ length: o.concurrent }, () =>
+      stack.prepareSlash("/live", `status ${LIVESTREAM}`),
+    );
+    o.log(
+      `  ${o.concurrent} concurrent /live status, platform answering in ${o.platformLatencyMs / 1000} s…`,
+    );
+    const concurrent = await sendAll(stack, burst);
+    await settle(1_000);
+    const tokenRequests = sandbox.stats().tokenRequests - tokensBefore;
+    sandbox.clearFaults();
+    let answered = 0;
+    for (const p of burst) {
+      try {
+        await stack.answer(p.responseUrl, 1, 60_000);
+        answered += 1;
+      } catch {
+        break;
+      }
+    }
+    if (answered < burst.length)
+      problems.push(`${burst.length - answered} of ${burst.length} commands got no answer`);
+
+    // 2. One on its own.
+    const logFrom = sandbox.requests.length;
+    const one = stack.prepareSlash("/live", `status ${LIVESTREAM}`);
+    const r = await stack.send(one);
+    if (r.status !== 200) problems.push(`a single /live status answered HTTP ${r.status}`);
+    await stack.answer(one.responseUrl);
+    const seen = sandbox.requests.slice(logFrom).map((e) => ({
+      method: e.method,
+      path: e.path,
+      fields: typeof e.query.fields === "string" ? e.query.fields : null,
+    }));
+    const api = seen.filter((e) => e.path.startsWith("/v2/") && e.path !== "/v2/token");
+    const single = {
+      apiRequests: api.length,
+      tokenRequests: seen.length - api.length,
+      requests: seen,
+      sparse: api.length > 0 && api.every((e) => e.fields !== null && e.fields.length > 0),
+    };
+
+    // 3. Steady load.
+    sandbox.addFault(slow);
+    const total = Math.max(1, Math.round(o.rate * o.durationS));
+    const steadyPrepared = Array.from({ length: total }, () =>
+      stack.prepareSlash("/live", `status ${LIVESTREAM}`),
+    );
+    o.log(
+      `  ${o.rate} /live status per second for ${o.durationS} s (${total}), platform answering in ${o.platformLatencyMs / 1000} s…`,
+    );
+    const steadyRun = await sendAtRate(stack, steadyPrepared, o.rate);
+    const answeredSteady = steadyPrepared.filter(
+      (p) => stack.slack.responses(p.responseUrl).length > 0,
+    ).length;
+    const steady = {
+      ...steadyRun,
+      rate: o.rate,
+      durationS: o.durationS,
+      pendingInBotAtEnd: steadyRun.acked - answeredSteady,
+    };
+    for (const [name, run] of [
+      ["concurrent", concurrent],
+      ["steady", steady],
+    ] as const) {
+      if (run.non200 + run.errors > 0)
+        problems.push(`${name}: ${run.non200} answers were not 200 and ${run.errors} requests failed`);
+    }
+    return {
+      platformLatencyMs: o.platformLatencyMs,
+      concurrent: { ...concurrent, tokenRequests, answered },
+      single,
+      steady,
+      problems,
+    };
+  } finally {
+    await stack.close();
+  }
+}
