@@ -313,11 +313,53 @@ export class SettingsRepo {
  * whatever part of it is right (the store compares hashes, not the token), and the record keeps
  * the token's sha256, compared with `crypto.timingSafeEqual` before the route is trusted.
  */
+/** How long a route lookup is remembered by default (per store connection, so per process). */
+export const ROUTE_CACHE_TTL_MS = 5_000;
+const ROUTE_CACHE_MAX = 10_000;
+
+interface RouteCache {
+  entries: Map<string, { route: Route | undefined; at: number }>;
+  /** Bumped by every put and delete: a lookup that started before one is not remembered. */
+  epoch: number;
+}
+
+/** Shared by every RouteRepo over the same store connection. */
+const routeCaches = new WeakMap<Store, RouteCache>();
+
+export interface RouteRepoOptions {
+  /** How long a lookup (found or not) is remembered; 0 = never (default ROUTE_CACHE_TTL_MS). */
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Lookups are remembered for a few seconds, so the delivery route does not read and validate the
+ * same document for every delivery. put() and delete() forget the token at once for every
+ * RouteRepo over the same store connection (a removed route stops accepting at once on this
+ * replica); another replica, with its own connection, may accept it until its entry is
+ * `cacheTtlMs` old.
+ */
 export class RouteRepo {
   private readonly docs: Documents;
+  private readonly cache: RouteCache;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
 
-  constructor(store: Store, logger: Logger) {
+  constructor(store: Store, logger: Logger, opts: RouteRepoOptions = {}) {
     this.docs = new Documents(store, logger.child({ component: "routes" }));
+    let cache = routeCaches.get(store);
+    if (!cache) {
+      cache = { entries: new Map(), epoch: 0 };
+      routeCaches.set(store, cache);
+    }
+    this.cache = cache;
+    this.ttlMs = opts.cacheTtlMs ?? ROUTE_CACHE_TTL_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  private forget(hashHex: string): void {
+    this.cache.epoch += 1;
+    this.cache.entries.delete(hashHex);
   }
 
   async put(token: string, route: Route): Promise<void> {
@@ -326,24 +368,43 @@ export class RouteRepo {
     const doc: RouteDoc = { v: 1, tokenSha256: hash.toString("hex"), ...route };
     const checked = routeDocSchema.safeParse(doc);
     if (!checked.success) throw new TypeError(`invalid route: ${z.prettifyError(checked.error)}`);
-    await this.docs.write(keys.route(doc.tokenSha256), checked.data);
+    try {
+      await this.docs.write(keys.route(doc.tokenSha256), checked.data);
+    } finally {
+      this.forget(doc.tokenSha256);
+    }
   }
 
   /** undefined for an unknown token, and for a malformed one without asking the store. */
   async get(token: string): Promise<Route | undefined> {
     if (!isCallbackToken(token)) return undefined;
     const hash = sha256(token);
-    const doc = await this.docs.read(keys.route(hash.toString("hex")), routeDocSchema);
-    if (doc === undefined) return undefined;
+    const hex = hash.toString("hex");
+    const hit = this.cache.entries.get(hex);
+    if (hit && this.now() - hit.at < this.ttlMs) return hit.route && { ...hit.route };
+    const epoch = this.cache.epoch;
+    const doc = await this.docs.read(keys.route(hex), routeDocSchema);
     // The schema guarantees 64 hex digits, hence 32 bytes like `hash`.
-    if (!crypto.timingSafeEqual(Buffer.from(doc.tokenSha256, "hex"), hash)) return undefined;
-    return { teamId: doc.teamId, profileId: doc.profileId, channelId: doc.channelId };
+    const route =
+      doc !== undefined && crypto.timingSafeEqual(Buffer.from(doc.tokenSha256, "hex"), hash)
+        ? { teamId: doc.teamId, profileId: doc.profileId, channelId: doc.channelId }
+        : undefined;
+    if (this.ttlMs > 0 && epoch === this.cache.epoch) {
+      if (this.cache.entries.size >= ROUTE_CACHE_MAX) this.cache.entries.clear();
+      this.cache.entries.set(hex, { route, at: this.now() });
+    }
+    return route && { ...route };
   }
 
   /** No-op for an unknown or malformed token. */
   async delete(token: string): Promise<void> {
     if (!isCallbackToken(token)) return;
-    await this.docs.remove(keys.route(sha256(token).toString("hex")));
+    const hex = sha256(token).toString("hex");
+    try {
+      await this.docs.remove(keys.route(hex));
+    } finally {
+      this.forget(hex);
+    }
   }
 }
 
