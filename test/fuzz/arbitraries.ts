@@ -13,6 +13,9 @@ const factor = Number(process.env.FUZZ_RUNS ?? "1");
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 if (seed !== undefined && Number.isFinite(seed)) fc.configureGlobal({ seed });
 
+/** Per-test timeout: vitest's 20 s, times FUZZ_RUNS (more runs take longer). */
+export const FUZZ_TIMEOUT = 20_000 * Math.max(1, Number.isFinite(factor) ? factor : 1);
+
 /** `base` runs, times FUZZ_RUNS. */
 export function runs(base: number): number {
   return Math.max(1, Math.round(base * (Number.isFinite(factor) && factor > 0 ? factor : 1)));
@@ -219,7 +222,10 @@ export const timestampMs = fc.oneof(
 /** Extra fields a delivery may carry (tolerated by the receiver). */
 const extras = fc.dictionary(
   fc
-    .string({ maxLength: 10 })
+    .oneof(
+      fc.string({ maxLength: 10 }),
+      fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty"),
+    )
     .filter((k) => !["owner_id", "video_id", "preset_name", "status", "progress"].includes(k)),
   fc.jsonValue({ maxDepth: 2 }),
   { maxKeys: 3 },

@@ -7,12 +7,22 @@
 import { connect } from "node:net";
 import fc from "fast-check";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseDelivery } from "../../src/platform/schemas.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { MAX_DELIVERY_BYTES } from "../../src/webhooks/receive.js";
 import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
-import { FRAGMENTS, guardUnhandled, nastyText, runs, toWellFormed, validDeliveryArb } from "./arbitraries.js";
+import {
+  FRAGMENTS,
+  FUZZ_TIMEOUT,
+  guardUnhandled,
+  nastyText,
+  runs,
+  toWellFormed,
+  validDeliveryArb,
+} from "./arbitraries.js";
+
+vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 let h: Harness;
 let hook: string;

@@ -5,7 +5,7 @@
  * view the bot sends back fits Block Kit, and garbage (or a non-manager) changes nothing.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/ids.js";
 import {
@@ -16,7 +16,16 @@ import {
 } from "../../src/slack/blocks/index.js";
 import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
-import { blockKitProblems, guardUnhandled, injectionProblems, nastyText, runs } from "./arbitraries.js";
+import {
+  blockKitProblems,
+  FUZZ_TIMEOUT,
+  guardUnhandled,
+  injectionProblems,
+  nastyText,
+  runs,
+} from "./arbitraries.js";
+
+vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 const TEAM = "T0STANDIN";
 let h: Harness;

@@ -4,7 +4,7 @@
  * mention or special (`<!channel>`, `<@U…>`) that came from foreign data.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   applyDelivery,
   initialState,
@@ -32,6 +32,7 @@ import {
 } from "../../src/slack/blocks/index.js";
 import {
   blockKitProblems,
+  FUZZ_TIMEOUT,
   injectionProblems,
   isWellFormed,
   livestreamArb,
@@ -43,6 +44,8 @@ import {
   timestampText,
   wellFormedText,
 } from "./arbitraries.js";
+
+vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 const REQUESTER = "U0REQ";
 const nowArb = fc.date({

@@ -5,7 +5,7 @@
  * (settings, managers, the platform's webhooks, the outbox) for a non-manager or invalid input.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import {
   assertViewWithinLimits,
@@ -18,12 +18,15 @@ import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import {
   blockKitProblems,
   FRAGMENTS,
+  FUZZ_TIMEOUT,
   guardUnhandled,
   injectionProblems,
   longText,
   nastyText,
   runs,
 } from "./arbitraries.js";
+
+vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 const TEAM = "T0STANDIN";
 let h: Harness;
