@@ -88,8 +88,19 @@ export interface Outbox {
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
   /** Per-video state (opaque JSON for the outbox); undefined when none. */
   getState(key: VideoKey): Promise<unknown>;
-  /** Writes state if `owner` still holds the lease; false otherwise. */
-  setState(owner: string, key: VideoKey, state: unknown): Promise<boolean>;
+  /**
+   * Writes state if `owner` still holds the lease; false otherwise. The state is kept for the
+   * outbox's retention after this write (`final`: the shorter one, for a video whose messages
+   * will not change any more); never dropped while the video is scheduled or leased
+   * (src/notify/outbox/common.ts, "State retention").
+   */
+  setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean>;
+  /**
+   * Drops up to `max` states past their retention whose video is neither scheduled nor leased;
+   * returns how many. memory/sqlite (claimDue also runs it now and then); Redis expires states by
+   * itself and returns 0.
+   */
+  sweepStates(max: number): Promise<number>;
   /** Keeps an item Slack refused for good (at most the last 1,000 per workspace). */
   deadLetter(item: OutboxItem, reason: string, at: number): Promise<void>;
   /** Newest first. */

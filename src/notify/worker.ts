@@ -190,7 +190,7 @@ export class NotifyWorker {
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
-      if (!(await outbox.setState(owner, key, state))) return { dueAt: null }; // lease lost
+      if (!(await outbox.setState(owner, key, state, { final: isFinal(state) }))) return { dueAt: null }; // lease lost
       await outbox.ack(
         owner,
         key,
@@ -255,7 +255,8 @@ export class NotifyWorker {
     };
     const save = async (next: VideoState) => {
       state = next;
-      if (!(await this.o.outbox.setState(this.o.owner, key, next))) throw new LeaseLost();
+      if (!(await this.o.outbox.setState(this.o.owner, key, next, { final: isFinal(next) })))
+        throw new LeaseLost();
     };
     /** Before each Slack call: the lease must still be ours, for long enough to record the result. */
     const hold = async () => {
@@ -404,3 +405,7 @@ export class NotifyWorker {
     }
   }
 }
+
+/** Complete or deleted, every reply posted: kept for the outbox's shorter (final) retention. */
+const isFinal = (s: VideoState): boolean =>
+  (s.stage === "complete" || s.stage === "deleted") && s.milestones.every((m) => m.posted);

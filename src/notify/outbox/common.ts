@@ -6,6 +6,19 @@
  * parameter; they read the outbox's clock (`OutboxOptions.now`, Date.now by default). Pass the same
  * clock the worker uses for `claimDue`. Redis is the exception for expiries: dedupe keys, `once`
  * keys and leases expire by Redis's own clock (PX), so there the caller's clock must be wall time.
+ *
+ * State retention: a video's state is kept while anything happens to the video and dropped once it
+ * was left alone long enough, so a busy profile does not grow the store for ever. A state expires
+ * `stateRetentionMs` (30 days) after the end of the lease it was last written under,
+ * `finalStateRetentionMs` (7 days) when written as final (the video complete or deleted, nothing
+ * left to post). A claim or renewal pushes the expiry to at least the lease end plus the final
+ * retention, so a state is never dropped under a worker that holds its video. memory/sqlite never
+ * drop the state of a scheduled video either (the sweep skips it); on Redis a scheduled video is
+ * claimed again within its retry delay (seconds) and enqueue pushes the expiry by the final
+ * retention too. A delivery arriving after its video's state was
+ * dropped starts the video again: a new parent message (the old one stays in Slack as it was).
+ * memory/sqlite drop expired states in bounded sweeps (`sweepStates`, also run from `claimDue` at
+ * most once per STATE_SWEEP_EVERY_MS); Redis drops them by itself.
  */
 import { StoreCorruptError } from "../../store/index.js";
 import type { NewOutboxItem, OutboxItem, VideoKey } from "../types.js";
@@ -17,6 +30,31 @@ export interface OutboxOptions {
   now?: Clock;
   /** How long a dedupe key makes a later delivery with the same key a duplicate. Default 24 h. */
   dedupeTtlMs?: number;
+  /** How long a state is kept after its last write (see the module comment). Default 30 days. */
+  stateRetentionMs?: number;
+  /** The same for a state written as final. Default 7 days. */
+  finalStateRetentionMs?: number;
+}
+
+const DAY_MS = 24 * 3600_000;
+export const STATE_RETENTION_MS = 30 * DAY_MS;
+export const FINAL_STATE_RETENTION_MS = 7 * DAY_MS;
+/** memory/sqlite: `claimDue` sweeps expired states at most this often (by the outbox clock)... */
+export const STATE_SWEEP_EVERY_MS = 60_000;
+/** ...and drops at most this many per sweep (one short statement, never a long lock). */
+export const STATE_SWEEP_MAX = 500;
+
+export interface Retention {
+  /** For a state written as not final / final. */
+  normal: number;
+  final: number;
+}
+
+export function retentionOf(opts: OutboxOptions): Retention {
+  return {
+    normal: positiveMs(opts.stateRetentionMs ?? STATE_RETENTION_MS),
+    final: positiveMs(opts.finalStateRetentionMs ?? FINAL_STATE_RETENTION_MS),
+  };
 }
 
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 3600_000;

@@ -16,6 +16,10 @@ import {
   encodeState,
   type OutboxOptions,
   positiveMs,
+  type Retention,
+  retentionOf,
+  STATE_SWEEP_EVERY_MS,
+  STATE_SWEEP_MAX,
 } from "./common.js";
 
 interface Slot {
@@ -35,17 +39,21 @@ export class MemoryOutbox implements Outbox {
   /** Per video, oldest first: [id, stored JSON]. */
   private readonly items = new Map<VideoKey, Array<{ id: string; json: string; receivedAt: number }>>();
   private readonly schedule = new Map<VideoKey, Slot>();
-  private readonly states = new Map<VideoKey, string>();
+  /** JSON and when it may be dropped (outbox clock). */
+  private readonly states = new Map<VideoKey, { json: string; expiresAt: number }>();
   private readonly dedupe = new Map<string, number>();
   private readonly onceKeys = new Map<string, number>();
   /** Per team, oldest first. */
   private readonly dead = new Map<string, string[]>();
   private insertions = 0;
+  private readonly retention: Retention;
+  private nextStateSweepAt = 0;
   private closed = false;
 
   constructor(now: Clock = Date.now, opts: Omit<OutboxOptions, "now"> = {}) {
     this.now = now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+    this.retention = retentionOf(opts);
   }
 
   async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
@@ -70,10 +78,16 @@ export class MemoryOutbox implements Outbox {
       .filter(([, s]) => s.dueAt <= now && (s.owner === null || s.leaseUntil <= now))
       .sort(([ka, a], [kb, b]) => a.dueAt - b.dueAt || (ka < kb ? -1 : ka > kb ? 1 : 0))
       .slice(0, Math.max(0, max));
-    for (const [, slot] of due) {
+    for (const [key, slot] of due) {
       slot.owner = owner;
       slot.leaseUntil = now + leaseMs;
       slot.dueAt = now + leaseMs; // not due for anyone else while leased
+      const state = this.states.get(key);
+      if (state) state.expiresAt = Math.max(state.expiresAt, now + leaseMs + this.retention.final);
+    }
+    if (this.now() >= this.nextStateSweepAt) {
+      this.nextStateSweepAt = this.now() + STATE_SWEEP_EVERY_MS;
+      this.dropExpiredStates(STATE_SWEEP_MAX);
     }
     return due.map(([key]) => key);
   }
@@ -84,6 +98,8 @@ export class MemoryOutbox implements Outbox {
     if (!slot) return false;
     slot.leaseUntil = until;
     slot.dueAt = until;
+    const state = this.states.get(key);
+    if (state) state.expiresAt = Math.max(state.expiresAt, until + this.retention.final);
     return true;
   }
 
@@ -113,17 +129,37 @@ export class MemoryOutbox implements Outbox {
 
   async getState(key: VideoKey): Promise<unknown> {
     this.check();
-    const json = this.states.get(key);
-    return json === undefined ? undefined : JSON.parse(json);
+    const state = this.states.get(key);
+    return state === undefined ? undefined : JSON.parse(state.json);
   }
 
-  async setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+  async setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean> {
     this.check();
-    if (!this.held(owner, key)) return false;
+    const slot = this.held(owner, key);
+    if (!slot) return false;
     const json = encodeState(state);
+    const keep = opts?.final ? this.retention.final : this.retention.normal;
     if (json === undefined) this.states.delete(key);
-    else this.states.set(key, json);
+    else this.states.set(key, { json, expiresAt: slot.leaseUntil + keep });
     return true;
+  }
+
+  async sweepStates(max: number): Promise<number> {
+    this.check();
+    return this.dropExpiredStates(max);
+  }
+
+  /** Drops up to `max` expired states whose video is not scheduled (nor, so, leased). */
+  private dropExpiredStates(max: number): number {
+    const now = this.now();
+    let dropped = 0;
+    for (const [key, state] of this.states) {
+      if (dropped >= max) break;
+      if (state.expiresAt > now || this.schedule.has(key)) continue;
+      this.states.delete(key);
+      dropped++;
+    }
+    return dropped;
   }
 
   async deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {

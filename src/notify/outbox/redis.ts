@@ -8,7 +8,10 @@
  *   P recv            ZSET id → receivedAt of every stored item: depth = ZCARD, oldest = first
  *   P sched           ZSET video → due time (by the callers' clock, the `now` of claimDue)
  *   P lease:<video>   owner, with PX = lease length: leases expire by Redis's clock
- *   P state:<video>   JSON;  P dd:<key>, P once:<key>  SET NX PX markers
+ *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past any lease
+ *                     by enqueue, claimDue, renew and setState, so Redis drops it by itself
+ *                     only once the video was left alone that long
+ *   P dd:<key>, P once:<key>  SET NX PX markers
  *   P dead:<team>     LIST, newest first, trimmed to 1,000;  P deadn  total kept
  *
  * Atomicity: each operation that touches more than one key, or checks then writes, is ONE Lua
@@ -36,6 +39,8 @@ import {
   type OutboxOptions,
   parseJson,
   positiveMs,
+  type Retention,
+  retentionOf,
 } from "./common.js";
 
 interface Script {
@@ -45,22 +50,33 @@ interface Script {
 
 const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(lua).digest("hex") });
 
-/** KEYS: dedupe, id, q, sched, recv. ARGV: ttlMs, json, video, dueAt, receivedAt. → id or 0. */
-const ENQUEUE = script(`
+/**
+ * Lua: a state key (if it exists) lives at least `ms` more; one without expiry (written before
+ * states expired) gets one.
+ */
+const KEEP = `local function keep(key, ms)
+  local left = redis.call('PTTL', key)
+  if left == -1 or (left >= 0 and left < tonumber(ms)) then redis.call('PEXPIRE', key, ms) end
+end
+`;
+
+/** KEYS: dedupe, id, q, sched, recv, state. ARGV: ttlMs, json, video, dueAt, receivedAt, keepMs. → id or 0. */
+const ENQUEUE = script(`${KEEP}
 if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
 redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[3])
+keep(KEYS[6], ARGV[6])
 return id`);
 
 /**
- * KEYS: sched. ARGV: owner, now, max, leaseMs, lease key prefix. → claimed videos, earliest due
- * first. A due video whose lease another owner still holds (the callers' clocks disagree with
+ * KEYS: sched. ARGV: owner, now, max, leaseMs, lease key prefix, state key prefix, final
+ * retention. → claimed videos, earliest due first; each one's state kept past the lease. A due video whose lease another owner still holds (the callers' clocks disagree with
  * Redis's) is pushed back to when that lease ends, so it does not hide the videos behind it; every
  * video looked at leaves the due range, hence the loop ends.
  */
-const CLAIM = script(`
+const CLAIM = script(`${KEEP}
 local owner, now, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local claimed = {}
 while #claimed < max do
@@ -72,6 +88,7 @@ while #claimed < max do
     if holder == false or holder == owner then
       redis.call('SET', lk, owner, 'PX', lease)
       redis.call('ZADD', KEYS[1], 'XX', now + lease, video)
+      keep(ARGV[6] .. video, lease + tonumber(ARGV[7]))
       claimed[#claimed + 1] = video
     else
       local left = redis.call('PTTL', lk)
@@ -84,10 +101,11 @@ return claimed`);
 
 const FENCE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n";
 
-/** KEYS: lease, sched. ARGV: owner, until, video. */
-const RENEW = script(`${FENCE}
+/** KEYS: lease, sched, state. ARGV: owner, until, video, keepMs. */
+const RENEW = script(`${KEEP}${FENCE}
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
+keep(KEYS[3], ARGV[4])
 return 1`);
 
 /** KEYS: lease, q, recv. ARGV: owner, ids… */
@@ -105,9 +123,12 @@ elseif redis.call('EXISTS', KEYS[3]) == 1 then redis.call('ZADD', KEYS[2], ARGV[
 else redis.call('ZREM', KEYS[2], ARGV[2]) end
 return 1`);
 
-/** KEYS: lease, state. ARGV: owner, json or '' (delete). */
+/** KEYS: lease, state. ARGV: owner, json or '' (delete), retention (from the lease's end). */
 const SET_STATE = script(`${FENCE}
-if ARGV[2] == '' then redis.call('DEL', KEYS[2]) else redis.call('SET', KEYS[2], ARGV[2]) end
+if ARGV[2] == '' then redis.call('DEL', KEYS[2]) return 1 end
+local lease = redis.call('PTTL', KEYS[1])
+if lease < 0 then lease = 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', tonumber(ARGV[3]) + lease)
 return 1`);
 
 /** KEYS: dead list, dead count. ARGV: json, cap. */
@@ -133,6 +154,7 @@ export class RedisOutbox implements Outbox {
   private readonly p: string;
   private readonly now: Clock;
   private readonly dedupeTtlMs: number;
+  private readonly retention: Retention;
   private closed = false;
 
   constructor(
@@ -145,6 +167,7 @@ export class RedisOutbox implements Outbox {
     this.p = `${store.keyv.namespace ?? DEFAULT_NAMESPACE}:outbox:`;
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+    this.retention = retentionOf(opts);
   }
 
   /** The prefix of every key this outbox writes (tests clean up with it). */
@@ -157,8 +180,22 @@ export class RedisOutbox implements Outbox {
     const id = await this.eval(
       "enqueue",
       ENQUEUE,
-      [this.k("dd:", dedupeKey), this.k("id"), this.k("q:", v), this.k("sched"), this.k("recv")],
-      [String(this.dedupeTtlMs), encodeItem(item), v, String(dueAt), String(item.receivedAt)],
+      [
+        this.k("dd:", dedupeKey),
+        this.k("id"),
+        this.k("q:", v),
+        this.k("sched"),
+        this.k("recv"),
+        this.k("state:", v),
+      ],
+      [
+        String(this.dedupeTtlMs),
+        encodeItem(item),
+        v,
+        String(dueAt),
+        String(item.receivedAt),
+        String(this.retention.final),
+      ],
     );
     return toNumber(id) === 0 ? "duplicate" : "stored";
   }
@@ -169,7 +206,15 @@ export class RedisOutbox implements Outbox {
       "claimDue",
       CLAIM,
       [this.k("sched")],
-      [owner, String(now), String(Math.floor(max)), String(positiveMs(leaseMs)), this.k("lease:")],
+      [
+        owner,
+        String(now),
+        String(Math.floor(max)),
+        String(positiveMs(leaseMs)),
+        this.k("lease:"),
+        this.k("state:"),
+        String(this.retention.final),
+      ],
     );
     return toStrings(keys);
   }
@@ -178,8 +223,8 @@ export class RedisOutbox implements Outbox {
     const r = await this.eval(
       "renew",
       RENEW,
-      [this.k("lease:", key), this.k("sched")],
-      [owner, String(Math.floor(until)), key],
+      [this.k("lease:", key), this.k("sched"), this.k("state:", key)],
+      [owner, String(Math.floor(until)), key, String(positiveMs(until - this.now()) + this.retention.final)],
     );
     return toNumber(r) === 1;
   }
@@ -222,14 +267,21 @@ export class RedisOutbox implements Outbox {
     return json === null ? undefined : parseJson(`outbox state ${key}`, json);
   }
 
-  async setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+  async setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean> {
+    const keep = opts?.final ? this.retention.final : this.retention.normal;
     const r = await this.eval(
       "setState",
       SET_STATE,
       [this.k("lease:", key), this.k("state:", key)],
-      [owner, encodeState(state) ?? ""],
+      [owner, encodeState(state) ?? "", String(keep)],
     );
     return toNumber(r) === 1;
+  }
+
+  /** Redis drops expired states by itself (PX): nothing to sweep. */
+  async sweepStates(_max: number): Promise<number> {
+    this.check();
+    return 0;
   }
 
   async deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {

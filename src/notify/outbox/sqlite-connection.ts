@@ -13,7 +13,8 @@ export const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS outbox_schedule (
   video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0)`,
   `CREATE INDEX IF NOT EXISTS outbox_schedule_due ON outbox_schedule (due_at)`,
-  `CREATE TABLE IF NOT EXISTS outbox_state (video_key TEXT PRIMARY KEY, json TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS outbox_state (
+  video_key TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS outbox_dedupe (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)`,
   `CREATE TABLE IF NOT EXISTS outbox_dead (
@@ -23,14 +24,37 @@ export const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS outbox_once (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
 ];
 
+/**
+ * After SCHEMA, in the same transaction: a file written before states expired has `outbox_state`
+ * without `expires_at`; the column is added and its states get the full retention from now (so an
+ * upgrade drops nothing at once). Then the index the sweep uses.
+ */
+export async function migrateStateTable(c: Connection, keepUntil: number): Promise<void> {
+  const columns = await c.all<{ name: string }>("PRAGMA table_info(outbox_state)");
+  if (!columns.some((col) => col.name === "expires_at")) {
+    await c.all("ALTER TABLE outbox_state ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0");
+    await c.all("UPDATE outbox_state SET expires_at = ?", keepUntil);
+  }
+  await c.all("CREATE INDEX IF NOT EXISTS outbox_state_expiry ON outbox_state (expires_at)");
+}
+
+/** Drops up to `max` states expired by `now` whose video is neither scheduled nor leased. Parameters: now, max. */
+export const SWEEP_STATES = `DELETE FROM outbox_state WHERE video_key IN (
+  SELECT s.video_key FROM outbox_state s WHERE s.expires_at <= ?
+  AND NOT EXISTS (SELECT 1 FROM outbox_schedule d WHERE d.video_key = s.video_key) LIMIT ?)
+  RETURNING video_key`;
+
 /** Set-if-absent with a TTL in one statement: inserts, or takes over an expired row; a row back = set. */
 export const ONCE_UPSERT = `INSERT INTO outbox_once (key, expires_at) VALUES (?, ?)
   ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_once.expires_at <= ?
   RETURNING key`;
 
-/** Is `owner`'s lease on a video live (by the outbox clock)? Parameters: key, owner, now. */
+/** The end of `owner`'s lease on a video, if live (by the outbox clock). Parameters: key, owner, now. */
 export const HELD =
-  "SELECT 1 AS held FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
+  "SELECT lease_until FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
+
+/** A video's state (if any) is kept at least until a time. Parameters: time, key. */
+export const KEEP_STATE = "UPDATE outbox_state SET expires_at = MAX(expires_at, ?) WHERE video_key = ?";
 
 /** One statement, so one consistent snapshot. */
 export const STATS = `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth,

@@ -30,15 +30,22 @@ import {
   type OutboxOptions,
   parseJson,
   positiveMs,
+  type Retention,
+  retentionOf,
+  STATE_SWEEP_EVERY_MS,
+  STATE_SWEEP_MAX,
 } from "./common.js";
 import {
   Connection,
   HELD,
+  KEEP_STATE,
   Mutex,
+  migrateStateTable,
   ONCE_UPSERT,
   placeholders,
   SCHEMA,
   STATS,
+  SWEEP_STATES,
   values,
 } from "./sqlite-connection.js";
 
@@ -64,6 +71,8 @@ export class SqliteOutbox implements Outbox {
   private readonly now: Clock;
   private readonly dedupeTtlMs: number;
   private insertions = 0;
+  private readonly retention: Retention;
+  private nextStateSweepAt = 0;
   private readonly queued: QueuedEnqueue[] = [];
   private flushQueued = false;
   private closed = false;
@@ -76,6 +85,7 @@ export class SqliteOutbox implements Outbox {
   ) {
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
+    this.retention = retentionOf(opts);
   }
 
   /** Uses the store's connection: WAL mode, and the tables created if missing. */
@@ -90,6 +100,7 @@ export class SqliteOutbox implements Outbox {
       }
       await conn.transaction(async (c) => {
         for (const statement of SCHEMA) await c.all(statement);
+        await migrateStateTable(c, (opts.now ?? Date.now)() + retentionOf(opts).normal);
       });
       return new SqliteOutbox(store, conn, opts);
     });
@@ -166,6 +177,10 @@ export class SqliteOutbox implements Outbox {
 
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
     return this.tx("claimDue", async (c) => {
+      if (this.now() >= this.nextStateSweepAt) {
+        this.nextStateSweepAt = this.now() + STATE_SWEEP_EVERY_MS;
+        await c.all(SWEEP_STATES, this.now(), STATE_SWEEP_MAX);
+      }
       // Select and update in one IMMEDIATE transaction: no other connection can claim in between.
       const rows = await c.all<{ video_key: string }>(
         `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
@@ -176,21 +191,25 @@ export class SqliteOutbox implements Outbox {
       );
       const keys = rows.map((r) => r.video_key);
       if (keys.length === 0) return keys;
+      const inKeys = `video_key IN (${placeholders(keys.length)})`;
       // due_at = lease end: not due for anyone else while leased.
+      const until = now + leaseMs;
       await c.all(
-        `UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ?
-         WHERE video_key IN (${placeholders(keys.length)})`,
+        `UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ? WHERE ${inKeys}`,
         owner,
-        now + leaseMs,
-        now + leaseMs,
+        until,
+        until,
         ...keys,
       );
+      // A claimed video's state is kept at least until the lease ends plus the final retention.
+      const keep = until + this.retention.final;
+      await c.all(`UPDATE outbox_state SET expires_at = MAX(expires_at, ?) WHERE ${inKeys}`, keep, ...keys);
       return keys;
     });
   }
 
   renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
-    return this.op("renew", async (c) => {
+    return this.tx("renew", async (c) => {
       const r = await c.all(
         `UPDATE outbox_schedule SET lease_until = ?, due_at = ?
          WHERE video_key = ? AND owner = ? AND lease_until > ? RETURNING video_key`,
@@ -200,6 +219,7 @@ export class SqliteOutbox implements Outbox {
         owner,
         this.now(),
       );
+      if (r.length === 1) await c.all(KEEP_STATE, until + this.retention.final, key);
       return r.length === 1;
     });
   }
@@ -259,21 +279,30 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
-  setState(owner: string, key: VideoKey, state: unknown): Promise<boolean> {
+  setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean> {
     return this.tx("setState", async (c) => {
-      if (!(await this.held(c, owner, key))) return false;
+      const leaseEnd = await this.held(c, owner, key);
+      if (leaseEnd === undefined) return false;
       const json = encodeState(state);
       if (json === undefined) await c.all("DELETE FROM outbox_state WHERE video_key = ?", key);
       else {
         await c.all(
-          `INSERT INTO outbox_state (video_key, json) VALUES (?, ?)
-           ON CONFLICT (video_key) DO UPDATE SET json = excluded.json`,
+          `INSERT INTO outbox_state (video_key, json, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT (video_key) DO UPDATE SET json = excluded.json, expires_at = excluded.expires_at`,
           key,
           json,
+          leaseEnd + (opts?.final ? this.retention.final : this.retention.normal),
         );
       }
       return true;
     });
+  }
+
+  sweepStates(max: number): Promise<number> {
+    return this.op(
+      "sweepStates",
+      async (c) => (await c.all(SWEEP_STATES, this.now(), Math.max(0, max))).length,
+    );
   }
 
   deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
@@ -345,8 +374,9 @@ export class SqliteOutbox implements Outbox {
     return this.closing;
   }
 
-  private async held(c: Connection, owner: string, key: VideoKey): Promise<boolean> {
-    return (await c.all(HELD, key, owner, this.now())).length > 0;
+  /** The end of `owner`'s lease on the video if it is live (by the outbox clock), else undefined. */
+  private async held(c: Connection, owner: string, key: VideoKey): Promise<number | undefined> {
+    return (await c.all<{ lease_until: number }>(HELD, key, owner, this.now()))[0]?.lease_until;
   }
 
   /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
