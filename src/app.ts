@@ -226,38 +226,46 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }))
     : undefined;
   const token = oauth ? undefined : config.slack.botToken;
+  // The HTTP side in both modes: deliveries, health, metrics and (OAuth) the install pages, on
+  // config.port/host. In Socket Mode Slack's requests come over the WebSocket instead: the HTTP
+  // side serves no /slack/events and has nothing to verify (no signing secret used).
+  const socketMode = config.slack.appToken !== undefined;
+  const http = new HTTPReceiver({
+    signingSecret: socketMode ? "" : config.slack.signingSecret,
+    signatureVerification: !socketMode,
+    endpoints: socketMode ? [] : "/slack/events",
+    customRoutes,
+    logger: blogger,
+    processBeforeResponse: false,
+    ...oauth,
+  });
+  // Deliveries are answered before Bolt's router (src/http/front.ts); the rest goes on to it.
+  http.requestListener = frontListener(http.requestListener, {
+    delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
+  });
   let app: App;
   let start: () => Promise<Server | undefined>;
+  let stopHttp = async () => {};
   if (config.slack.appToken) {
     const receiver = new SocketModeReceiver({
       appToken: config.slack.appToken,
       logger: blogger,
-      customRoutes,
-      ...oauth,
-      installerOptions: { ...oauth?.installerOptions, port: config.port },
+      // apps.connections.open goes to SLACK_API_URL, like every other Web API call.
+      installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 } },
     });
-    app = new App({ receiver, token, logger: blogger, clientOptions });
+    // OAuth: the HTTP side's installer authorizes each workspace's requests.
+    app = new App({ receiver, token, authorize: http.installer?.authorize, logger: blogger, clientOptions });
     start = async () => {
+      const server = await http.start({ port: config.port, host: config.host });
+      stopHttp = () => http.stop();
       await app.start();
       if (!c.worker?.manual) worker.start();
-      return undefined;
+      return server;
     };
   } else {
-    const receiver = new HTTPReceiver({
-      signingSecret: config.slack.signingSecret,
-      endpoints: "/slack/events",
-      customRoutes,
-      logger: blogger,
-      processBeforeResponse: false,
-      ...oauth,
-    });
-    // Deliveries are answered before Bolt's router (src/http/front.ts); the rest goes on to it.
-    receiver.requestListener = frontListener(receiver.requestListener, {
-      delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
-    });
-    app = new App({ receiver, token, logger: blogger, clientOptions });
+    app = new App({ receiver: http, token, logger: blogger, clientOptions });
     start = async () => {
-      const server = await receiver.start({ port: config.port, host: config.host });
+      const server = await http.start({ port: config.port, host: config.host });
       if (!c.worker?.manual) worker.start();
       return server;
     };
@@ -306,6 +314,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       stopped = true;
       await worker.stop();
       await app.stop();
+      await stopHttp();
     },
   };
 }

@@ -4,16 +4,21 @@ export { blockErrors, MAX_MESSAGE_BLOCKS, MAX_TEXT_CHARS, MAX_VIEW_BLOCKS, viewE
 export {
   type BlockActionsOptions,
   blockActionsBody,
+  blockActionsPayload,
   eventBody,
+  eventPayload,
   newTriggerId,
   type SlashCommandOptions,
   slashCommandBody,
+  slashCommandFields,
   urlVerificationBody,
   type ViewSubmissionOptions,
   viewSubmissionBody,
+  viewSubmissionPayload,
 } from "./payloads.js";
 export { RESPONSE_URL_LIFETIME_MS, RESPONSE_URL_MAX_USES } from "./responses.js";
 export {
+  DEFAULT_APP_TOKEN,
   DEFAULT_BOT_TOKEN,
   DEFAULT_TEAM_ID,
   SEED_CHANNELS,

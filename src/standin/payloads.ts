@@ -1,7 +1,8 @@
 /**
  * Builders of the request bodies Slack sends to an app's request URL: slash commands (form
  * fields), interactions (form field `payload` holding JSON) and Events API callbacks (JSON).
- * Sign them with signSlackRequest and send them with sendSigned.
+ * Sign them with signSlackRequest and send them with sendSigned. The `...Payload`/`...Fields`
+ * builders give the same content as objects: what a Socket Mode envelope carries.
  */
 import { randomBytes } from "node:crypto";
 import { channelName, DEFAULT_TEAM_ID, SEED_CHANNELS, SEED_USERS, STANDIN, userName } from "./seed.js";
@@ -40,12 +41,21 @@ export interface SlashCommandOptions {
   triggerId?: string;
 }
 
+/** The fields of a slash command in Slack's order, as strings (the payload of a Socket Mode envelope). */
+export function slashCommandFields(opts: SlashCommandOptions): Record<string, string> {
+  return Object.fromEntries(slashCommandEntries(opts));
+}
+
 /** The form-encoded body of a slash command, fields in Slack's order. */
 export function slashCommandBody(opts: SlashCommandOptions): string {
+  return new URLSearchParams(slashCommandEntries(opts)).toString();
+}
+
+function slashCommandEntries(opts: SlashCommandOptions): Array<[string, string]> {
   const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
   const userId = opts.userId ?? DEFAULT_USER;
   const channelId = opts.channelId ?? DEFAULT_CHANNEL;
-  return new URLSearchParams([
+  return [
     ["token", STANDIN.verificationToken],
     ["team_id", teamId],
     ["team_domain", STANDIN.teamDomain],
@@ -59,7 +69,7 @@ export function slashCommandBody(opts: SlashCommandOptions): string {
     ["is_enterprise_install", "false"],
     ["response_url", opts.responseUrl],
     ["trigger_id", opts.triggerId ?? newTriggerId()],
-  ]).toString();
+  ];
 }
 
 export interface BlockActionsOptions {
@@ -83,6 +93,11 @@ export interface BlockActionsOptions {
 
 /** The form-encoded body (`payload=<json>`) of a block_actions interaction. */
 export function blockActionsBody(opts: BlockActionsOptions): string {
+  return new URLSearchParams({ payload: JSON.stringify(blockActionsPayload(opts)) }).toString();
+}
+
+/** The block_actions interaction payload as an object (what `payload=` holds). */
+export function blockActionsPayload(opts: BlockActionsOptions): Obj {
   const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
   const userId = opts.userId ?? DEFAULT_USER;
   const channelId = opts.channelId ?? DEFAULT_CHANNEL;
@@ -138,7 +153,7 @@ export function blockActionsBody(opts: BlockActionsOptions): string {
   payload.state = { values: {} };
   payload.response_url = opts.responseUrl;
   payload.actions = [action];
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return payload;
 }
 
 export interface ViewSubmissionOptions {
@@ -155,10 +170,15 @@ export interface ViewSubmissionOptions {
 
 /** The form-encoded body (`payload=<json>`) of a modal's view_submission. */
 export function viewSubmissionBody(opts: ViewSubmissionOptions): string {
+  return new URLSearchParams({ payload: JSON.stringify(viewSubmissionPayload(opts)) }).toString();
+}
+
+/** The view_submission payload as an object (what `payload=` holds). */
+export function viewSubmissionPayload(opts: ViewSubmissionOptions): Obj {
   const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
   const userId = opts.userId ?? DEFAULT_USER;
   const viewId = opts.viewId ?? "V0000000001";
-  const payload = {
+  return {
     type: "view_submission",
     team: teamJson(teamId),
     user: userJson(userId, teamId),
@@ -190,14 +210,18 @@ export function viewSubmissionBody(opts: ViewSubmissionOptions): string {
     is_enterprise_install: false,
     enterprise: null,
   };
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
 /** The JSON body of an Events API callback carrying `event`. */
 export function eventBody(opts: { event: Record<string, unknown>; teamId?: string }): string {
+  return JSON.stringify(eventPayload(opts));
+}
+
+/** The Events API callback carrying `event`, as an object. */
+export function eventPayload(opts: { event: Record<string, unknown>; teamId?: string }): Obj {
   const teamId = opts.teamId ?? DEFAULT_TEAM_ID;
   const eventTs = typeof opts.event.event_ts === "string" ? opts.event.event_ts : slackTs();
-  return JSON.stringify({
+  return {
     token: STANDIN.verificationToken,
     team_id: teamId,
     api_app_id: STANDIN.appId,
@@ -215,7 +239,7 @@ export function eventBody(opts: { event: Record<string, unknown>; teamId?: strin
       },
     ],
     is_ext_shared_channel: false,
-  });
+  };
 }
 
 /** The JSON body of the Events API's URL verification handshake. */

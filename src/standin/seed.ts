@@ -3,6 +3,8 @@ import type { SlackUser, StandinChannels } from "./types.js";
 
 export const DEFAULT_BOT_TOKEN = "xoxb-standin-0000-token";
 export const DEFAULT_TEAM_ID = "T0STANDIN";
+/** The app-level token apps.connections.open accepts by default (Socket Mode). */
+export const DEFAULT_APP_TOKEN = "xapp-1-A0STANDIN-0000-standin-app-token";
 
 export const STANDIN = {
   teamName: "Standin Workspace",

@@ -7,10 +7,12 @@ import { createHmac } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { request } from "undici";
 
-export interface SlackSignatureHeaders {
+// A type alias rather than an interface, so the headers can be passed where a
+// Record<string, string> is expected.
+export type SlackSignatureHeaders = {
   "x-slack-signature": string;
   "x-slack-request-timestamp": string;
-}
+};
 
 /** The v0 signature of a body sent at `timestampSeconds`: "v0=<64 hex digits>". */
 export function slackSignature(body: string, signingSecret: string, timestampSeconds: number): string {

@@ -1,13 +1,15 @@
 /**
  * The local Slack stand-in: the Web API under /api/<method> (what @slack/web-api calls when
- * SLACK_API_URL points here) and response_urls under /response/<id> (what Bolt's respond() posts
- * to), on plain node:http, with a call log, a channel view of messages and fault injection.
+ * SLACK_API_URL points here), response_urls under /response/<id> (what Bolt's respond() posts
+ * to) and Socket Mode's WebSocket under /link/ (socket.ts), on plain node:http, with a call log,
+ * a channel view of messages and fault injection.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CallContext, METHODS } from "./methods.js";
 import { createResponseUrl, postToResponseUrl, responseUrlId } from "./responses.js";
-import { DEFAULT_BOT_TOKEN, DEFAULT_TEAM_ID } from "./seed.js";
+import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_TEAM_ID } from "./seed.js";
+import { attachSocketServer, socketModeFacade } from "./socket.js";
 import type { RecordedCall, SlackStandin, SlackStandinOptions, StandinFault } from "./types.js";
 import { isObj, type Obj, SlackFailure, Workspace } from "./workspace.js";
 
@@ -120,6 +122,7 @@ function sendJson(
 export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise<SlackStandin> {
   const now = opts.now ?? Date.now;
   const botToken = opts.botToken ?? DEFAULT_BOT_TOKEN;
+  const appToken = opts.appToken ?? DEFAULT_APP_TOKEN;
   const ws = new Workspace(opts.teamId ?? DEFAULT_TEAM_ID, now);
   const calls: RecordedCall[] = [];
   const faults = new FaultQueue();
@@ -193,6 +196,10 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
       return;
     }
     try {
+      if (method === "apps.connections.open" && bad === undefined) {
+        answer(res, call, 200, socket.openConnection(token));
+        return;
+      }
       const spec = METHODS[method];
       if (spec === undefined) throw new SlackFailure("unknown_method");
       if (bad !== undefined) throw new SlackFailure(bad);
@@ -259,6 +266,13 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
       sendJson(res, 500, { ok: false, error: "internal_error", detail: message });
     });
   });
+  const socket = attachSocketServer(server, {
+    appToken,
+    botToken,
+    baseUrl: () => baseUrl,
+    now,
+    pingIntervalMs: opts.socketPingIntervalMs ?? 10_000,
+  });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -304,10 +318,12 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
     issuedTokens: () => [...ws.issuedTokens],
+    socket: socketModeFacade(socket, appToken),
     reset: () => {
       calls.length = 0;
       faults.clear();
       ws.reset();
+      socket.reset();
     },
     close: async () => {
       for (const [timer, resolve] of sleepers) {
@@ -315,6 +331,7 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
         resolve();
       }
       sleepers.clear();
+      socket.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -64,6 +64,56 @@ export interface StandinChannels {
   known: Set<string>;
 }
 
+export type SocketEnvelopeType = "slash_commands" | "interactive" | "events_api";
+
+/** An app's acknowledgement of a Socket Mode envelope. */
+export interface SocketAck {
+  envelope_id: string;
+  /** what the app answered with ack(...) (a slash command's reply, a modal's response_action...) */
+  payload?: Record<string, unknown>;
+  /** clock of the stand-in when the ack arrived */
+  at: number;
+}
+
+export interface SocketSendOptions {
+  /** how long to wait for an open connection, then for the ack (default 5000 ms each) */
+  timeoutMs?: number;
+  envelopeId?: string;
+  /** default true, false for events_api */
+  acceptsResponsePayload?: boolean;
+  /** events_api only (default 0 and "") */
+  retryAttempt?: number;
+  retryReason?: string;
+}
+
+/** Socket Mode: apps.connections.open and the WebSocket it points to. */
+export interface SocketModeStandin {
+  /** the app-level token apps.connections.open accepts (SLACK_APP_TOKEN) */
+  appToken: string;
+  /** every ack, in order of arrival */
+  acks: SocketAck[];
+  /** messages from the app that acknowledge no pending envelope */
+  stray: unknown[];
+  /** WebSocket connections open now */
+  readonly connections: number;
+  /** connections accepted since start (a reconnect makes it grow) */
+  readonly connects: number;
+  /** WebSocket pings received from the app */
+  readonly pingsFromApp: number;
+  /** Resolves once `n` connections were accepted since start and one is open. */
+  waitForConnects(n: number, timeoutMs?: number): Promise<void>;
+  /** Sends an envelope to the newest connection and resolves with its ack (rejects on timeout). */
+  send(
+    type: SocketEnvelopeType,
+    payload: Record<string, unknown>,
+    opts?: SocketSendOptions,
+  ): Promise<SocketAck>;
+  /** Sends {type:"disconnect", reason} (default "refresh_requested") to every open connection. */
+  disconnect(reason?: string): void;
+  /** Drops every connection without a close frame. */
+  drop(): void;
+}
+
 export interface SlackStandin {
   /** http://127.0.0.1:PORT */
   url: string;
@@ -95,7 +145,9 @@ export interface SlackStandin {
   clearFaults(): void;
   /** stand-in addition: the tokens oauth.v2.access issued since the last reset (tests scan for leaks) */
   issuedTokens(): string[];
-  /** clears calls, messages, views, response urls, faults; re-seeds users and channels */
+  /** Socket Mode: apps.connections.open with the app token, envelopes over a WebSocket */
+  socket: SocketModeStandin;
+  /** clears calls, messages, views, response urls, faults, Socket Mode acks; re-seeds users and channels */
   reset(): void;
   /** stops listening and destroys every connection, keep-alive or in flight */
   close(): Promise<void>;
@@ -105,6 +157,10 @@ export interface SlackStandinOptions {
   port?: number;
   host?: string;
   botToken?: string;
+  /** app-level token for Socket Mode (default DEFAULT_APP_TOKEN) */
+  appToken?: string;
+  /** how often the Socket Mode server pings each connection (default 10000 ms) */
+  socketPingIntervalMs?: number;
   teamId?: string;
   /** clock in ms (default Date.now): message ts, call times, response_url expiry */
   now?: () => number;
