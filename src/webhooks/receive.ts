@@ -41,49 +41,76 @@ const result = (status: IngestResult["status"], body: Record<string, unknown>): 
   body,
 });
 
+/** Body reading state, kept on the request so the listeners are shared functions, not closures. */
+const READING = Symbol("reading");
+
+interface Reading {
+  chunks: Buffer[];
+  size: number;
+  limit: number;
+  done: (body: Buffer | null, err?: Error) => void;
+}
+
+type ReadingRequest = IncomingMessage & { [READING]?: Reading };
+
+function stopReading(req: ReadingRequest): Reading | undefined {
+  const r = req[READING];
+  if (!r) return undefined;
+  req[READING] = undefined;
+  req.off("data", onBodyData);
+  req.off("end", onBodyEnd);
+  req.off("error", onBodyError);
+  req.off("close", onBodyClose);
+  return r;
+}
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const r = this[READING];
+  if (!r) return;
+  r.size += chunk.length;
+  if (r.size > r.limit) {
+    stopReading(this);
+    this.pause();
+    r.done(null);
+    return;
+  }
+  r.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingRequest): void {
+  const r = stopReading(this);
+  if (r) r.done(r.chunks.length === 1 ? (r.chunks[0] as Buffer) : Buffer.concat(r.chunks));
+}
+
+function onBodyError(this: ReadingRequest, err: Error): void {
+  stopReading(this)?.done(null, err);
+}
+
+function onBodyClose(this: ReadingRequest): void {
+  // Closed before the end: the sender is gone.
+  stopReading(this)?.done(null, new Error("the request was closed before its body ended"));
+}
+
 /**
  * Reads at most `limit` bytes; null when the body is larger (reading stops there). Plain stream
- * events rather than `for await`: the async iterator costs more than the rest of a small request.
+ * events with shared listeners rather than `for await`: the async iterator, or closures made per
+ * request, cost more than the rest of a small request.
  */
 function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
   return new Promise<Buffer | null>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
+    const r: ReadingRequest = req;
+    r[READING] = {
+      chunks: [],
+      size: 0,
+      limit,
+      done: (body, err) => (err ? reject(err) : resolve(body)),
     };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const onClose = () => {
-      // Closed before the end: the sender is gone, nothing to answer.
-      cleanup();
-      reject(new Error("the request was closed before its body ended"));
-    };
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
+    r.on("data", onBodyData);
+    r.on("end", onBodyEnd);
+    r.on("error", onBodyError);
+    r.on("close", onBodyClose);
   });
 }
 
