@@ -16,6 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import {
   eventBody,
+  type SlackSignatureHeaders,
   signSlackRequest,
   slackSignature,
   slashCommandBody,
@@ -38,7 +39,11 @@ beforeEach(() => {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-async function raw(body: string, headers: Record<string, string>, contentType?: string) {
+async function raw(
+  body: string,
+  headers: Record<string, string> | SlackSignatureHeaders,
+  contentType?: string,
+) {
   const res = await request(h.eventsUrl, {
     method: "POST",
     headers: {
@@ -73,7 +78,7 @@ async function nothingHappened(responseUrl: string, callsBefore: number) {
   expect(h.slack.calls.slice(callsBefore).map((c) => c.method)).toEqual([]);
 }
 
-type Forge = (body: string) => Record<string, string>;
+type Forge = (body: string) => Record<string, string> | SlackSignatureHeaders;
 const signed = (body: string, ts = now(), secret = SIGNING_SECRET) => signSlackRequest(body, secret, ts);
 
 const REJECTED: Array<[string, Forge]> = [
