@@ -5,6 +5,7 @@
  * keeps listening on config.port/host, and Slack's HTTP request URL is not served at all.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { eventData } from "../../src/sandbox/deliver.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
@@ -15,8 +16,10 @@ import {
   sendSigned,
   slashCommandBody,
   slashCommandFields,
+  startSlackStandin,
   viewSubmissionPayload,
 } from "../../src/standin/index.js";
+import type { SlackStandin } from "../../src/standin/types.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 let h: Harness;
@@ -203,5 +206,113 @@ describe("reconnection", () => {
     const { responseUrl } = await command(`status ${SEED.livestreams.offAir}`);
     const answer = await h.answer(responseUrl);
     expect(answer.response_type).toBe("in_channel");
+    // The app pings every clientPingTimeout / 3 (about 1.7 s); the stand-in's pongs keep it connected.
+    await waitFor(() => h.slack.socket.pingsFromApp > 0, 4000, "a ping from the app");
+    expect(h.slack.socket.connects).toBe(connects + 1);
+    expect(h.slack.socket.connections).toBe(1);
   }, 20_000);
+
+  it("a connection dropped without a close frame is reopened too", async () => {
+    const connects = h.slack.socket.connects;
+    h.slack.socket.drop();
+    await h.slack.socket.waitForConnects(connects + 1, 12_000);
+    const { responseUrl } = await command(`status ${SEED.livestreams.offAir}`);
+    expect((await h.answer(responseUrl)).response_type).toBe("in_channel");
+  }, 20_000);
+});
+
+describe("the stand-in's Socket Mode protocol, with a plain WebSocket client", () => {
+  let s: SlackStandin;
+  beforeAll(async () => {
+    s = await startSlackStandin({ socketPingIntervalMs: 100 });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  async function ticketUrl(): Promise<string> {
+    const res = await fetch(`${s.apiUrl}apps.connections.open`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.socket.appToken}` },
+    });
+    const body = (await res.json()) as { ok: boolean; url: string };
+    expect(body.ok).toBe(true);
+    expect(body.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/link\/\?ticket=[0-9a-f-]{36}&app_id=A0STANDIN$/);
+    return body.url;
+  }
+
+  /** Connects and collects what the server sends (text messages parsed, pings counted). */
+  async function connect(url: string) {
+    const ws = new WebSocket(url);
+    const messages: Array<Record<string, unknown>> = [];
+    const seen = { pings: 0, pongs: 0 };
+    ws.on("message", (data) => messages.push(JSON.parse(String(data)) as Record<string, unknown>));
+    ws.on("ping", () => {
+      seen.pings += 1;
+    });
+    ws.on("pong", () => {
+      seen.pongs += 1;
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    return { ws, messages, seen };
+  }
+
+  it("a ticket opens one connection: hello first, pings from the server, pongs to the client's pings", async () => {
+    const url = await ticketUrl();
+    const { ws, messages, seen } = await connect(url);
+    await waitFor(() => messages[0], 2000, "hello");
+    expect(messages[0]).toMatchObject({
+      type: "hello",
+      num_connections: 1,
+      connection_info: { app_id: "A0STANDIN" },
+    });
+    ws.ping();
+    await waitFor(() => seen.pongs > 0 && seen.pings > 0, 2000, "a pong and a ping");
+    // The ticket is used up: a second connection with it is refused.
+    await expect(connect(url)).rejects.toThrow(/401/);
+    ws.close();
+    await waitFor(() => s.socket.connections === 0, 2000, "the close");
+  });
+
+  it("an envelope has Slack's shape; the ack resolves send() with its payload; no ack rejects it", async () => {
+    const { ws, messages } = await connect(await ticketUrl());
+    await waitFor(() => messages[0], 2000, "hello");
+    const sent = s.socket.send("slash_commands", { command: "/live", text: "help" }, { envelopeId: "env-1" });
+    const envelope = await waitFor(() => messages[1], 2000, "the envelope");
+    expect(envelope).toEqual({
+      envelope_id: "env-1",
+      type: "slash_commands",
+      payload: { command: "/live", text: "help" },
+      accepts_response_payload: true,
+    });
+    ws.send(JSON.stringify({ envelope_id: "env-1", payload: { text: "ok" } }));
+    expect(await sent).toMatchObject({ envelope_id: "env-1", payload: { text: "ok" } });
+    expect(s.socket.acks.map((a) => a.envelope_id)).toContain("env-1");
+
+    const event = s.socket.send("events_api", { event: { type: "x" } }, { timeoutMs: 200 });
+    await expect(event).rejects.toThrow(/not acked in 200 ms/);
+    expect(messages[2]).toMatchObject({
+      type: "events_api",
+      accepts_response_payload: false,
+      retry_attempt: 0,
+      retry_reason: "",
+    });
+
+    s.socket.disconnect("refresh_requested");
+    await waitFor(() => messages[3], 2000, "the disconnect message");
+    expect(messages[3]).toMatchObject({ type: "disconnect", reason: "refresh_requested" });
+    ws.close();
+    await waitFor(() => s.socket.connections === 0, 2000, "the close");
+  });
+
+  it("drop() cuts the connection without a close frame", async () => {
+    const { ws } = await connect(await ticketUrl());
+    const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
+    s.socket.drop();
+    expect(await closed).toBe(1006);
+    expect(s.socket.connections).toBe(0);
+  });
 });
