@@ -1,8 +1,14 @@
 /**
- * Per-channel pacing of Slack writes, so one channel's trouble never stalls the others:
+ * Pacing of Slack writes, so one channel's trouble never stalls the others:
  * - new posts at most one per `postIntervalMs` per channel (the channel never gets a flood);
- * - a 429 pauses only that channel until its Retry-After;
+ * - a 429 on chat.postMessage pauses only that channel until its Retry-After;
+ * - a 429 on any other method (chat.update, ...) pauses that method in the whole workspace until
+ *   its Retry-After: the other channels' calls of that method would only meet the same 429;
  * - 5xx and network failures back off that channel exponentially (1 s doubling, at most 60 s).
+ * Why: Slack rate-limits Web API calls "per API method per workspace per app" (Tier 3, where
+ * chat.update is, is about 50 per minute for the whole workspace); chat.postMessage is a special
+ * tier, "one message per second per channel" with a larger workspace-wide limit
+ * (https://api.slack.com/apis/rate-limits, now docs.slack.dev/apis/web-api/rate-limits).
  * Per process: with several replicas the pace is per replica (documented in the README).
  */
 export interface GateOptions {
@@ -16,8 +22,13 @@ interface ChannelState {
   failures: number;
 }
 
+/** The one method whose 429 is per channel; any other method's is per workspace. */
+export const PER_CHANNEL_METHOD = "chat.postMessage";
+
 export class ChannelGate {
   private readonly channels = new Map<string, ChannelState>();
+  /** `${teamId} ${method}` → paused until (ms). */
+  private readonly methods = new Map<string, number>();
   private readonly interval: number;
   private readonly now: () => number;
 
@@ -54,9 +65,30 @@ export class ChannelGate {
     return 0;
   }
 
-  rateLimited(channel: string, retryAfterSeconds: number): number {
+  /** When the workspace accepts calls of `method` again (0 = now). */
+  methodBlockedUntil(teamId: string, method: string): number {
+    const key = `${teamId} ${method}`;
+    const until = this.methods.get(key) ?? 0;
+    if (until > this.now()) return until;
+    this.methods.delete(key);
+    return 0;
+  }
+
+  /**
+   * Slack answered 429 with Retry-After. chat.postMessage (or no method given): pauses the channel.
+   * Any other method: pauses that method in the workspace `teamId`, not the channel. Returns when
+   * the pause ends.
+   */
+  rateLimited(channel: string, retryAfterSeconds: number, call?: { teamId: string; method: string }): number {
+    const until = this.now() + Math.max(1, retryAfterSeconds) * 1000;
+    if (call && call.method !== PER_CHANNEL_METHOD) {
+      const key = `${call.teamId} ${call.method}`;
+      const at = Math.max(this.methods.get(key) ?? 0, until);
+      this.methods.set(key, at);
+      return at;
+    }
     const s = this.get(channel);
-    s.pausedUntil = Math.max(s.pausedUntil, this.now() + Math.max(1, retryAfterSeconds) * 1000);
+    s.pausedUntil = Math.max(s.pausedUntil, until);
     return s.pausedUntil;
   }
 

@@ -18,7 +18,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
 import { InstallationMissingError } from "../store/installations.js";
-import type { ChannelGate } from "./gate.js";
+import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { parentHash, renderMilestone, renderParent } from "./video/render.js";
@@ -280,6 +280,9 @@ export class NotifyWorker {
       return { dueAt: null };
     }
 
+    /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
+    let calling = PER_CHANNEL_METHOD;
+    let updateAt: number | null = null;
     try {
       // 1. The parent message: posted once, then updated in place (coalesced).
       if (state.videoId !== null) {
@@ -304,12 +307,18 @@ export class NotifyWorker {
           const urgent = state.milestones.some((m) => !m.posted);
           if (since < this.o.coalesceMs && !urgent)
             return { dueAt: (state.lastRenderAt ?? 0) + this.o.coalesceMs };
-          await hold();
-          await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
-          gate.succeeded(channel);
-          this.o.onPosted?.("update", channel);
-          posted();
-          await save({ ...state, renderedHash: hash, lastRenderAt: this.o.now() });
+          // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
+          updateAt = gate.methodBlockedUntil(state.teamId, "chat.update") || null;
+          if (updateAt === null) {
+            await hold();
+            calling = "chat.update";
+            await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
+            calling = PER_CHANNEL_METHOD;
+            gate.succeeded(channel);
+            this.o.onPosted?.("update", channel);
+            posted();
+            await save({ ...state, renderedHash: hash, lastRenderAt: this.o.now() });
+          }
         }
       }
       // 2. Milestones: thread replies under the parent (standalone for events without a video).
@@ -334,7 +343,8 @@ export class NotifyWorker {
           milestones: state.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
         });
       }
-      return { dueAt: null };
+      // Back at the pause's end, or sooner to post the replies that arrive meanwhile.
+      return { dueAt: updateAt === null ? null : Math.min(updateAt, this.o.now() + this.o.coalesceMs) };
     } catch (err) {
       if (err instanceof LeaseLost) throw err;
       const f = classifySlackError(err);
@@ -349,10 +359,19 @@ export class NotifyWorker {
         case "rate_limited": {
           this.o.onRateLimited?.(channel, f.retryAfterSeconds);
           this.o.logger.warn(
-            { channel, retryAfter: f.retryAfterSeconds },
-            "Slack rate-limited the channel; pausing it",
+            { channel, team: state.teamId, method: calling, retryAfter: f.retryAfterSeconds },
+            calling === PER_CHANNEL_METHOD
+              ? "Slack rate-limited the channel; pausing it"
+              : "Slack rate-limited the method in the workspace; pausing it there",
           );
-          return { dueAt: gate.rateLimited(channel, f.retryAfterSeconds) };
+          const until = gate.rateLimited(channel, f.retryAfterSeconds, {
+            teamId: state.teamId,
+            method: calling,
+          });
+          // A paused method (not the channel): replies may go on before the pause ends.
+          return {
+            dueAt: calling === PER_CHANNEL_METHOD ? until : Math.min(until, this.o.now() + this.o.coalesceMs),
+          };
         }
         case "message_gone":
           await save({ ...state, parentTs: null, renderedHash: null });
