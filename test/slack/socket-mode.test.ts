@@ -4,15 +4,23 @@
  * interactions and events as envelopes and acks each one; its HTTP side (deliveries, health)
  * keeps listening on config.port/host, and Slack's HTTP request URL is not served at all.
  */
+
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { type BuiltApp, buildApp } from "../../src/app.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createPlatformClient } from "../../src/platform/index.js";
 import { eventData } from "../../src/sandbox/deliver.js";
-import { SEED } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
 import {
   blockActionsPayload,
   DEFAULT_APP_TOKEN,
   eventPayload,
+  STANDIN,
   sendSigned,
   slashCommandBody,
   slashCommandFields,
@@ -20,6 +28,7 @@ import {
   viewSubmissionPayload,
 } from "../../src/standin/index.js";
 import type { SlackStandin } from "../../src/standin/types.js";
+import { InstallationRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 let h: Harness;
@@ -314,5 +323,71 @@ describe("the stand-in's Socket Mode protocol, with a plain WebSocket client", (
     s.socket.drop();
     expect(await closed).toBe(1006);
     expect(s.socket.connections).toBe(0);
+  });
+});
+
+describe("multi-workspace (OAuth) mode over Socket Mode", () => {
+  const CLIENT_SECRET = "oauth-client-secret-socket-0123";
+  const STATE_SECRET = "oauth-state-secret-socket-0123456789";
+  let slack: SlackStandin;
+  let sandbox: Sandbox;
+  let store: Store;
+  let built: BuiltApp;
+  let url = "";
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandin();
+    const base = loadConfig({
+      PUBLIC_URL: "https://bot.example.test",
+      SLACK_SIGNING_SECRET: "unused-in-socket-mode",
+      SLACK_APP_TOKEN: slack.socket.appToken,
+      SLACK_CLIENT_ID: "1111.2222",
+      SLACK_CLIENT_SECRET: CLIENT_SECRET,
+      SLACK_STATE_SECRET: STATE_SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PLATFORM_API_URL: sandbox.apiUrl,
+      PLATFORM_AUTH_URL: sandbox.url,
+      PLATFORM_CLIENT_ID: sandbox.clientId,
+      PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
+      STORE_URL: "memory://",
+    });
+    const config: Config = { ...base, port: 0, host: "127.0.0.1" };
+    const logger = createLogger({ level: "silent" });
+    store = await openStore(config.store, logger);
+    built = buildApp(config, {
+      platform: createPlatformClient(config.platform, logger),
+      outbox: await createOutbox(store, logger),
+      settings: new SettingsRepo(store, logger),
+      routes: new RouteRepo(store, logger),
+      installations: new InstallationRepo(store, logger),
+      worker: { manual: true },
+      logger,
+    });
+    const server = await built.start();
+    url = `http://127.0.0.1:${(server?.address() as AddressInfo | undefined)?.port}`;
+  });
+  afterAll(async () => {
+    await built?.stop();
+    await store?.close();
+    await slack?.close();
+    await sandbox?.close();
+  });
+
+  it("the install pages are on the HTTP side; the installed workspace's envelopes use its own token", async () => {
+    const begin = await fetch(`${url}/slack/install`, { redirect: "manual" });
+    expect(begin.status).toBe(302);
+    const state = new URL(begin.headers.get("location") ?? "").searchParams.get("state") ?? "";
+    const cookie = /slack-app-oauth-state=[^;]+/.exec(begin.headers.get("set-cookie") ?? "")?.[0] ?? "";
+    const done = await fetch(
+      `${url}/slack/oauth_redirect?${new URLSearchParams({ code: STANDIN.goodCode, state })}`,
+      { headers: { cookie } },
+    );
+    expect(done.status).toBe(200);
+    const [installed] = slack.issuedTokens();
+    expect(installed).toMatch(/^xoxb-installed-/);
+    const event = { type: "app_home_opened", user: "U0ADMIN", channel: "D0HOME", tab: "home" };
+    await slack.socket.send("events_api", eventPayload({ teamId: TEAM, event }));
+    const publish = await waitFor(() => slack.callsTo("views.publish")[0], 8000, "views.publish");
+    expect(publish.token).toBe(installed);
   });
 });
