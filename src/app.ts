@@ -258,7 +258,14 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
       stopHttp = () => http.stop();
-      await app.start();
+      try {
+        // Resolves on Slack's hello; a refused app token (invalid_auth...) rejects at once.
+        await app.start();
+      } catch (err) {
+        await stopHttp().catch(() => {});
+        stopHttp = async () => {};
+        throw err;
+      }
       if (!c.worker?.manual) worker.start();
       return server;
     };

@@ -5,6 +5,7 @@
  * keeps listening on config.port/host, and Slack's HTTP request URL is not served at all.
  */
 
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
@@ -326,35 +327,32 @@ describe("the stand-in's Socket Mode protocol, with a plain WebSocket client", (
   });
 });
 
-describe("multi-workspace (OAuth) mode over Socket Mode", () => {
-  const CLIENT_SECRET = "oauth-client-secret-socket-0123";
-  const STATE_SECRET = "oauth-state-secret-socket-0123456789";
+describe("bots built directly (OAuth mode, a refused app token)", () => {
   let slack: SlackStandin;
   let sandbox: Sandbox;
-  let store: Store;
-  let built: BuiltApp;
+  const stores: Store[] = [];
+  const bots: BuiltApp[] = [];
   let url = "";
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    slack = await startSlackStandin();
+
+  /** buildApp in Socket Mode with these variables on top of the stand-in's and the sandbox's. */
+  async function build(env: Record<string, string>, port = 0): Promise<BuiltApp> {
     const base = loadConfig({
       PUBLIC_URL: "https://bot.example.test",
       SLACK_SIGNING_SECRET: "unused-in-socket-mode",
       SLACK_APP_TOKEN: slack.socket.appToken,
-      SLACK_CLIENT_ID: "1111.2222",
-      SLACK_CLIENT_SECRET: CLIENT_SECRET,
-      SLACK_STATE_SECRET: STATE_SECRET,
       SLACK_API_URL: slack.apiUrl,
       PLATFORM_API_URL: sandbox.apiUrl,
       PLATFORM_AUTH_URL: sandbox.url,
       PLATFORM_CLIENT_ID: sandbox.clientId,
       PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
       STORE_URL: "memory://",
+      ...env,
     });
-    const config: Config = { ...base, port: 0, host: "127.0.0.1" };
+    const config: Config = { ...base, port, host: "127.0.0.1" };
     const logger = createLogger({ level: "silent" });
-    store = await openStore(config.store, logger);
-    built = buildApp(config, {
+    const store = await openStore(config.store, logger);
+    stores.push(store);
+    const built = buildApp(config, {
       platform: createPlatformClient(config.platform, logger),
       outbox: await createOutbox(store, logger),
       settings: new SettingsRepo(store, logger),
@@ -363,14 +361,41 @@ describe("multi-workspace (OAuth) mode over Socket Mode", () => {
       worker: { manual: true },
       logger,
     });
+    bots.push(built);
+    return built;
+  }
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    slack = await startSlackStandin();
+    const built = await build({
+      SLACK_CLIENT_ID: "1111.2222",
+      SLACK_CLIENT_SECRET: "oauth-client-secret-socket-0123",
+      SLACK_STATE_SECRET: "oauth-state-secret-socket-0123456789",
+    });
     const server = await built.start();
     url = `http://127.0.0.1:${(server?.address() as AddressInfo | undefined)?.port}`;
   });
   afterAll(async () => {
-    await built?.stop();
-    await store?.close();
+    for (const b of bots) await b.stop();
+    for (const s of stores) await s.close();
     await slack?.close();
     await sandbox?.close();
+  });
+
+  it("a refused app token fails start-up at once and frees the HTTP port", async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const bot = await build(
+      { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: "xapp-1-A0OTHER-1-revoked" },
+      port,
+    );
+    const started = Date.now();
+    await expect(bot.start()).rejects.toThrow(/invalid_auth/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
   it("the install pages are on the HTTP side; the installed workspace's envelopes use its own token", async () => {
