@@ -18,9 +18,11 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
 import { InstallationMissingError } from "../store/installations.js";
+import { reportRefused, setAsideDamaged } from "./dead-letters.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
+import { UnsavedSlackFacts } from "./unsaved.js";
 import { parentHash, renderMilestone, renderParent } from "./video/render.js";
 import { applyDelivery, initialState, type VideoState, validateState } from "./video/state.js";
 
@@ -70,6 +72,7 @@ export class NotifyWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
+  private readonly unsaved = new UnsavedSlackFacts();
 
   constructor(o: WorkerOptions) {
     this.o = {
@@ -181,7 +184,7 @@ export class NotifyWorker {
     const { outbox, owner } = this.o;
     const read = await outbox.pending(key, this.o.batch);
     const items = read.filter((i) => i.damaged === undefined);
-    if (items.length < read.length && !(await this.setAsideDamaged(key, read))) return { dueAt: null };
+    if (items.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
     let state = await this.loadState(key, items[0]);
     if (!state) return { dueAt: null };
     for (const item of items) {
@@ -190,7 +193,7 @@ export class NotifyWorker {
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
-      if (!(await outbox.setState(owner, key, state, { final: isFinal(state) }))) return { dueAt: null }; // lease lost
+      if (!(await this.unsaved.writeState(outbox, owner, key, state, isFinal(state)))) return { dueAt: null }; // lease lost
       await outbox.ack(
         owner,
         key,
@@ -202,29 +205,12 @@ export class NotifyWorker {
     return this.show(key, state, items, tally);
   }
 
-  /** Unreadable items (damaged in the store) become dead letters, once; false if the lease is lost. */
-  private async setAsideDamaged(key: VideoKey, read: readonly OutboxItem[]): Promise<boolean> {
-    const damaged = read.filter((i) => i.damaged !== undefined);
-    for (const item of damaged) {
-      await this.o.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, this.o.now());
-      this.o.onFailed?.("damaged");
-    }
-    this.o.logger.error(
-      { video: key, items: damaged.map((i) => i.id) },
-      "outbox items damaged in the store were set aside as dead letters",
-    );
-    return this.o.outbox.ack(
-      this.o.owner,
-      key,
-      damaged.map((i) => i.id),
-    );
-  }
-
   private async loadState(key: VideoKey, first: OutboxItem | undefined): Promise<VideoState | undefined> {
     const raw = await this.o.outbox.getState(key);
     if (raw !== undefined) {
       const s = validateState(raw);
-      if (s) return s;
+      // What Slack shows but the store missed (a failed write after a Slack call) is laid over.
+      if (s) return this.unsaved.apply(key, s);
       this.o.logger.error({ video: key }, "stored video state is damaged; starting it again");
     }
     if (!first) return undefined;
@@ -255,7 +241,7 @@ export class NotifyWorker {
     };
     const save = async (next: VideoState) => {
       state = next;
-      if (!(await this.o.outbox.setState(this.o.owner, key, next, { final: isFinal(next) })))
+      if (!(await this.unsaved.writeState(this.o.outbox, this.o.owner, key, next, isFinal(next))))
         throw new LeaseLost();
     };
     /** Before each Slack call: the lease must still be ours, for long enough to record the result. */
@@ -383,7 +369,7 @@ export class NotifyWorker {
         }
         case "permanent":
           tally.failed = items.length;
-          await this.refused(state, items, f.code);
+          await reportRefused(this.o, state, items, f.code);
           // What Slack refused is recorded; nothing is retried until new deliveries arrive.
           await save({
             ...state,
@@ -391,35 +377,6 @@ export class NotifyWorker {
             renderedHash: null,
           });
           return { dueAt: null };
-      }
-    }
-  }
-
-  /** Records the deliveries Slack refused for good and tells the workspace's managers once. */
-  private async refused(state: VideoState, items: OutboxItem[], code: string): Promise<void> {
-    const { outbox, logger } = this.o;
-    this.o.onFailed?.(code);
-    logger.error({ team: state.teamId, channel: state.channelId, code }, "Slack refused the notification");
-    for (const item of items) await outbox.deadLetter(item, code, this.o.now());
-    const first = await outbox.once(`report:${state.teamId}:${state.channelId}:${code}`, 24 * 3600_000);
-    if (!first) return;
-    const profile = await this.o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
-    const recipients = new Set([...(profile ? [profile.setBy] : []), ...this.o.managerUserIds]);
-    const client = await this.o.slackFor(state.teamId);
-    const text =
-      `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>: Slack said \`${code}\`. ` +
-      (code === "not_in_channel"
-        ? "Invite me to the channel (`/invite @video-platform`) and new events will show up again."
-        : code === "is_archived"
-          ? "The channel is archived: run `/webhook set` in another channel."
-          : code === "channel_not_found"
-            ? "The channel no longer exists: run `/webhook set` in another channel."
-            : "New events will be tried again; see the bot's logs for details.");
-    for (const user of recipients) {
-      try {
-        await client.chat.postMessage({ channel: user, text });
-      } catch (err) {
-        logger.warn({ err, user }, "could not report the refused notification to a manager");
       }
     }
   }

@@ -1,0 +1,76 @@
+/**
+ * Deliveries the worker cannot show: refused by Slack for good (reported to the workspace's
+ * managers once a day per channel and code), or damaged in the store (set aside once).
+ */
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../log.js";
+import type { SettingsRepo } from "../store/index.js";
+import type { Outbox, OutboxItem, VideoKey } from "./types.js";
+import type { VideoState } from "./video/state.js";
+
+export interface DeadLetterDeps {
+  outbox: Outbox;
+  logger: Logger;
+  owner: string;
+  now: () => number;
+  settings: SettingsRepo;
+  managerUserIds: readonly string[];
+  slackFor: (teamId: string) => Promise<WebClient>;
+  onFailed?: ((reason: string) => void) | undefined;
+}
+
+/** Records the deliveries Slack refused for good and tells the workspace's managers once. */
+export async function reportRefused(
+  o: DeadLetterDeps,
+  state: VideoState,
+  items: OutboxItem[],
+  code: string,
+): Promise<void> {
+  const { outbox, logger } = o;
+  o.onFailed?.(code);
+  logger.error({ team: state.teamId, channel: state.channelId, code }, "Slack refused the notification");
+  for (const item of items) await outbox.deadLetter(item, code, o.now());
+  const first = await outbox.once(`report:${state.teamId}:${state.channelId}:${code}`, 24 * 3600_000);
+  if (!first) return;
+  const profile = await o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
+  const recipients = new Set([...(profile ? [profile.setBy] : []), ...o.managerUserIds]);
+  const client = await o.slackFor(state.teamId);
+  const text =
+    `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>: Slack said \`${code}\`. ` +
+    (code === "not_in_channel"
+      ? "Invite me to the channel (`/invite @video-platform`) and new events will show up again."
+      : code === "is_archived"
+        ? "The channel is archived: run `/webhook set` in another channel."
+        : code === "channel_not_found"
+          ? "The channel no longer exists: run `/webhook set` in another channel."
+          : "New events will be tried again; see the bot's logs for details.");
+  for (const user of recipients) {
+    try {
+      await client.chat.postMessage({ channel: user, text });
+    } catch (err) {
+      logger.warn({ err, user }, "could not report the refused notification to a manager");
+    }
+  }
+}
+
+/** Unreadable items (damaged in the store) become dead letters, once; false if the lease is lost. */
+export async function setAsideDamaged(
+  o: DeadLetterDeps,
+  key: VideoKey,
+  read: readonly OutboxItem[],
+): Promise<boolean> {
+  const damaged = read.filter((i) => i.damaged !== undefined);
+  for (const item of damaged) {
+    await o.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, o.now());
+    o.onFailed?.("damaged");
+  }
+  o.logger.error(
+    { video: key, items: damaged.map((i) => i.id) },
+    "outbox items damaged in the store were set aside as dead letters",
+  );
+  return o.outbox.ack(
+    o.owner,
+    key,
+    damaged.map((i) => i.id),
+  );
+}
