@@ -182,7 +182,7 @@ describe("HTTP side in Socket Mode", () => {
       channel: "C0NEWS",
     });
     const answer = await h.answer(responseUrl);
-    expect(answer.response_type).toBe("in_channel");
+    expect(answer.response_type, JSON.stringify(answer)).toBe("in_channel");
     const posts = h.slack.callsTo("chat.postMessage").length;
     const r = await h.sandbox.deliver(
       SEED.profiles.newsroom,
