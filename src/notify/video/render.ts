@@ -7,7 +7,7 @@
  * message (so `parentHash` lets the worker skip identical updates).
  */
 import { chunkLines, code, context, message, section } from "../../slack/blocks/kit.js";
-import { escapeTruncate, slackDate, utcText } from "../../slack/blocks/limits.js";
+import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
 import type { KnownBlock, Message } from "../../slack/blocks/types.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import type { Milestone, PresetState, Stage, VideoState } from "./state.js";
@@ -87,8 +87,9 @@ function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim() || "?";
 }
 
+/** At most `max` code units, never ending with half a surrogate pair (an emoji cut in two). */
 function truncatePlain(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+  return truncate(s, max);
 }
 
 function presetLine(name: string, p: PresetState): string {
