@@ -8,7 +8,7 @@ import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
-import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "../store/index.js";
+import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { IngestResult } from "../webhooks/receive.js";
 import { profileClaimedMessage } from "./blocks/errors.js";
@@ -25,8 +25,11 @@ export interface BotDeps {
   /** Multi-workspace (OAuth) mode: the installations (uninstall removes the workspace's one). */
   installations?: InstallationRepo;
   metrics: Metrics | undefined;
-  /** The delivery route's own path (validate, route, store), for `/webhook test`. */
-  ingest: (token: string, body: string) => Promise<IngestResult>;
+  /**
+   * The delivery route's own path (validate, route, store), for `/webhook test`: given a route
+   * (resolved from the profile's route id; settings never keep the token) or a route token.
+   */
+  ingest: (target: string | Route, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;
   logger: Logger;
   now: () => Date;

@@ -22,7 +22,7 @@ import type { Metrics } from "../metrics.js";
 import { isPlatformError } from "../platform/index.js";
 import type { ProfileSettings } from "../store/index.js";
 import type { BotDeps } from "./context.js";
-import { callbackUrlFor } from "./webhook-ops.js";
+import { isOurCallback } from "./webhook-ops.js";
 
 export type WebhookOutcome = "removed" | "left_foreign" | "left_elsewhere" | "left_error";
 
@@ -53,15 +53,15 @@ async function settleWebhook(
   deps: BotDeps,
   p: ProfileSettings,
 ): Promise<{ outcome: WebhookOutcome; reason: string }> {
-  if (p.foreignUrl !== null || p.callbackToken === null)
+  if (p.foreignUrl !== null || p.routeId === null)
     return {
       outcome: "left_foreign",
       reason: "the workspace pointed it at its own URL, not at this bot; it does not depend on the app",
     };
-  const ours = callbackUrlFor(deps.config.publicUrl, p.callbackToken);
+  const routeId = p.routeId;
   try {
     const webhook = await deps.platform.getProfileWebhook(p.profileId);
-    if (webhook.callback_url !== ours)
+    if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, routeId))
       return {
         outcome: "left_elsewhere",
         reason: "it no longer points at this workspace's route (changed outside the bot)",
@@ -116,8 +116,8 @@ export async function forgetWorkspace(deps: BotDeps, t: UninstallTarget, reason:
         ? "uninstall: platform webhook removed"
         : "uninstall: platform webhook left in place",
     );
-    const token = p.callbackToken;
-    if (token) await attempt(log, "delete a route", () => deps.routes.delete(token));
+    const routeId = p.routeId;
+    if (routeId) await attempt(log, "delete a route", () => deps.routes.deleteById(routeId));
     if (deps.activity) {
       const activity = deps.activity;
       await attempt(log, "delete activity", () => activity.remove(teamId, p.profileId));

@@ -3,10 +3,12 @@
  * the workspace settings and the delivery routes consistent.
  *
  * Order of writes for `set` (so that nothing is half-written):
- *  1. store the new route token → (workspace, profile, channel);
+ *  1. store the new route token → (workspace, profile, channel) (RouteRepo keeps its sha256 only);
  *  2. PATCH the platform (and read it back);
  *  3. on failure, delete the new route: the platform and the settings are as before;
- *     on success, save the profile settings, then delete the previous route token.
+ *     on success, save the profile settings, then delete the previous route.
+ * The settings keep the route's id (the token's sha256), never the token: the token exists only in
+ * the platform's callback URL, and this bot recognizes its URL by hashing the URL's last segment.
  * If the store fails after step 2, the platform already points at a route that exists, so
  * deliveries still reach the channel; the person is told the settings could not be saved.
  *
@@ -18,7 +20,7 @@
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
 import type { WebhookEvent } from "../platform/schemas.js";
-import { newCallbackToken, type ProfileSettings } from "../store/index.js";
+import { newCallbackToken, type ProfileSettings, routeIdOf, tokenMatchesRouteId } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 
 export function callbackUrlFor(publicUrl: string, token: string): string {
@@ -39,14 +41,28 @@ function hookPrefix(deps: BotDeps): string {
   return callbackUrlFor(deps.config.publicUrl, "");
 }
 
+/**
+ * Whether `callbackUrl` is this bot's URL for route `routeId`: it starts with
+ * `${PUBLIC_URL}/hooks/platform/` and the rest, a token, hashes to the route id (compared in
+ * constant time).
+ */
+export function isOurCallback(
+  publicUrl: string,
+  callbackUrl: string | null,
+  routeId: string | null,
+): boolean {
+  if (callbackUrl === null || routeId === null) return false;
+  const prefix = callbackUrlFor(publicUrl, "");
+  if (!callbackUrl.startsWith(prefix)) return false;
+  return tokenMatchesRouteId(callbackUrl.slice(prefix.length), routeId);
+}
+
 export async function readWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<WebhookView> {
   const [webhook, settings] = await Promise.all([
     deps.platform.getProfileWebhook(profileId),
     deps.settings.getProfile(teamId, profileId),
   ]);
-  const ownsCallback =
-    settings?.callbackToken != null &&
-    webhook.callback_url === callbackUrlFor(deps.config.publicUrl, settings.callbackToken);
+  const ownsCallback = isOurCallback(deps.config.publicUrl, webhook.callback_url, settings?.routeId ?? null);
   return { profileId, webhook, settings, ownsCallback, botHookPrefix: hookPrefix(deps) };
 }
 
@@ -79,7 +95,7 @@ function settingsFor(
   return {
     profileId: req.profileId,
     channelId: req.url === null ? req.channelId : null,
-    callbackToken: token,
+    routeId: token === null ? null : routeIdOf(token),
     foreignUrl: req.url,
     events: [...events],
     setBy: req.userId,
@@ -127,8 +143,8 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
   }
   const settings = settingsFor(req, newToken, webhook.events ?? req.events, deps.now());
   await deps.settings.saveProfile(req.teamId, settings);
-  if (previous?.callbackToken && previous.callbackToken !== newToken) {
-    await deps.routes.delete(previous.callbackToken);
+  if (previous?.routeId && previous.routeId !== settings.routeId) {
+    await deps.routes.deleteById(previous.routeId);
   }
   return {
     profileId: req.profileId,
@@ -144,7 +160,7 @@ export async function removeWebhook(deps: BotDeps, teamId: string, profileId: st
   await deps.settings.claims.check(profileId, teamId);
   const settings = await deps.settings.getProfile(teamId, profileId);
   await deps.platform.removeWebhook(profileId);
-  if (settings?.callbackToken) await deps.routes.delete(settings.callbackToken);
+  if (settings?.routeId) await deps.routes.deleteById(settings.routeId);
   if (settings) await deps.settings.removeProfile(teamId, profileId);
   await deps.settings.claims.release(profileId, teamId);
 }
@@ -160,8 +176,9 @@ export type TestOutcome =
   | { kind: "not-configured" };
 
 /**
- * `/webhook test`: a realistic sample lifecycle through the delivery route's own path (token
- * lookup, validation, deduplication, durable outbox), then the worker posts it like any video.
+ * `/webhook test`: a realistic sample lifecycle through the delivery route's own path (the route,
+ * found by the profile's route id, then validation, deduplication, durable outbox), then the
+ * worker posts it like every other video.
  */
 export async function sendTestLifecycle(
   deps: BotDeps,
@@ -170,13 +187,15 @@ export async function sendTestLifecycle(
 ): Promise<TestOutcome> {
   const settings = await deps.settings.getProfile(teamId, profileId);
   if (!settings) return { kind: "not-configured" };
-  if (settings.foreignUrl || !settings.callbackToken || !settings.channelId) {
+  if (settings.foreignUrl || !settings.routeId || !settings.channelId) {
     return { kind: "foreign", url: settings.foreignUrl ?? "" };
   }
+  const route = await deps.routes.getById(settings.routeId);
+  if (!route) throw new Error("the sample delivery was refused (404: unknown delivery token)");
   const videoId = sampleVideoId();
   const events = sampleLifecycle(profileId, deps.now().getTime(), videoId);
   for (const e of events) {
-    const r = await deps.ingest(settings.callbackToken, JSON.stringify(e));
+    const r = await deps.ingest(route, JSON.stringify(e));
     if (r.status !== 200)
       throw new Error(`the sample delivery was refused (${r.status}: ${String(r.body.error)})`);
   }

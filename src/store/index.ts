@@ -16,13 +16,15 @@ export {
   StoreCorruptError,
   StoreUnavailableError,
 } from "./keyv.js";
+export { type Route, RouteRepo, type RouteRepoOptions } from "./routes.js";
 export {
   CALLBACK_TOKEN_RE,
   isCallbackToken,
+  isRouteId,
   type Manager,
   newCallbackToken,
   type ProfileSettings,
-  type Route,
-  RouteRepo,
+  routeIdOf,
   SettingsRepo,
+  tokenMatchesRouteId,
 } from "./settings.js";

@@ -1,13 +1,21 @@
 /**
- * Typed repositories over the store: per-workspace webhook settings, added managers, and the
- * delivery routes behind `/hooks/platform/<token>`.
+ * Typed repositories over the store: per-workspace webhook settings and added managers (the
+ * delivery routes behind `/hooks/platform/<token>` are in routes.ts).
  *
  * Data layout (keys without the store's namespace; every value carries a schema version `v`):
  *
- *   team:<T>:profiles   { v: 1, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
+ *   team:<T>:profiles   { v: 2, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
  *   team:<T>:managers   { v: 1, managers: { <userId>: { addedBy, addedAt } } }
- *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }
+ *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }   (routes.ts)
  *   claim:<profileId>   { v: 1, teamId, claimedAt }   (which workspace manages it: claims.ts)
+ *
+ * A delivery-route token is stored nowhere: a profile keeps its route id, the token's sha256 in hex
+ * (the same hex as the route's key). Profiles documents of version 1 kept the token itself
+ * (`callbackToken`): one is still read, converted (route id = sha256 of the token) and rewritten
+ * at once, so the token leaves the store without anyone doing anything. A rewrite that fails is
+ * logged and tried again on the next read. The rewrite is one more read-modify-write: a change
+ * saved by another replica between this read and the rewrite would be lost (last writer wins,
+ * as below), a window of one store round trip, once per workspace.
  *
  * Nothing half-written: each operation writes exactly one key (a whole document), so a crash or an
  * unavailable store leaves either the old or the new document.
@@ -34,20 +42,17 @@ export interface ProfileSettings {
   profileId: string;
   /** null for a foreign URL */
   channelId: string | null;
-  /** null for a foreign URL */
-  callbackToken: string | null;
+  /**
+   * This bot's delivery route: the sha256 of its token, in hex (RouteRepo's key), never the token.
+   * null for a foreign URL.
+   */
+  routeId: string | null;
   foreignUrl: string | null;
   events: string[];
   /** Slack user id */
   setBy: string;
   /** ISO date-time */
   setAt: string;
-}
-
-export interface Route {
-  teamId: string;
-  profileId: string;
-  channelId: string;
 }
 
 export interface Manager {
@@ -68,44 +73,106 @@ export function isCallbackToken(token: unknown): token is string {
   return typeof token === "string" && CALLBACK_TOKEN_RE.test(token);
 }
 
+/** A route id: the sha256 of a callback token, 64 lowercase hex digits. */
+export const ROUTE_ID_RE = /^[0-9a-f]{64}$/;
+
+export function isRouteId(routeId: unknown): routeId is string {
+  return typeof routeId === "string" && ROUTE_ID_RE.test(routeId);
+}
+
+/** The sha256 of a token (32 bytes). */
+export const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(token, "utf8").digest();
+
+/** The route id of a token (sha256, hex): what profiles keep and what the route is stored under. */
+export function routeIdOf(token: string): string {
+  return sha256(token).toString("hex");
+}
+
+/**
+ * Whether `token` is the token of route `routeId`: their sha256 compared in constant time (both
+ * are 32 bytes). false for a malformed token or id.
+ */
+export function tokenMatchesRouteId(token: string, routeId: string): boolean {
+  if (!isCallbackToken(token) || !isRouteId(routeId)) return false;
+  return crypto.timingSafeEqual(sha256(token), Buffer.from(routeId, "hex"));
+}
+
 // --- Schemas -------------------------------------------------------------------------------------
 
 /** Team, profile and user ids become parts of keys or object keys: no separators, no blanks. */
 const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
-const id = z.string().regex(ID_RE);
+/** A team, profile or user id (also used by routes.ts). */
+export const idSchema = z.string().regex(ID_RE);
+const id = idSchema;
 const isoDateTime = z.iso.datetime({ offset: true });
 
-const profileSchema = z
-  .object({
-    profileId: id,
-    channelId: z.string().min(1).nullable(),
-    callbackToken: z.string().regex(CALLBACK_TOKEN_RE).nullable(),
-    foreignUrl: z.string().min(1).nullable(),
-    events: z.array(z.string().min(1)),
-    setBy: z.string().min(1),
-    setAt: isoDateTime,
-  })
+const profileFields = z.object({
+  profileId: id,
+  channelId: z.string().min(1).nullable(),
+  foreignUrl: z.string().min(1).nullable(),
+  events: z.array(z.string().min(1)),
+  setBy: z.string().min(1),
+  setAt: isoDateTime,
+});
+
+/** This bot's route (a channel and a route) or a foreign URL, never both. */
+const ownOrForeign = (
+  p: { channelId: string | null; foreignUrl: string | null },
+  route: string | null,
+): boolean =>
+  p.foreignUrl === null ? p.channelId !== null && route !== null : p.channelId === null && route === null;
+
+const profileSchema = profileFields
+  .extend({ routeId: z.string().regex(ROUTE_ID_RE).nullable() })
   .strict()
   .refine(
-    (p) =>
-      p.foreignUrl === null
-        ? p.channelId !== null && p.callbackToken !== null
-        : p.channelId === null && p.callbackToken === null,
+    (p) => ownOrForeign(p, p.routeId),
+    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
+  );
+
+/** Version 1 kept the route's token itself: read only to be converted (see the top of the file). */
+const legacyProfileSchema = profileFields
+  .extend({ callbackToken: z.string().regex(CALLBACK_TOKEN_RE).nullable() })
+  .strict()
+  .refine(
+    (p) => ownOrForeign(p, p.callbackToken),
     "either channelId and callbackToken (this bot's route) or foreignUrl (a foreign callback), not both",
   );
 
+const filedUnderOwnId = (doc: { profiles: Record<string, { profileId: string }> }): boolean =>
+  Object.entries(doc.profiles).every(([k, p]) => k === p.profileId);
+
 const profilesDocSchema = z
   .object({
-    v: z.literal(1),
+    v: z.literal(2),
     profiles: z.record(z.string(), profileSchema),
     defaultProfileId: id.nullable(),
   })
   .strict()
-  .refine(
-    (doc) => Object.entries(doc.profiles).every(([k, p]) => k === p.profileId),
-    "a profile is filed under another profile id",
-  );
+  .refine(filedUnderOwnId, "a profile is filed under another profile id");
 type ProfilesDoc = z.infer<typeof profilesDocSchema>;
+
+const legacyProfilesDocSchema = z
+  .object({
+    v: z.literal(1),
+    profiles: z.record(z.string(), legacyProfileSchema),
+    defaultProfileId: id.nullable(),
+  })
+  .strict()
+  .refine(filedUnderOwnId, "a profile is filed under another profile id");
+type LegacyProfilesDoc = z.infer<typeof legacyProfilesDocSchema>;
+
+/** What a profiles key may hold: the current version, or version 1 (converted when read). */
+const storedProfilesDocSchema = z.discriminatedUnion("v", [profilesDocSchema, legacyProfilesDocSchema]);
+
+/** Version 1 → 2: each token replaced by its route id. */
+function fromLegacy(doc: LegacyProfilesDoc): ProfilesDoc {
+  const profiles: ProfilesDoc["profiles"] = {};
+  for (const [key, { callbackToken, ...rest }] of Object.entries(doc.profiles)) {
+    profiles[key] = { ...rest, routeId: callbackToken === null ? null : routeIdOf(callbackToken) };
+  }
+  return { v: 2, profiles, defaultProfileId: doc.defaultProfileId };
+}
 
 const managersDocSchema = z
   .object({
@@ -115,30 +182,18 @@ const managersDocSchema = z
   .strict();
 type ManagersDoc = z.infer<typeof managersDocSchema>;
 
-const routeDocSchema = z
-  .object({
-    v: z.literal(1),
-    tokenSha256: z.string().regex(/^[0-9a-f]{64}$/),
-    teamId: id,
-    profileId: id,
-    channelId: z.string().min(1),
-  })
-  .strict();
-type RouteDoc = z.infer<typeof routeDocSchema>;
-
 // --- Keys ----------------------------------------------------------------------------------------
 
 export const keys = {
   profiles: (teamId: string) => `team:${teamId}:profiles`,
   managers: (teamId: string) => `team:${teamId}:managers`,
-  route: (tokenSha256Hex: string) => `route:${tokenSha256Hex}`,
+  /** By route id: the token's sha256 in hex. */
+  route: (routeId: string) => `route:${routeId}`,
 };
 
 function checkId(what: string, value: string): void {
   if (!ID_RE.test(value)) throw new TypeError(`${what} must be 1-100 characters without blanks or ":"`);
 }
-
-const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(token, "utf8").digest();
 
 // --- Reading and writing one document ------------------------------------------------------------
 
@@ -191,11 +246,13 @@ export class Documents {
 
 export class SettingsRepo {
   private readonly docs: Documents;
+  private readonly logger: Logger;
   /** Which workspace manages each profile (multi-workspace isolation). */
   readonly claims: ProfileClaims;
 
   constructor(store: Store, logger: Logger) {
-    this.docs = new Documents(store, logger.child({ component: "settings" }));
+    this.logger = logger.child({ component: "settings" });
+    this.docs = new Documents(store, this.logger);
     this.claims = new ProfileClaims(this.docs);
   }
 
@@ -208,13 +265,25 @@ export class SettingsRepo {
 
   private async profilesDoc(teamId: string): Promise<ProfilesDoc> {
     checkId("teamId", teamId);
-    return (
-      (await this.docs.read(keys.profiles(teamId), profilesDocSchema)) ?? {
-        v: 1,
-        profiles: {},
-        defaultProfileId: null,
-      }
-    );
+    const key = keys.profiles(teamId);
+    const stored = await this.docs.read(key, storedProfilesDocSchema);
+    if (stored === undefined) return { v: 2, profiles: {}, defaultProfileId: null };
+    if (stored.v === 2) return stored;
+    // Version 1 kept route tokens in the clear: rewrite it now, so they leave the store.
+    const doc = fromLegacy(stored);
+    try {
+      await this.saveProfilesDoc(teamId, doc);
+      this.logger.info(
+        { key },
+        "profiles document upgraded to version 2: route tokens replaced by route ids",
+      );
+    } catch (err) {
+      this.logger.warn(
+        { err, key },
+        "could not rewrite a version 1 profiles document; tried again on the next read",
+      );
+    }
+    return doc;
   }
 
   private async saveProfilesDoc(teamId: string, doc: ProfilesDoc): Promise<void> {
@@ -302,109 +371,6 @@ export class SettingsRepo {
     if (Object.keys(doc.managers).length === 0) await this.docs.remove(key);
     else await this.docs.write(key, doc);
     return true;
-  }
-}
-
-// --- Routes --------------------------------------------------------------------------------------
-
-/**
- * Delivery routes: callback token → (workspace, profile, channel). The token itself is never
- * stored: the key is derived from sha256(token), so looking up a guessed token costs the same
- * whatever part of it is right (the store compares hashes, not the token), and the record keeps
- * the token's sha256, compared with `crypto.timingSafeEqual` before the route is trusted.
- */
-/** How long a route lookup is remembered by default (per store connection, so per process). */
-export const ROUTE_CACHE_TTL_MS = 5_000;
-const ROUTE_CACHE_MAX = 10_000;
-
-interface RouteCache {
-  entries: Map<string, { route: Route | undefined; at: number }>;
-  /** Bumped by every put and delete: a lookup that started before one is not remembered. */
-  epoch: number;
-}
-
-/** Shared by every RouteRepo over the same store connection. */
-const routeCaches = new WeakMap<Store, RouteCache>();
-
-export interface RouteRepoOptions {
-  /** How long a lookup (found or not) is remembered; 0 = never (default ROUTE_CACHE_TTL_MS). */
-  cacheTtlMs?: number;
-  now?: () => number;
-}
-
-/**
- * Lookups are remembered for a few seconds, so the delivery route does not read and validate the
- * same document for every delivery. put() and delete() forget the token at once for every
- * RouteRepo over the same store connection (a removed route stops accepting at once on this
- * replica); another replica, with its own connection, may accept it until its entry is
- * `cacheTtlMs` old.
- */
-export class RouteRepo {
-  private readonly docs: Documents;
-  private readonly cache: RouteCache;
-  private readonly ttlMs: number;
-  private readonly now: () => number;
-
-  constructor(store: Store, logger: Logger, opts: RouteRepoOptions = {}) {
-    this.docs = new Documents(store, logger.child({ component: "routes" }));
-    let cache = routeCaches.get(store);
-    if (!cache) {
-      cache = { entries: new Map(), epoch: 0 };
-      routeCaches.set(store, cache);
-    }
-    this.cache = cache;
-    this.ttlMs = opts.cacheTtlMs ?? ROUTE_CACHE_TTL_MS;
-    this.now = opts.now ?? Date.now;
-  }
-
-  private forget(hashHex: string): void {
-    this.cache.epoch += 1;
-    this.cache.entries.delete(hashHex);
-  }
-
-  async put(token: string, route: Route): Promise<void> {
-    if (!isCallbackToken(token)) throw new TypeError("a callback token is 32-64 characters of base64url");
-    const hash = sha256(token);
-    const doc: RouteDoc = { v: 1, tokenSha256: hash.toString("hex"), ...route };
-    const checked = routeDocSchema.safeParse(doc);
-    if (!checked.success) throw new TypeError(`invalid route: ${z.prettifyError(checked.error)}`);
-    try {
-      await this.docs.write(keys.route(doc.tokenSha256), checked.data);
-    } finally {
-      this.forget(doc.tokenSha256);
-    }
-  }
-
-  /** undefined for an unknown token, and for a malformed one without asking the store. */
-  async get(token: string): Promise<Route | undefined> {
-    if (!isCallbackToken(token)) return undefined;
-    const hash = sha256(token);
-    const hex = hash.toString("hex");
-    const hit = this.cache.entries.get(hex);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.route && { ...hit.route };
-    const epoch = this.cache.epoch;
-    const doc = await this.docs.read(keys.route(hex), routeDocSchema);
-    // The schema guarantees 64 hex digits, hence 32 bytes like `hash`.
-    const route =
-      doc !== undefined && crypto.timingSafeEqual(Buffer.from(doc.tokenSha256, "hex"), hash)
-        ? { teamId: doc.teamId, profileId: doc.profileId, channelId: doc.channelId }
-        : undefined;
-    if (this.ttlMs > 0 && epoch === this.cache.epoch) {
-      if (this.cache.entries.size >= ROUTE_CACHE_MAX) this.cache.entries.clear();
-      this.cache.entries.set(hex, { route, at: this.now() });
-    }
-    return route && { ...route };
-  }
-
-  /** No-op for an unknown or malformed token. */
-  async delete(token: string): Promise<void> {
-    if (!isCallbackToken(token)) return;
-    const hex = sha256(token).toString("hex");
-    try {
-      await this.docs.remove(keys.route(hex));
-    } finally {
-      this.forget(hex);
-    }
   }
 }
 

@@ -15,7 +15,7 @@ import type { Outbox } from "../notify/types.js";
 import { videoKeyOf } from "../notify/types.js";
 import { dedupeKeyOf } from "../notify/video/state.js";
 import { parseDelivery } from "../platform/schemas.js";
-import { isCallbackToken, type RouteRepo, StoreUnavailableError } from "../store/index.js";
+import { isCallbackToken, type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
@@ -115,8 +115,12 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null
 }
 
 export interface Ingestor {
-  /** Validates, routes and stores one delivery body for a route token. */
-  ingest(token: string, body: Buffer | string): Promise<IngestResult>;
+  /**
+   * Validates, routes and stores one delivery body for a route token (looked up like the HTTP
+   * path does), or for a route already resolved (`/webhook test`: settings keep the route's id,
+   * never its token).
+   */
+  ingest(target: string | Route, body: Buffer | string): Promise<IngestResult>;
   /**
    * Answers one delivery request for `token` (the path segment after /hooks/platform/); resolves
    * once the answer is written. Used by the front listener (src/http/front.ts).
@@ -147,10 +151,16 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
   const now = o.now ?? Date.now;
   const log = o.logger.child({ component: "webhooks" });
 
-  async function ingest(token: string, body: Buffer | string): Promise<IngestResult> {
-    if (!isCallbackToken(token)) return result(404, { error: "unknown delivery token" });
-    const route = await o.routes.get(token);
+  async function ingest(target: string | Route, body: Buffer | string): Promise<IngestResult> {
+    if (typeof target !== "string") return ingestRoute(target, body);
+    if (!isCallbackToken(target)) return result(404, { error: "unknown delivery token" });
+    const route = await o.routes.get(target);
     if (!route) return result(404, { error: "unknown delivery token" });
+    return ingestRoute(route, body);
+  }
+
+  /** Validates and stores one delivery body for a route already resolved. */
+  async function ingestRoute(route: Route, body: Buffer | string): Promise<IngestResult> {
     let json: unknown;
     try {
       json = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));

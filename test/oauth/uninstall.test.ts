@@ -52,7 +52,10 @@ describe("app_uninstalled", () => {
     await set(`set ${P.studio} url=https://hooks.example.org/in`);
     const deps = b.built.deps;
     await deps.settings.addManager(TEAM, "U0MEMBER", "U0ADMIN", new Date());
-    const newsroomToken = (await deps.settings.getProfile(TEAM, P.newsroom))?.callbackToken ?? "";
+    const newsroomToken = hookOf(P.newsroom)?.callback_url?.split("/").pop() ?? "";
+    const newsroomRoute = (await deps.settings.getProfile(TEAM, P.newsroom))?.routeId ?? "";
+    expect(await deps.routes.get(newsroomToken)).toBeDefined();
+    expect(await deps.routes.getById(newsroomRoute)).toBeDefined();
     // A delivery waits in the outbox (the worker is manual), and has counted activity.
     expect(await deliver(P.newsroom, "x7queued")).toBe(200);
     await deps.activity?.record(TEAM, P.newsroom, { received: 1 }, Date.now());
@@ -68,6 +71,7 @@ describe("app_uninstalled", () => {
     expect(await b.installations.find({ teamId: TEAM })).toBeUndefined();
     expect(await deps.settings.listManagers(TEAM)).toEqual([]);
     expect(await deps.routes.get(newsroomToken)).toBeUndefined();
+    expect(await deps.routes.getById(newsroomRoute)).toBeUndefined();
     for (const p of [P.newsroom, P.studio]) expect(await deps.settings.claims.owner(p)).toBeUndefined();
     expect((await deps.activity?.summary(TEAM, P.newsroom, Date.now()))?.received24h).toBe(0);
 
@@ -171,7 +175,7 @@ describe("single-workspace mode", () => {
     try {
       const r = await h.slash("/webhook", `set ${P.newsroom}`, { channel: "C0NEWS" });
       await h.answer(r.responseUrl);
-      const token = (await h.built.deps.settings.getProfile(TEAM, P.newsroom))?.callbackToken ?? "";
+      const token = h.sandbox.state.profiles.get(P.newsroom)?.webhook.callback_url?.split("/").pop() ?? "";
       expect(await h.built.deps.routes.get(token)).toBeDefined();
       const res = await sendSigned(
         h.eventsUrl,

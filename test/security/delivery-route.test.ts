@@ -108,12 +108,12 @@ describe("the route token", () => {
   });
 
   /**
-   * The README says the token is "stored only as a SHA-256 hash", but the workspace's settings keep
-   * it in the clear (`callbackToken`, used to retire the old route when the webhook is set again
-   * or removed): whoever can read the store can forge deliveries. Reported; `it.fails` turns into
-   * a failure once the settings keep only the hash.
+   * The README says the token is "stored only as a SHA-256 hash": the route is keyed by it, and the
+   * workspace's settings keep the route's id (the same hash), not the token, so whoever can read
+   * the store cannot forge deliveries. (Settings once kept it in the clear: see
+   * legacy-settings.test.ts for documents written then.)
    */
-  it.fails("is stored nowhere in the clear (README's claim)", () => {
+  it("is stored nowhere in the clear (README's claim)", () => {
     const current = localHookUrl(h).split("/").pop() ?? "";
     expect(current).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const stored = [...memorySnapshot(h).entries()].flat().join("\n");

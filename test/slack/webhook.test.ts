@@ -2,10 +2,13 @@
  * `/webhook` and its buttons over the real path: signed requests to the running bot, the platform
  * sandbox, the Slack stand-in, and the settings store.
  */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
+
+const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 
 let h: Harness;
 const TEAM = "T0STANDIN";
@@ -56,10 +59,12 @@ describe("/webhook set", () => {
     const saved = await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom);
     expect(saved).toMatchObject({
       channelId: "C0NEWS",
-      callbackToken: token,
+      routeId: sha256hex(token),
       setBy: "U0ADMIN",
       foreignUrl: null,
     });
+    // The settings keep the route's id (the token's sha256), never the token.
+    expect(JSON.stringify(saved)).not.toContain(token);
     // The answer shows the configuration read back, but never the route's secret token.
     expect(json(answer)).toContain("video.published");
     expect(json(answer)).not.toContain(token);
@@ -103,7 +108,7 @@ describe("/webhook set", () => {
     const saved = await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom);
     expect(saved).toMatchObject({
       foreignUrl: "https://hooks.example.com/mine",
-      callbackToken: null,
+      routeId: null,
       channelId: null,
     });
   });
@@ -242,8 +247,8 @@ describe("a change the platform accepted but does not show yet", () => {
       const url = s.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
       const token = url.split("/").pop() ?? "";
       expect(await s.built.deps.routes.get(token)).toMatchObject({ profileId: SEED.profiles.newsroom });
-      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.callbackToken).toBe(
-        token,
+      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.routeId).toBe(
+        sha256hex(token),
       );
     } finally {
       await s.close();

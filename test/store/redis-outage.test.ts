@@ -11,6 +11,7 @@ import {
   openStore,
   type ProfileSettings,
   RouteRepo,
+  routeIdOf,
   SettingsRepo,
   type Store,
   StoreUnavailableError,
@@ -43,7 +44,7 @@ async function open(url: string, logger: Logger): Promise<Store> {
 const profile = (profileId: string): ProfileSettings => ({
   profileId,
   channelId: "C0001",
-  callbackToken: newCallbackToken(),
+  routeId: routeIdOf(newCallbackToken()),
   foreignUrl: null,
   events: ["video.published"],
   setBy: "U0001",

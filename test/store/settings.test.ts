@@ -28,27 +28,33 @@ const registerNothing = (_name: string, _fn: () => Promise<void>) => undefined;
 
 const SET_AT = "2025-01-02T03:04:05.000Z";
 
+const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
+
 const own = (profileId: string, channelId = "C0001"): ProfileSettings => ({
   profileId,
   channelId,
-  callbackToken: newCallbackToken(),
+  routeId: sha256hex(newCallbackToken()),
   foreignUrl: null,
   events: ["video.published", "video.deleted"],
   setBy: "U0001",
   setAt: SET_AT,
 });
 
+/** A profile as version 1 stored it: the route's token in the clear. */
+const legacy = (profileId: string, token = newCallbackToken()) => {
+  const { routeId: _routeId, ...rest } = own(profileId);
+  return { ...rest, callbackToken: token };
+};
+
 const foreign = (profileId: string): ProfileSettings => ({
   profileId,
   channelId: null,
-  callbackToken: null,
+  routeId: null,
   foreignUrl: "https://hooks.example.com/in",
   events: [],
   setBy: "U0002",
   setAt: SET_AT,
 });
-
-const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 
 let teamCounter = 0;
 /** A team id no other test uses (the sqlite file and the Redis namespace are shared by a file). */
@@ -144,10 +150,62 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const raw = await backend.readRaw(store, `team:${t}:profiles`);
       expect(raw).toBeDefined();
       expect(JSON.parse(raw ?? "")).toEqual({
-        value: { v: 1, profiles: { x1: p }, defaultProfileId: null },
+        value: { v: 2, profiles: { x1: p }, defaultProfileId: null },
       });
       await settings.removeProfile(t, "x1");
       expect(await backend.readRaw(store, `team:${t}:profiles`)).toBeUndefined();
+    });
+
+    it("reads a version 1 document (token in the clear), converts it and rewrites it at once", async () => {
+      const t = newTeam();
+      const key = `team:${t}:profiles`;
+      const token = newCallbackToken();
+      const { callbackToken: _token, ...x1 } = legacy("x1", token);
+      const { routeId: _none, ...x2 } = foreign("x2");
+      await store.keyv.set(key, {
+        v: 1,
+        profiles: { x1: legacy("x1", token), x2: { ...x2, callbackToken: null } },
+        defaultProfileId: "x2",
+      });
+      expect(await backend.readRaw(store, key)).toContain(token);
+      const converted = { ...x1, routeId: sha256hex(token) };
+      expect(await settings.getProfile(t, "x1")).toEqual(converted);
+      const raw = await backend.readRaw(store, key);
+      expect(raw).not.toContain(token);
+      expect(JSON.parse(raw ?? "")).toEqual({
+        value: { v: 2, profiles: { x1: converted, x2: foreign("x2") }, defaultProfileId: "x2" },
+      });
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 2"))).toHaveLength(1);
+      expect(JSON.stringify(lines)).not.toContain(token);
+      // Read again: already version 2, nothing more to do.
+      expect(await settings.listProfiles(t)).toEqual([converted, foreign("x2")]);
+      expect(await settings.defaultProfileId(t)).toBe("x2");
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 2"))).toHaveLength(1);
+    });
+
+    it("a rewrite that fails is logged, the settings still answered, and it is tried on the next read", async () => {
+      const t = newTeam();
+      const key = `team:${t}:profiles`;
+      const token = newCallbackToken();
+      await store.keyv.set(key, { v: 1, profiles: { x1: legacy("x1", token) }, defaultProfileId: null });
+      vi.spyOn(store.keyv, "set").mockRejectedValueOnce(new Error("write refused"));
+      expect((await settings.getProfile(t, "x1"))?.routeId).toBe(sha256hex(token));
+      expect(lines.filter((l) => l.level === "warn" && l.key === key)).toHaveLength(1);
+      expect(await backend.readRaw(store, key)).toContain(token);
+      vi.restoreAllMocks();
+      expect((await settings.listProfiles(t)).map((p) => p.routeId)).toEqual([sha256hex(token)]);
+      expect(await backend.readRaw(store, key)).not.toContain(token);
+    });
+
+    it("a version 1 change saved before the first read keeps it, and the token goes", async () => {
+      const t = newTeam();
+      const key = `team:${t}:profiles`;
+      const token = newCallbackToken();
+      await store.keyv.set(key, { v: 1, profiles: { x1: legacy("x1", token) }, defaultProfileId: null });
+      await settings.saveProfile(t, own("x2"));
+      const raw = await backend.readRaw(store, key);
+      expect(raw).not.toContain(token);
+      expect((await settings.listProfiles(t)).map((p) => p.profileId)).toEqual(["x1", "x2"]);
     });
 
     it("refuses settings it could not read back, and writes nothing", async () => {
@@ -155,9 +213,13 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const mixed: ProfileSettings = { ...own("x1"), foreignUrl: "https://elsewhere.example.com" };
       await expect(settings.saveProfile(t, mixed)).rejects.toThrow(TypeError);
       await expect(settings.saveProfile(t, { ...own("x1"), setAt: "yesterday" })).rejects.toThrow(TypeError);
-      await expect(settings.saveProfile(t, { ...own("x1"), callbackToken: "short" })).rejects.toThrow(
+      await expect(settings.saveProfile(t, { ...own("x1"), routeId: "short" })).rejects.toThrow(TypeError);
+      // A token where the route id goes (what version 1 kept) is refused too.
+      await expect(settings.saveProfile(t, { ...own("x1"), routeId: newCallbackToken() })).rejects.toThrow(
         TypeError,
       );
+      const withToken = { ...own("x1"), callbackToken: newCallbackToken() };
+      await expect(settings.saveProfile(t, withToken)).rejects.toThrow(TypeError);
       await expect(settings.saveProfile("T bad", own("x1"))).rejects.toThrow(TypeError);
       expect(await settings.listProfiles(t)).toEqual([]);
     });
@@ -251,6 +313,35 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       await routes.delete(token);
       expect(await routes.get(token)).toBeUndefined();
       await routes.delete(token);
+    });
+
+    it("getById and deleteById by route id (the token's sha256 in hex)", async () => {
+      const token = newCallbackToken();
+      const id = sha256hex(token);
+      const route = { teamId: newTeam(), profileId: "x1", channelId: "C0001" };
+      expect(await routes.getById(id)).toBeUndefined();
+      await routes.put(token, route);
+      expect(await routes.getById(id)).toEqual(route);
+      expect(await routes.get(token)).toEqual(route);
+      // Both lookups are remembered; deleteById forgets them at once.
+      await routes.deleteById(id);
+      expect(await routes.get(token)).toBeUndefined();
+      expect(await routes.getById(id)).toBeUndefined();
+      expect(await backend.readRaw(store, `route:${id}`)).toBeUndefined();
+      await routes.deleteById(id);
+    });
+
+    it("getById and deleteById refuse a malformed id without asking the store", async () => {
+      const get = vi.spyOn(store.keyv, "get");
+      const del = vi.spyOn(store.keyv, "delete");
+      const token = newCallbackToken();
+      const id = sha256hex(token);
+      for (const bad of ["", token, id.toUpperCase(), id.slice(1), `${id}0`, `../${id.slice(3)}`]) {
+        expect(await routes.getById(bad)).toBeUndefined();
+        await routes.deleteById(bad);
+      }
+      expect(get).not.toHaveBeenCalled();
+      expect(del).not.toHaveBeenCalled();
     });
 
     it("accepts tokens of 32 to 64 base64url characters", async () => {
@@ -351,13 +442,22 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
 
     it.each([
       ["an old version", { v: 0, profiles: {}, defaultProfileId: null }],
-      ["a newer version", { v: 2, profiles: {}, defaultProfileId: null }],
-      ["an old shape (array of profiles)", { v: 1, profiles: [own("x1")], defaultProfileId: null }],
+      ["a newer version", { v: 3, profiles: {}, defaultProfileId: null }],
+      ["an old shape (array of profiles)", { v: 2, profiles: [own("x1")], defaultProfileId: null }],
+      [
+        "version 2 with a token in the clear",
+        { v: 2, profiles: { x1: legacy("x1") }, defaultProfileId: null },
+      ],
+      ["version 1 with a route id", { v: 1, profiles: { x1: own("x1") }, defaultProfileId: null }],
+      [
+        "version 1 with a malformed token",
+        { v: 1, profiles: { x1: { ...legacy("x1"), callbackToken: "short" } }, defaultProfileId: null },
+      ],
       [
         "a profile missing a field",
-        { v: 1, profiles: { x1: { ...own("x1"), setBy: undefined } }, defaultProfileId: null },
+        { v: 2, profiles: { x1: { ...own("x1"), setBy: undefined } }, defaultProfileId: null },
       ],
-      ["a profile filed under another id", { v: 1, profiles: { x2: own("x1") }, defaultProfileId: null }],
+      ["a profile filed under another id", { v: 2, profiles: { x2: own("x1") }, defaultProfileId: null }],
       ["a string", "hello"],
     ])("profiles: %s written through keyv → StoreCorruptError", async (_, value) => {
       const t = newTeam();

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
@@ -188,11 +189,12 @@ describe("webhookConfigMessage", () => {
     expect(actionIds(msg)).toEqual([ACTIONS.webhookRemove]);
   });
 
-  it("accepts stored settings in place of route, without rendering their token", () => {
+  it("accepts stored settings in place of route, without rendering their route id", () => {
+    const routeId = createHash("sha256").update(TOKEN).digest("hex");
     const settings = {
       profileId: "x1abc2",
       channelId: "C0NEWS",
-      callbackToken: TOKEN,
+      routeId,
       foreignUrl: null,
       events: ["video.published"],
       setBy: "U0ALICE",
@@ -201,6 +203,7 @@ describe("webhookConfigMessage", () => {
     const { route: _route, ...rest } = ours();
     const msg = checked(webhookConfigMessage({ ...rest, settings }));
     expect(JSON.stringify(msg)).not.toContain(TOKEN);
+    expect(JSON.stringify(msg)).not.toContain(routeId);
     expect(blockText(msg)).toContain("this bot → <#C0NEWS>");
   });
 
