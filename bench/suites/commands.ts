@@ -11,10 +11,14 @@
  *   3. Steady load: `rate` commands per second for `durationS` seconds, open loop (sent on a
  *      schedule, not one after the other), the platform slow again: the acknowledgement latency
  *      while hundreds of commands wait on the platform inside the bot.
+ *
+ * The commands are sent from a client process of their own (bench/lib/slash-client.ts), so the
+ * sandbox and stand-in in the runner never delay the client's clock.
  */
 import { SEED } from "../../src/sandbox/server.js";
 import { type LatencySummary, summarize } from "../lib/load.js";
-import { type PreparedSlash, type SlashReply, type Stack, startStack } from "../lib/stack.js";
+import { type SentReply, sendFromClient } from "../lib/slash-client.js";
+import { type PreparedSlash, type Stack, startStack } from "../lib/stack.js";
 
 const LIVESTREAM = SEED.livestreams.onAirAdBreak;
 
@@ -49,13 +53,13 @@ export interface CommandsResult {
   problems: string[];
 }
 
-function ackRun(replies: Array<SlashReply | Error>, wallMs: number): AckRun {
+function ackRun(replies: SentReply[], wallMs: number): AckRun {
   const ms = new Float64Array(replies.length);
   let n = 0;
   let non200 = 0;
   let errors = 0;
   for (const r of replies) {
-    if (r instanceof Error) errors += 1;
+    if (r.status === 0) errors += 1;
     else if (r.status !== 200) non200 += 1;
     else ms[n++] = r.ms;
   }
@@ -64,31 +68,14 @@ function ackRun(replies: Array<SlashReply | Error>, wallMs: number): AckRun {
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function sendAll(stack: Stack, prepared: PreparedSlash[]): Promise<AckRun> {
-  const started = performance.now();
-  const replies = await Promise.all(
-    prepared.map((p) =>
-      stack.send(p).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
-    ),
-  );
-  return ackRun(replies, performance.now() - started);
-}
-
-/** Sends `prepared` on a fixed schedule (`rate` per second), each without waiting for the others. */
-async function sendAtRate(stack: Stack, prepared: PreparedSlash[], rate: number): Promise<AckRun> {
-  const started = performance.now();
-  const pending: Array<Promise<SlashReply | Error>> = [];
-  for (let i = 0; i < prepared.length; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await settle(wait);
-    const p = prepared[i] as PreparedSlash;
-    pending.push(
-      stack.send(p).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
-    );
-  }
-  const replies = await Promise.all(pending);
-  return ackRun(replies, performance.now() - started);
+/** Sends from the client process: all at once (rate 0) or `rate` per second, open loop. */
+async function sendPrepared(stack: Stack, prepared: PreparedSlash[], rate: number): Promise<AckRun> {
+  const { replies, wallMs } = await sendFromClient({
+    url: stack.eventsUrl,
+    requests: prepared.map((p) => ({ body: p.body, headers: p.headers })),
+    rate,
+  });
+  return ackRun(replies, wallMs);
 }
 
 export async function runCommands(o: CommandsOptions): Promise<CommandsResult> {
@@ -106,7 +93,7 @@ export async function runCommands(o: CommandsOptions): Promise<CommandsResult> {
     o.log(
       `  ${o.concurrent} concurrent /live status, platform answering in ${o.platformLatencyMs / 1000} s…`,
     );
-    const concurrent = await sendAll(stack, burst);
+    const concurrent = await sendPrepared(stack, burst, 0);
     await settle(1_000);
     const tokenRequests = sandbox.stats().tokenRequests - tokensBefore;
     sandbox.clearFaults();
@@ -150,7 +137,7 @@ export async function runCommands(o: CommandsOptions): Promise<CommandsResult> {
     o.log(
       `  ${o.rate} /live status per second for ${o.durationS} s (${total}), platform answering in ${o.platformLatencyMs / 1000} s…`,
     );
-    const steadyRun = await sendAtRate(stack, steadyPrepared, o.rate);
+    const steadyRun = await sendPrepared(stack, steadyPrepared, o.rate);
     const answeredSteady = steadyPrepared.filter(
       (p) => stack.slack.responses(p.responseUrl).length > 0,
     ).length;
