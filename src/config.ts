@@ -10,11 +10,36 @@
  * Defaults are given as the raw strings of the table (`prefault`), so they go through the same
  * parsing as a value that was set.
  */
-import { isIP } from "node:net";
 import { z } from "zod";
+import {
+  addressOrCidr,
+  baseUrl,
+  COMMA,
+  ConfigError,
+  type Env,
+  got,
+  isHttpUrl,
+  type LogLevel,
+  list,
+  logLevel,
+  maskCredentials,
+  parseEnv,
+  parseUrl,
+  required,
+  scopeName,
+  secret,
+  slackUserId,
+  token,
+  wholeNumber,
+} from "./config-rules.js";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export {
+  ConfigError,
+  type Env,
+  isAddressOrCidr,
+  LOG_LEVELS,
+  type LogLevel,
+} from "./config-rules.js";
 
 export type StoreUrl =
   | { kind: "sqlite"; path: string; url: string }
@@ -62,44 +87,6 @@ export interface Config {
   logLevel: LogLevel;
 }
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.name = "ConfigError";
-    this.problems = problems;
-  }
-}
-
-export type Env = Record<string, string | undefined>;
-
-/** An IPv4/IPv6 address, or a CIDR block such as `10.0.0.0/8` or `2001:db8::/32`. */
-export function isAddressOrCidr(value: string): boolean {
-  const [addr, bits, extra] = value.split("/");
-  if (extra !== undefined || addr === undefined) return false;
-  const family = isIP(addr);
-  if (family === 0) return false;
-  if (bits === undefined) return true;
-  if (!/^\d{1,3}$/.test(bits)) return false;
-  const n = Number(bits);
-  return family === 4 ? n <= 32 : n <= 128;
-}
-
-function parseUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
-
-const isHttpUrl = (u: URL | undefined): u is URL => u?.protocol === "http:" || u?.protocol === "https:";
-
-/** `redis://user:secret@host` → `redis://user:***@host`, so a password never reaches the output. */
-function maskCredentials(value: string): string {
-  return value.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
-}
-
 /** The store, or the fix to report: the message depends on which scheme was meant. */
 function parseStoreUrl(value: string): StoreUrl | string {
   if (value === "memory://" || value === "memory") return { kind: "memory", url: "memory://" };
@@ -115,80 +102,6 @@ function parseStoreUrl(value: string): StoreUrl | string {
   }
   return "use sqlite://PATH (embedded, default), redis://HOST:PORT[/DB] or memory://";
 }
-
-// --- Per-variable schemas ------------------------------------------------------------------------
-// They all receive a trimmed, non-empty string or `undefined` (see `parseEnv`).
-
-/** Error maps whose message quotes the offending value: `fix (got "value")`, or `"entry" fix`. */
-const got = (fix: string) => (issue: { input: unknown }) => `${fix} (got "${String(issue.input)}")`;
-const entry = (fix: string) => (issue: { input: unknown }) => `"${String(issue.input)}" ${fix}`;
-
-const required = (fix: string) => z.string({ error: `is required: ${fix}` });
-
-/** Optional tokens and secrets: a prefix or a minimum length; the message never quotes the value. */
-const token = (prefix: string, fix: string) => z.string().startsWith(prefix, fix).optional();
-const secret = (n: number, fix: string) =>
-  z.string().min(n, `must be at least ${n} characters: ${fix}`).optional();
-
-/**
- * A whole number from `min` to `max`. One refinement rather than `.regex()` + a range check, so a
- * value gets exactly one message, which quotes it as given (`"007"`, not `7`).
- */
-const wholeNumber = (min: number, max: number, fix = `must be a whole number from ${min} to ${max}`) =>
-  z
-    .string()
-    .refine((s) => /^\d+$/.test(s) && Number(s) >= min && Number(s) <= max, { error: got(fix) })
-    .transform(Number);
-
-/**
- * An absolute http(s) base URL, returned without trailing slashes. A `superRefine` rather than
- * chained refinements: once the value is not a URL the other rules are meaningless, and stopping
- * with `abort: true` would also stop the cross-variable rules of the object (see `botEnv`).
- */
-const baseUrl = (opts: { httpsOnly?: boolean; required?: string } = {}) =>
-  z
-    .string({ error: opts.required ?? "is required" })
-    .superRefine((raw, ctx) => {
-      const u = parseUrl(raw);
-      if (!isHttpUrl(u)) return ctx.addIssue(`must be an absolute http(s) URL (got "${raw}")`);
-      if (opts.httpsOnly && u.protocol !== "https:") {
-        ctx.addIssue(
-          `must start with https:// because the platform only accepts HTTPS callbacks (got "${raw}")`,
-        );
-      }
-      if (u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
-        ctx.addIssue(
-          "must be a plain base URL without query, fragment or credentials, for example https://bot.example.com",
-        );
-      }
-    })
-    .transform((raw) => raw.replace(/\/+$/, ""));
-
-/** A list split on `separator`, empty entries skipped; each bad entry is its own problem line. */
-const list = <T extends z.ZodType<unknown, string[]>>(separator: RegExp, items: T) =>
-  z
-    .string()
-    .transform((raw) => raw.split(separator).filter((s) => s !== ""))
-    .pipe(items);
-
-/** Case-insensitive; the message quotes the value lower-cased, as it was compared. */
-const logLevel = z
-  .string()
-  .toLowerCase()
-  .pipe(z.enum(LOG_LEVELS, { error: got(`must be one of ${LOG_LEVELS.join(", ")}`) }))
-  .prefault("info");
-
-/** Commas, with any spaces around them. */
-const COMMA = /\s*,\s*/;
-const scopeName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_.-]*$/i, { error: entry("is not a scope name; separate scopes with spaces") });
-const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, {
-  error: entry("is not a Slack user id (like U012ABCDEF); separate ids with commas"),
-});
-const addressOrCidr = z.string().refine(isAddressOrCidr, {
-  error: entry("is not an IP address or CIDR block; separate entries with commas"),
-});
 
 // --- The bot's environment -----------------------------------------------------------------------
 
@@ -284,29 +197,6 @@ const botEnv = z
     // that one start-up reports every problem.
     { when: () => true },
   );
-
-/**
- * Parses the variables `schema` declares, or throws `ConfigError` with one `NAME: fix` line per
- * issue. Empty or blank values count as unset (`FOO=` in an env file means "not given"), and
- * values are trimmed. Problems are listed in the order of the schema's keys (the table's order);
- * the sort is stable, so a variable's own problems come before those of the cross-variable rules.
- */
-function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.output<S> {
-  const names = Object.keys(schema.shape);
-  const given: Record<string, string> = {};
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (value) given[name] = value;
-  }
-  const result = schema.safeParse(given);
-  if (result.success) return result.data;
-  const rank = (issue: z.core.$ZodIssue) => names.indexOf(String(issue.path[0]));
-  throw new ConfigError(
-    result.error.issues
-      .toSorted((a, b) => rank(a) - rank(b))
-      .map((i) => `${String(i.path[0])}: ${i.message}`),
-  );
-}
 
 /**
  * Validates the environment. Returns the config or throws `ConfigError` with one line per problem,
