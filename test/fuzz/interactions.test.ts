@@ -73,7 +73,7 @@ async function quiet(): Promise<void> {
   }
 }
 
-const ALLOWED = ["U0ADMIN", "U0MEMBER", "U0OWNER", "U0OTHER", "C0GENERAL", "C0NEWS"];
+const ALLOWED = ["U0ADMIN", "U0MEMBER", "U0OWNER", "U0OTHER", "W0NEW01", "C0GENERAL", "C0NEWS"];
 
 /** Every message and view the bot sent to Slack since call `from` is within the limits. */
 function checkSent(from: number): void {
@@ -188,7 +188,7 @@ const stateArb = fc.oneof(
     [BLOCKS.managersInput]: fc.record({
       [BLOCKS.managersInput]: fc.record({
         selected_users: fc.oneof(
-          fc.array(fc.oneof(fc.constantFrom("U0MEMBER", "U0OTHER"), nastyText)),
+          fc.array(fc.oneof(fc.constantFrom("U0OTHER", "W0NEW01"), nastyText)),
           jsonish,
         ),
       }),
@@ -244,7 +244,13 @@ describe("interactions, fuzzed", () => {
         });
         const res = await send(body);
         expect(res.status).toBe(200);
-        if (v.user === "U0MEMBER") expect(await snapshot()).toBe(before);
+        if (v.user === "U0MEMBER") {
+          // The member must still be one (no generated submission makes them a manager).
+          expect((await h.built.deps.settings.listManagers(TEAM)).map((m) => m.userId)).not.toContain(
+            "U0MEMBER",
+          );
+          expect(await snapshot()).toBe(before);
+        }
       }),
       { numRuns: runs(70), endOnFailure: true },
     );
