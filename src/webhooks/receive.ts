@@ -152,15 +152,10 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
   const log = o.logger.child({ component: "webhooks" });
 
   async function ingest(target: string | Route, body: Buffer | string): Promise<IngestResult> {
-    if (typeof target !== "string") return ingestRoute(target, body);
-    if (!isCallbackToken(target)) return result(404, { error: "unknown delivery token" });
-    const route = await o.routes.get(target);
+    // One async frame for both (no extra call on the hot path): a token is looked up, a route is used as is.
+    const route =
+      typeof target !== "string" ? target : isCallbackToken(target) ? await o.routes.get(target) : undefined;
     if (!route) return result(404, { error: "unknown delivery token" });
-    return ingestRoute(route, body);
-  }
-
-  /** Validates and stores one delivery body for a route already resolved. */
-  async function ingestRoute(route: Route, body: Buffer | string): Promise<IngestResult> {
     let json: unknown;
     try {
       json = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
