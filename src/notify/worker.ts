@@ -24,7 +24,8 @@ import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
 import { parentHash, renderMilestone, renderParent } from "./video/render.js";
-import { applyDelivery, initialState, type VideoState, validateState } from "./video/state.js";
+import { applyDelivery, initialState, type VideoState } from "./video/state.js";
+import { validateState } from "./video/validate.js";
 
 export interface WorkerOptions {
   outbox: Outbox;

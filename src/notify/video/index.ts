@@ -22,5 +22,5 @@ export {
   type Stage,
   stageRank,
   type VideoState,
-  validateState,
 } from "./state.js";
+export { validateState } from "./validate.js";

@@ -1,0 +1,79 @@
+/**
+ * Reading a per-video state back from the store: a stored state is trusted only after this check
+ * (a damaged or older-version one is started afresh by the worker).
+ */
+import { z } from "zod";
+import { setOwn } from "./hash.js";
+import { PRESET_STATUSES, type PresetState, SEEN_CAP, STAGES, type VideoState } from "./state.js";
+
+const eventTime = z.number().int().nonnegative();
+const plainObject = z.custom<Record<string, unknown>>(
+  (x) => typeof x === "object" && x !== null && !Array.isArray(x),
+  "must be an object",
+);
+
+const PresetStateSchema = z.object({
+  status: z.enum(PRESET_STATUSES),
+  progress: z.number().min(0).max(100),
+  at: eventTime,
+});
+
+const MilestoneSchema = z.object({
+  key: z.string().min(1),
+  type: z.string().min(1),
+  timestamp: eventTime,
+  posted: z.boolean(),
+  // Kept as stored (a zod record would drop a `__proto__` key of foreign data).
+  data: plainObject,
+});
+
+const VideoStateSchema = z
+  .object({
+    v: z.literal(1),
+    teamId: z.string(),
+    profileId: z.string(),
+    channelId: z.string(),
+    videoId: z.string().nullable(),
+    ownerId: z.string().nullable(),
+    stage: z.enum(STAGES),
+    stageAt: eventTime,
+    firstEventAt: eventTime,
+    lastEventAt: eventTime,
+    presets: plainObject,
+    createdAt: eventTime.nullable(),
+    publishedAt: eventTime.nullable(),
+    completeAt: eventTime.nullable(),
+    deletedAt: eventTime.nullable(),
+    eventCount: z.number().int().nonnegative(),
+    milestones: z.array(MilestoneSchema),
+    parentTs: z.string().min(1).nullable(),
+    renderedHash: z.string().min(1).nullable(),
+    lastRenderAt: z.number().nonnegative().nullable(),
+    seen: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(SEEN_CAP),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
+      ctx.addIssue({ code: "custom", message: "stage and deletedAt disagree", path: ["stage"] });
+    }
+    if (s.eventCount > 0 && s.firstEventAt > s.lastEventAt) {
+      ctx.addIssue({ code: "custom", message: "firstEventAt after lastEventAt", path: ["firstEventAt"] });
+    }
+    if (new Set(s.milestones.map((m) => m.key)).size !== s.milestones.length) {
+      ctx.addIssue({ code: "custom", message: "duplicate milestone key", path: ["milestones"] });
+    }
+  });
+
+/** A stored state, or undefined when it is corrupt or of another version (start afresh then). */
+export function validateState(x: unknown): VideoState | undefined {
+  const r = VideoStateSchema.safeParse(x);
+  if (!r.success) return undefined;
+  // Presets by hand: preset names are foreign text, `__proto__` included.
+  const presets: Record<string, PresetState> = {};
+  for (const [name, value] of Object.entries(r.data.presets)) {
+    const p = PresetStateSchema.safeParse(value);
+    if (!p.success) return undefined;
+    setOwn(presets, name, p.data);
+  }
+  const state: VideoState = { ...r.data, presets };
+  return state;
+}
