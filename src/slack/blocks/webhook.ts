@@ -46,7 +46,7 @@ export interface WebhookConfigOptions {
   route?: WebhookRouteInfo | null;
   /**
    * Alias of `route`, so a stored ProfileSettings can be spread in as is (`route` wins). Only the
-   * fields of WebhookRouteInfo are read: the stored callback token is never rendered.
+   * fields of WebhookRouteInfo are read: the stored route id is never rendered.
    */
   settings?: WebhookRouteInfo | null;
   /** The platform's callback_url is this bot's route for this workspace. */
