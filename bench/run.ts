@@ -308,7 +308,7 @@ async function main(): Promise<number> {
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, json);
   const files = [out];
-  if (!process.argv.includes("--out")) {
+  if (out === path.join(RESULTS_DIR, "latest.json")) {
     const stamped = path.join(RESULTS_DIR, `${report.startedAt.replace(/[:.]/g, "-")}.json`);
     await writeFile(stamped, json);
     files.push(stamped);
