@@ -12,15 +12,8 @@ import { parseDelivery } from "../../src/platform/schemas.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { MAX_DELIVERY_BYTES } from "../../src/webhooks/receive.js";
 import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
-import {
-  FRAGMENTS,
-  FUZZ_TIMEOUT,
-  guardUnhandled,
-  nastyText,
-  runs,
-  toWellFormed,
-  validDeliveryArb,
-} from "./arbitraries.js";
+import { FRAGMENTS, FUZZ_TIMEOUT, nastyText, runs, validDeliveryArb } from "./arbitraries.js";
+import { guardUnhandled, toWellFormed } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 

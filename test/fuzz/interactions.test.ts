@@ -16,14 +16,8 @@ import {
 } from "../../src/slack/blocks/index.js";
 import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
-import {
-  blockKitProblems,
-  FUZZ_TIMEOUT,
-  guardUnhandled,
-  injectionProblems,
-  nastyText,
-  runs,
-} from "./arbitraries.js";
+import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
+import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 

@@ -31,19 +31,16 @@ import {
   webhookSetMessage,
 } from "../../src/slack/blocks/index.js";
 import {
-  blockKitProblems,
   FUZZ_TIMEOUT,
-  injectionProblems,
-  isWellFormed,
   livestreamArb,
   nastyText,
   profileIdArb,
   runs,
-  stringsOf,
   timestampMs,
   timestampText,
   wellFormedText,
 } from "./arbitraries.js";
+import { blockKitProblems, injectionProblems, isWellFormed, stringsOf } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 

@@ -15,16 +15,8 @@ import {
 } from "../../src/slack/blocks/index.js";
 import { parseLive, parseWebhook } from "../../src/slack/grammar.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
-import {
-  blockKitProblems,
-  FRAGMENTS,
-  FUZZ_TIMEOUT,
-  guardUnhandled,
-  injectionProblems,
-  longText,
-  nastyText,
-  runs,
-} from "./arbitraries.js";
+import { FRAGMENTS, FUZZ_TIMEOUT, longText, nastyText, runs } from "./arbitraries.js";
+import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 

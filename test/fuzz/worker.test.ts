@@ -12,14 +12,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { assertWithinLimits, type Message } from "../../src/slack/blocks/index.js";
 import { eventually, type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
-import {
-  blockKitProblems,
-  FUZZ_TIMEOUT,
-  guardUnhandled,
-  injectionProblems,
-  runs,
-  validDeliveryArb,
-} from "./arbitraries.js";
+import { FUZZ_TIMEOUT, runs, validDeliveryArb } from "./arbitraries.js";
+import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
