@@ -98,8 +98,8 @@ export class RouteRepo {
   /** undefined for an unknown token, and for a malformed one without asking the store. */
   async get(token: string): Promise<Route | undefined> {
     if (!isCallbackToken(token)) return undefined;
-    const hash = sha256(token);
-    return this.lookup(hash.toString("hex"), hash);
+    // One-shot hex digest: the delivery route looks its token up for every delivery.
+    return this.lookup(crypto.hash("sha256", token, "hex"));
   }
 
   /**
@@ -108,18 +108,19 @@ export class RouteRepo {
    */
   async getById(routeId: string): Promise<Route | undefined> {
     if (!isRouteId(routeId)) return undefined;
-    return this.lookup(routeId, Buffer.from(routeId, "hex"));
+    return this.lookup(routeId);
   }
 
-  /** `hash` is the 32 bytes that `routeId` spells in hex. */
-  private async lookup(routeId: string, hash: Buffer): Promise<Route | undefined> {
+  /** `routeId`: 64 lowercase hex digits (a token's sha256, or checked by isRouteId). */
+  private async lookup(routeId: string): Promise<Route | undefined> {
     const hit = this.cache.entries.get(routeId);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.route && { ...hit.route };
     const epoch = this.cache.epoch;
     const doc = await this.docs.read(keys.route(routeId), routeDocSchema);
     // The schema guarantees 64 hex digits, hence 32 bytes like `hash`.
     const route =
-      doc !== undefined && crypto.timingSafeEqual(Buffer.from(doc.tokenSha256, "hex"), hash)
+      doc !== undefined &&
+      crypto.timingSafeEqual(Buffer.from(doc.tokenSha256, "hex"), Buffer.from(routeId, "hex"))
         ? { teamId: doc.teamId, profileId: doc.profileId, channelId: doc.channelId }
         : undefined;
     if (this.ttlMs > 0 && epoch === this.cache.epoch) {

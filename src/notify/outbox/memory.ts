@@ -216,13 +216,27 @@ export class MemoryOutbox implements Outbox {
     return slot && slot.owner === owner && slot.leaseUntil > this.now() ? slot : undefined;
   }
 
+  /**
+   * Dedupe keys all live `dedupeTtlMs`, and an expired key set again moves to the end, so the map
+   * is in expiry order and a sweep stops at the first live key: a few entries per insertion on
+   * average, never a walk over the whole day of keys on the delivery path. `once` keys have
+   * their own TTLs: their (small) map is swept whole. Either way a lookup checks the expiry
+   * itself; the sweep only frees memory.
+   */
   private setIfAbsent(map: Map<string, number>, key: string, ttlMs: number): boolean {
     const now = this.now();
     const expires = map.get(key);
-    if (expires !== undefined && expires > now) return false;
+    if (expires !== undefined) {
+      if (expires > now) return false;
+      map.delete(key);
+    }
     map.set(key, now + ttlMs);
     if (++this.insertions % SWEEP_EVERY === 0) {
-      for (const [k, e] of map) if (e <= now) map.delete(k);
+      const ordered = map === this.dedupe;
+      for (const [k, e] of map) {
+        if (e <= now) map.delete(k);
+        else if (ordered) break;
+      }
     }
     return true;
   }

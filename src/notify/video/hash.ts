@@ -1,5 +1,5 @@
 /** Canonical JSON and hashing shared by the video reducer (dedupe keys) and renderer (parent hash). */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * JSON with object keys sorted recursively (code-unit order), so equal values give equal text
@@ -9,11 +9,12 @@ import { createHash } from "node:crypto";
 export function canonicalJson(value: unknown): string {
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
     case "number":
       return Number.isFinite(value) ? JSON.stringify(value) : "null";
-    case "string":
     case "boolean":
-      return JSON.stringify(value);
+      return value ? "true" : "false";
     case "bigint":
       return JSON.stringify(value.toString());
     case "function":
@@ -22,19 +23,29 @@ export function canonicalJson(value: unknown): string {
     default:
       break;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(",")}]`;
+  // Plain string building rather than map/join: this runs for every delivery (dedupe key).
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   const obj = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(obj).sort()) {
+  const keys = Object.keys(obj);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
     const v = obj[key];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-    parts.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+    out += `${first ? "" : ","}${JSON.stringify(key)}:${canonicalJson(v)}`;
+    first = false;
   }
-  return `{${parts.join(",")}}`;
+  return `${out}}`;
 }
 
+/** One-shot hashing (no Hash object per call): the delivery route hashes twice per delivery. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 /** Sets an own, enumerable property even for names like `__proto__` (never touches a prototype). */
