@@ -148,7 +148,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     logger,
     allowedIps: config.webhookAllowedIps,
     trustProxy: config.trustProxy,
-    onResult: (r) => metrics.deliveries.inc({ stage: "received", result: String(r.status) }),
+    onResult: (r) => metrics.received(r.status),
   });
   // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
   // per workspace from its installation (OAuth), or the one bot token.

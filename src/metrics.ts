@@ -38,11 +38,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Deliveries answered since the last read of `deliveries`, by HTTP status (see `received`). */
+  private readonly receivedSince = new Map<number, number>();
+
   readonly deliveries = new Counter({
     name: "bot_deliveries_total",
     help: "Webhook deliveries: received by HTTP status, posted and failed by the worker",
     labelNames: ["stage", "result"] as const,
     registers: [this.registry],
+    // Every read (/metrics, get()) adds the answers counted since the last one first.
+    collect: () => this.flushReceived(),
   });
 
   readonly slackRateLimited = new Counter({
@@ -99,6 +104,22 @@ export class Metrics {
     } catch {
       // The store is down: /readyz says so; the gauges keep their last values.
     }
+  }
+
+  /**
+   * One delivery answered with `status`: counted in `deliveries` {stage="received",
+   * result=<status>}. A plain count per status until the counter is read, not a labelled
+   * increment (label validation and hashing) per delivery: this runs on the delivery route.
+   */
+  received(status: number): void {
+    this.receivedSince.set(status, (this.receivedSince.get(status) ?? 0) + 1);
+  }
+
+  private flushReceived(): void {
+    for (const [status, n] of this.receivedSince) {
+      this.deliveries.inc({ stage: "received", result: String(status) }, n);
+    }
+    this.receivedSince.clear();
   }
 
   /** For PlatformClient's `onRequest`. */

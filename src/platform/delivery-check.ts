@@ -60,7 +60,7 @@ function fieldOk(data: Record<string, unknown>, name: string, rule: Field[1]): b
 
 /**
  * The delivery `body` stands for when it is a plain object that passes every rule; undefined when
- * zod has to decide (anything invalid, and any unusual but maybe valid input).
+ * zod has to decide (whatever is invalid, and every unusual but maybe valid input).
  */
 export function fastDelivery(body: unknown): Delivery | undefined {
   if (!isPlainData(body)) return undefined;
