@@ -15,7 +15,7 @@ import type { Outbox } from "../notify/types.js";
 import { videoKeyOf } from "../notify/types.js";
 import { dedupeKeyOf } from "../notify/video/state.js";
 import { parseDelivery } from "../platform/schemas.js";
-import { isCallbackToken, type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
+import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
@@ -97,12 +97,25 @@ function onBodyClose(this: ReadingRequest): void {
 }
 
 /**
+ * The first Content-Length header's value, like `req.headers["content-length"]` (which keeps the
+ * first one too), from the raw list: Node builds `req.headers` on first use, for every header, and
+ * the delivery route needs no other.
+ */
+function declaredLength(raw: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 14 && name.toLowerCase() === "content-length") return raw[i + 1];
+  }
+  return undefined;
+}
+
+/**
  * Reads at most `limit` bytes; null when the body is larger (reading stops there). Plain stream
  * events with shared listeners rather than `for await`: the async iterator, or closures made per
  * request, cost more than the rest of a small request.
  */
 function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(req.headers["content-length"]);
+  const declared = Number(declaredLength(req.rawHeaders));
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
   return new Promise<Buffer | null>((resolve, reject) => {
     const r: ReadingRequest = req;
@@ -152,9 +165,9 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
   const log = o.logger.child({ component: "webhooks" });
 
   async function ingest(target: string | Route, body: Buffer | string): Promise<IngestResult> {
-    // One async frame for both (no extra call on the hot path): a token is looked up, a route is used as is.
-    const route =
-      typeof target !== "string" ? target : isCallbackToken(target) ? await o.routes.get(target) : undefined;
+    // One async frame for both (no extra call on the hot path): a token is looked up (RouteRepo
+    // answers a malformed one undefined without asking the store), a route is used as is.
+    const route = typeof target !== "string" ? target : await o.routes.get(target);
     if (!route) return result(404, { error: "unknown delivery token" });
     let json: unknown;
     try {
