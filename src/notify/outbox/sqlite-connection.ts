@@ -111,3 +111,8 @@ export class Mutex {
     return result;
   }
 }
+
+/** Expired dedupe / once rows are deleted after this many insertions by this process. */
+export const SWEEP_EVERY = 500;
+/** Bound on the ids / keys put in one `IN (…)` list. */
+export const MAX_LIST = 500;

@@ -39,20 +39,17 @@ import {
   Connection,
   HELD,
   KEEP_STATE,
+  MAX_LIST,
   Mutex,
   migrateStateTable,
   ONCE_UPSERT,
   placeholders,
   SCHEMA,
   STATS,
+  SWEEP_EVERY,
   SWEEP_STATES,
   values,
 } from "./sqlite-connection.js";
-
-/** Expired dedupe / once rows are deleted after this many insertions by this process. */
-const SWEEP_EVERY = 500;
-/** Bound on the ids / keys put in one `IN (…)` list. */
-const MAX_LIST = 500;
 
 interface QueuedEnqueue {
   item: NewOutboxItem;
