@@ -110,7 +110,7 @@ export const logLevel = z
   .pipe(z.enum(LOG_LEVELS, { error: got(`must be one of ${LOG_LEVELS.join(", ")}`) }))
   .prefault("info");
 
-/** Commas, with any spaces around them. */
+/** Commas, with optional spaces around them. */
 export const COMMA = /\s*,\s*/;
 export const scopeName = z
   .string()

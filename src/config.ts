@@ -1,7 +1,7 @@
 /**
  * The one module that reads the environment. Everything else receives a typed `Config`.
  *
- * `loadConfig(env)` is pure (pass any record); `readConfigOrExit()` is what `src/index.ts` calls:
+ * `loadConfig(env)` is pure (pass a plain record); `readConfigOrExit()` is what `src/index.ts` calls:
  * it prints one line per problem, naming the variable and the fix, and exits with code 1.
  *
  * Each loader validates with one zod object whose keys are the variables of the contract's

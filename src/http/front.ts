@@ -6,7 +6,7 @@
  * of a webhook delivery. The receiver's server calls `receiver.requestListener(req, res)` for
  * each request, so the app swaps that listener for this one (see src/app.ts): it answers
  * `POST /hooks/platform/<token>` itself when the path is plain, and hands everything else,
- * unchanged, to Bolt's own listener (Slack requests, health routes, /metrics, 404s, and any
+ * unchanged, to Bolt's own listener (Slack requests, health routes, /metrics, 404s, and every
  * unusual spelling of the delivery path, which Bolt routes to the same handler).
  * The receiver's start(), stop() and error handling are untouched.
  */

@@ -2,7 +2,7 @@
  * Pacing of Slack writes, so one channel's trouble never stalls the others:
  * - new posts at most one per `postIntervalMs` per channel (the channel never gets a flood);
  * - a 429 on chat.postMessage pauses only that channel until its Retry-After;
- * - a 429 on any other method (chat.update, ...) pauses that method in the whole workspace until
+ * - a 429 on another method (chat.update, ...) pauses that method in the whole workspace until
  *   its Retry-After: the other channels' calls of that method would only meet the same 429;
  * - 5xx and network failures back off that channel exponentially (1 s doubling, at most 60 s).
  * Why: Slack rate-limits Web API calls "per API method per workspace per app" (Tier 3, where
@@ -22,7 +22,7 @@ interface ChannelState {
   failures: number;
 }
 
-/** The one method whose 429 is per channel; any other method's is per workspace. */
+/** The one method whose 429 is per channel; every other method's is per workspace. */
 export const PER_CHANNEL_METHOD = "chat.postMessage";
 
 export class ChannelGate {
@@ -46,7 +46,7 @@ export class ChannelGate {
     return s;
   }
 
-  /** When the channel accepts any write again (0 = now). */
+  /** When the channel accepts writes again (0 = now). */
   blockedUntil(channel: string): number {
     const s = this.channels.get(channel);
     return s && s.pausedUntil > this.now() ? s.pausedUntil : 0;

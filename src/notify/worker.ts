@@ -4,7 +4,7 @@
  * milestones as thread replies.
  *
  * Crash safety: the state (with which milestones are posted) is written before the deliveries are
- * acknowledged, and applying a delivery twice changes nothing, so a restart at any point replays
+ * acknowledged, and applying a delivery twice changes nothing, so a restart at whatever point replays
  * at most a few deliveries harmlessly and resumes the Slack work the state says is not done yet.
  * The one window that can double a message is a crash between Slack's answer to a post and the
  * state write that records it (milliseconds); a graceful stop waits for the current video.

@@ -2,7 +2,7 @@
  * Authorized requests to the API with the retry rules of the bot:
  *
  * - Every request carries the shared service token. A 401 drops that token, gets a fresh one and
- *   sends the same request once more (any method); a second 401 is reported.
+ *   sends the same request once more (whatever the method); a second 401 is reported.
  * - GETs are retried on 429, 5xx, timeouts and network errors with exponential backoff and
  *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) longer than
  *   `maxRetryAfterMs` is reported at once with its value so the user can be told when to try

@@ -1,6 +1,6 @@
 /**
  * The platform API v2 client: the operations the bot uses, with the spec's webhook rules
- * (section 4.2 rules 1-5, state table 3.3) enforced before any request is sent.
+ * (section 4.2 rules 1-5, state table 3.3) enforced before a request is sent.
  *
  * The PATCH response body is not shown in the spec, so every write is confirmed by reading the
  * webhook back (`GET /profiles/{id}?fields=webhook`); the read-back is what callers get. If the

@@ -21,7 +21,7 @@ export type PlatformErrorKind =
   | "network"
   /** A 2xx whose body is not JSON or does not match the schema. */
   | "invalid_response"
-  /** Refused by this client before any request: it would break a rule of the spec. */
+  /** Refused by this client before sending: it would break a rule of the spec. */
   | "invalid_request"
   /**
    * The write may or may not have been applied: it was accepted but reading the webhook back

@@ -70,7 +70,7 @@ export function isWebhookEvent(value: string): value is WebhookEvent {
   return (WEBHOOK_EVENTS as readonly string[]).includes(value);
 }
 
-/** A known value of `values`, or any other string (kept as-is). */
+/** A known value of `values`, or another string (kept as-is). */
 function tolerantEnum<T extends readonly [string, ...string[]]>(values: T) {
   return z.union([z.enum(values), z.string()]) as unknown as z.ZodType<T[number] | (string & {})>;
 }

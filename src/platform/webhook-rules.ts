@@ -1,6 +1,6 @@
 /**
  * The spec's webhook rules as pure checks (section 4.2 rules 1-5, state table 3.3): what the
- * client enforces before any request, and how read-backs are compared with what was sent.
+ * client enforces before a request is sent, and how read-backs are compared with what was sent.
  */
 import { PlatformError } from "./errors.js";
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "./schemas.js";

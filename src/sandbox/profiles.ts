@@ -93,7 +93,7 @@ export class StaleReads {
     this.pending.set(profileId, { webhook: cloneWebhook(older), remaining: this.n });
   }
 
-  /** The stale webhook for one read of `profileId`, if any read is still to be stale. */
+  /** The stale webhook for one read of `profileId`, while reads are still to be stale. */
   take(profileId: string): SandboxWebhook | undefined {
     const entry = this.pending.get(profileId);
     if (entry === undefined) return undefined;

@@ -138,7 +138,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       try {
         id = decodeURIComponent(id);
       } catch {
-        // keep the raw segment; it will not match any id
+        // keep the raw segment; it will match no id
       }
       return handler(req, res, id, url);
     }

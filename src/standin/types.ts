@@ -41,7 +41,7 @@ export interface ChannelMessage {
 }
 
 export interface StandinFault {
-  /** Web API method, "response_url", or "*" for any call */
+  /** Web API method, "response_url", or "*" for every call */
   method: string;
   /** how many matching calls it applies to (default 1) */
   times?: number;

@@ -10,7 +10,7 @@
  * Errors never vanish and never hang:
  *  - Keyv is built with `throwOnErrors: true`: without it Keyv 5 swallows a failing `get()` and
  *    answers `undefined` (it does not even emit `error`), and `set`/`delete` answer `false`.
- *  - `Store.run()` bounds every operation by `opTimeoutMs` and turns any failure or timeout into
+ *  - `Store.run()` bounds every operation by `opTimeoutMs` and turns a failure or timeout into
  *    `StoreUnavailableError` (`StoreCorruptError` passes through unchanged). Repositories call the
  *    store only through it.
  *  - 'error' events (Keyv, its adapter, the node-redis client) always have a listener, which logs

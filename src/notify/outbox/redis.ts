@@ -8,7 +8,7 @@
  *   P recv            ZSET id → receivedAt of every stored item: depth = ZCARD, oldest = first
  *   P sched           ZSET video → due time (by the callers' clock, the `now` of claimDue)
  *   P lease:<video>   owner, with PX = lease length: leases expire by Redis's clock
- *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past any lease
+ *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past the lease
  *                     by enqueue, claimDue, renew and setState, so Redis drops it by itself
  *                     only once the video was left alone that long
  *   P dd:<key>, P once:<key>  SET NX PX markers

@@ -53,7 +53,7 @@ export const ONCE_UPSERT = `INSERT INTO outbox_once (key, expires_at) VALUES (?,
 export const HELD =
   "SELECT lease_until FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";
 
-/** A video's state (if any) is kept at least until a time. Parameters: time, key. */
+/** A video's state (if there is one) is kept at least until a time. Parameters: time, key. */
 export const KEEP_STATE = "UPDATE outbox_state SET expires_at = MAX(expires_at, ?) WHERE video_key = ?";
 
 /** One statement, so one consistent snapshot. */
@@ -88,7 +88,7 @@ export class Connection {
     return Array.isArray(rows) ? (rows as T[]) : [];
   }
 
-  /** `fn` inside BEGIN IMMEDIATE … COMMIT, rolled back on any error. */
+  /** `fn` inside BEGIN IMMEDIATE … COMMIT, rolled back on an error. */
   async transaction<T>(fn: (c: Connection) => Promise<T>): Promise<T> {
     await this.all("BEGIN IMMEDIATE");
     try {

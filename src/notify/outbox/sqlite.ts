@@ -393,7 +393,7 @@ export class SqliteOutbox implements Outbox {
     );
   }
 
-  /** Like `op`, inside BEGIN IMMEDIATE … COMMIT (rolled back on any error). */
+  /** Like `op`, inside BEGIN IMMEDIATE … COMMIT (rolled back on an error). */
   private tx<T>(name: string, fn: (c: Connection) => Promise<T>): Promise<T> {
     return this.op(name, (c) => c.transaction(fn));
   }

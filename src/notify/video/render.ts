@@ -290,7 +290,7 @@ function dataBlock(data: Record<string, unknown>, max: number): string {
 
 const VIDEO_REF_FIELDS = new Set(["owner_id", "video_id", "preset_name", "status"]);
 
-/** Fields of the data other than the video reference (error details, if the platform sends any). */
+/** Fields of the data other than the video reference (error details, when the platform sends them). */
 function extraFields(data: Record<string, unknown>): Record<string, unknown> | undefined {
   const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !VIDEO_REF_FIELDS.has(k)));
   return Object.keys(extra).length > 0 ? extra : undefined;

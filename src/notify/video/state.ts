@@ -2,7 +2,7 @@
  * Per-video notification state: a pure reducer over webhook deliveries (spec section 6).
  *
  * The reducer is built as a join of facts so that the order in which deliveries arrive (the
- * platform does not promise any) does not matter:
+ * platform promises none) does not matter:
  *
  * - Duplicates are no-ops (`seen`), and re-applying a delivery is harmless anyway: every fact is
  *   merged with min/max or "latest timestamp wins", and milestones are keyed.
@@ -13,7 +13,7 @@
  *   that arrives after a later ready event leaves the stage at formats_ready, where the other
  *   order shows encoding until that preset is ready too. The presets, times and milestones (what
  *   the message lists) are the same in both orders; test/fuzz/render.test.ts checks that.
- * - Per preset: progress only increases (max); ready / error / deleted are final against any
+ * - Per preset: progress only increases (max); ready / error / deleted are final against every
  *   processing event; between themselves the one with the latest timestamp wins (a
  *   `video.format.deleted` older than the ready it follows is ignored; a retry that ends ready
  *   after an error shows ready).
@@ -61,9 +61,9 @@ export interface VideoState {
   videoId: string | null;
   ownerId: string | null;
   stage: Stage;
-  /** Event timestamp at which the current stage began (0 before any event). */
+  /** Event timestamp at which the current stage began (0 before the first event). */
   stageAt: number;
-  /** Earliest / latest event timestamp applied (0 before any event). */
+  /** Earliest / latest event timestamp applied (0 before the first event). */
   firstEventAt: number;
   lastEventAt: number;
   presets: Record<string, PresetState>;

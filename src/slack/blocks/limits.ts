@@ -9,7 +9,7 @@
 import type { KnownBlock, Message } from "./types.js";
 
 export const LIMITS = {
-  /** Section `text`, and any text object without a smaller limit (minimum 1). */
+  /** Section `text`, and every text object without a smaller limit (minimum 1). */
   sectionText: 3000,
   /** Header block text, plain_text only. */
   headerText: 150,

@@ -183,7 +183,7 @@ export function setupModalDone(o: {
     blocks: [
       section(`✅ Profile ${id} is set up: ${dest}.`),
       section(`*Events:* ${events}`),
-      context(["Change it any time from the Home tab or with `/webhook`."]),
+      context(["Change it later from the Home tab or with `/webhook`."]),
     ],
     close: "Done",
   });
@@ -205,7 +205,7 @@ function field(values: unknown, blockId: string): Record<string, unknown> | unde
   return rec(rec(rec(values)?.[blockId])?.[blockId]);
 }
 
-/** Reads and checks a set-up submission (`view.state.values`); any shape is tolerated. */
+/** Reads and checks a set-up submission (`view.state.values`); every shape is tolerated. */
 export function parseSetupSubmission(values: unknown): ParsedSetup {
   const errors: Record<string, string> = {};
   const rawProfile = field(values, BLOCKS.setupProfile)?.value;
@@ -335,7 +335,7 @@ export function managersModalSaved(o: {
   });
 }
 
-/** The user ids chosen in a managers submission; any other shape gives []. */
+/** The user ids chosen in a managers submission; every other shape gives []. */
 export function parseManagersSubmission(values: unknown): string[] {
   const users = field(values, BLOCKS.managersInput)?.selected_users;
   if (!Array.isArray(users)) return [];
