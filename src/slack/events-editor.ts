@@ -21,6 +21,7 @@ import {
   webhookConfigMessage,
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
+import { openThenFill } from "./open-modal.js";
 import { checkProfileAccess, readWebhook } from "./webhook-ops.js";
 
 export interface OpenEditor {
@@ -62,46 +63,27 @@ export async function openEventsEditor(
       responseUrl: o.responseUrl,
       original,
     });
-  // Opened first: the trigger_id expires 3 s after the click; the checks below may take longer.
-  const opened = await client.views.open({
-    trigger_id: o.triggerId,
-    view: eventsModalLoading(meta(null), o.profileId),
-  });
-  const viewId = opened.view?.id;
-  if (!viewId) return;
-  try {
-    const decision = await deps.managers.decide(client, o.teamId, o.userId);
-    if (!decision.manager) {
-      await client.views.update({
-        view_id: viewId,
-        view: eventsModalError({ meta: meta(null), profileId: o.profileId, message: NOT_MANAGER }),
-      });
-      return;
-    }
-    await checkProfileAccess(deps, o.teamId, o.profileId);
-    const webhook = await deps.platform.getProfileWebhook(o.profileId);
-    if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
-      await client.views.update({
-        view_id: viewId,
-        view: eventsModalError({
-          meta: meta(null),
-          profileId: o.profileId,
-          message: `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
-        }),
-      });
-      return;
-    }
-    await client.views.update({
-      view_id: viewId,
-      view: eventsModal({ meta: meta(webhook.events), profileId: o.profileId, current: webhook.events }),
-    });
-  } catch (err) {
-    log.warn({ err }, "could not load the events editor");
-    await client.views.update({
-      view_id: viewId,
-      view: eventsModalError({ meta: meta(null), profileId: o.profileId, message: explain(err) }),
-    });
-  }
+  const error = (message: string) => eventsModalError({ meta: meta(null), profileId: o.profileId, message });
+  await openThenFill(
+    client,
+    {
+      triggerId: o.triggerId,
+      loading: eventsModalLoading(meta(null), o.profileId),
+      fill: async () => {
+        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return error(NOT_MANAGER);
+        await checkProfileAccess(deps, o.teamId, o.profileId);
+        const webhook = await deps.platform.getProfileWebhook(o.profileId);
+        if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
+          return error(
+            `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
+          );
+        }
+        return eventsModal({ meta: meta(webhook.events), profileId: o.profileId, current: webhook.events });
+      },
+      failed: (err) => error(explain(err)),
+    },
+    log,
+  );
 }
 
 export interface Submission {

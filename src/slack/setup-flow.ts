@@ -18,18 +18,18 @@ import {
   decodeSetupMeta,
   describePlatformError,
   encodeSetupMeta,
+  formMessage,
   managersModal,
-  managersModalMessage,
   managersModalSaved,
   type ParsedSetup,
   profileText,
   setupModal,
   setupModalDone,
-  setupModalMessage,
   webhookSetMessage,
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { publishHome } from "./home.js";
+import { openThenFill } from "./open-modal.js";
 import { setWebhook } from "./webhook-ops.js";
 
 const NOT_MANAGER =
@@ -78,34 +78,29 @@ export interface OpenModal {
 
 export async function openSetup(deps: BotDeps, client: WebClient, o: OpenModal, log: Logger): Promise<void> {
   const meta = encodeSetupMeta({ teamId: o.teamId, kind: "setup" });
-  const opened = await client.views.open({
-    trigger_id: o.triggerId,
-    view: setupModalMessage({ meta, text: "⏳ Loading…", close: "Cancel" }),
-  });
-  const viewId = opened.view?.id;
-  if (!viewId) return;
-  try {
-    if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) {
-      await client.views.update({ view_id: viewId, view: setupModalMessage({ meta, text: NOT_MANAGER }) });
-      return;
-    }
-    const saved = o.profileId ? await deps.settings.getProfile(o.teamId, o.profileId) : undefined;
-    const values = saved
-      ? {
-          profileId: saved.profileId,
-          channelId: saved.channelId,
-          events: saved.events,
-          url: saved.foreignUrl,
-        }
-      : { profileId: o.profileId };
-    await client.views.update({ view_id: viewId, view: setupModal({ meta, values }) });
-  } catch (err) {
-    log.warn({ err }, "could not open the set-up form");
-    await client.views.update({
-      view_id: viewId,
-      view: setupModalMessage({ meta, text: `⚠️ ${explain(err)}` }),
-    });
-  }
+  const message = (text: string) => formMessage({ kind: "setup", meta, text });
+  await openThenFill(
+    client,
+    {
+      triggerId: o.triggerId,
+      loading: formMessage({ kind: "setup", meta, text: "⏳ Loading…", close: "Cancel" }),
+      fill: async () => {
+        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return message(NOT_MANAGER);
+        const saved = o.profileId ? await deps.settings.getProfile(o.teamId, o.profileId) : undefined;
+        const values = saved
+          ? {
+              profileId: saved.profileId,
+              channelId: saved.channelId,
+              events: saved.events,
+              url: saved.foreignUrl,
+            }
+          : { profileId: o.profileId };
+        return setupModal({ meta, values });
+      },
+      failed: (err) => message(`⚠️ ${explain(err)}`),
+    },
+    log,
+  );
 }
 
 export interface SetupSubmission {
@@ -125,7 +120,7 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
       view_id: s.viewId,
       view:
         view === null
-          ? setupModalMessage({ meta: metaText, text })
+          ? formMessage({ kind: "setup", meta: metaText, text })
           : setupModal({ meta: metaText, values: view, notice: `⚠️ ${text}` }),
     });
   if (meta?.kind !== "setup" || meta.teamId !== s.teamId) {
@@ -205,32 +200,21 @@ export async function openManagers(
   log: Logger,
 ): Promise<void> {
   const meta = encodeSetupMeta({ teamId: o.teamId, kind: "managers" });
-  const opened = await client.views.open({
-    trigger_id: o.triggerId,
-    view: managersModalMessage({ meta, text: "⏳ Loading…", close: "Cancel" }),
-  });
-  const viewId = opened.view?.id;
-  if (!viewId) return;
-  try {
-    if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) {
-      await client.views.update({ view_id: viewId, view: managersModalMessage({ meta, text: NOT_MANAGER }) });
-      return;
-    }
-    const added = (await deps.settings.listManagers(o.teamId)).map((m) => m.userId);
-    await client.views.update({
-      view_id: viewId,
-      view: managersModal({ meta, configured: deps.config.managerUserIds, added }),
-    });
-  } catch (err) {
-    log.warn({ err }, "could not open the managers form");
-    await client.views.update({
-      view_id: viewId,
-      view: managersModalMessage({
-        meta,
-        text: "⚠️ The bot's settings could not be read; try again in a moment.",
-      }),
-    });
-  }
+  const message = (text: string) => formMessage({ kind: "managers", meta, text });
+  await openThenFill(
+    client,
+    {
+      triggerId: o.triggerId,
+      loading: formMessage({ kind: "managers", meta, text: "⏳ Loading…", close: "Cancel" }),
+      fill: async () => {
+        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return message(NOT_MANAGER);
+        const added = (await deps.settings.listManagers(o.teamId)).map((m) => m.userId);
+        return managersModal({ meta, configured: deps.config.managerUserIds, added });
+      },
+      failed: () => message("⚠️ The bot's settings could not be read; try again in a moment."),
+    },
+    log,
+  );
 }
 
 /** After the ack: applies the difference between the stored and the chosen managers. */
@@ -241,7 +225,7 @@ export async function saveManagers(
   log: Logger,
 ): Promise<void> {
   const meta = decodeSetupMeta(s.privateMetadata);
-  const text = (t: string) => managersModalMessage({ meta: s.privateMetadata, text: t });
+  const text = (t: string) => formMessage({ kind: "managers", meta: s.privateMetadata, text: t });
   if (meta?.kind !== "managers" || meta.teamId !== s.teamId) {
     await client.views.update({ view_id: s.viewId, view: text(EXPIRED) });
     return;

@@ -37,6 +37,7 @@ export {
   decodeMeta,
   type EventsModalMeta,
   encodeMeta,
+  eventCheckboxes,
   eventsModal,
   eventsModalError,
   eventsModalLoading,
@@ -50,8 +51,8 @@ export {
 export {
   decodeSetupMeta,
   encodeSetupMeta,
+  formMessage,
   managersModal,
-  managersModalMessage,
   managersModalSaved,
   type ParsedSetup,
   parseManagersSubmission,
@@ -61,7 +62,6 @@ export {
   type SetupValues,
   setupModal,
   setupModalDone,
-  setupModalMessage,
 } from "./setup.js";
 export type { KnownBlock, Message } from "./types.js";
 export { assertViewWithinLimits } from "./view-limits.js";

@@ -10,7 +10,12 @@
  */
 import type { Checkboxes, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";
 import { z } from "zod";
-import { isWebhookEvent, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import {
+  isWebhookEvent,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from "../../platform/schemas.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { code, context, section } from "./kit.js";
 import { escapeTruncate, truncate } from "./limits.js";
@@ -88,13 +93,19 @@ function unknownList(events: readonly string[]): string {
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
+/** One checkbox per event of the enumeration, those of `checked` checked (unknown ones ignored). */
+export function eventCheckboxes(actionId: string, checked: Iterable<string>): Checkboxes {
+  const wanted = new Set(checked);
+  const options = WEBHOOK_EVENTS.map(eventOption);
+  const initial = options.filter((opt) => opt.value !== undefined && wanted.has(opt.value));
+  const element: Checkboxes = { type: "checkboxes", action_id: actionId, options };
+  if (initial.length > 0) element.initial_options = initial;
+  return element;
+}
+
 /** The editor: intro, one input of checkboxes (current known events checked), notes. */
 function editorBlocks(profileId: string, current: readonly string[]): KnownBlock[] {
-  const checked = new Set(current);
-  const options = WEBHOOK_EVENTS.map(eventOption);
-  const initial = options.filter((opt) => opt.value !== undefined && checked.has(opt.value));
-  const element: Checkboxes = { type: "checkboxes", action_id: BLOCKS.eventsInput, options };
-  if (initial.length > 0) element.initial_options = initial;
+  const element = eventCheckboxes(BLOCKS.eventsInput, current);
   const input: InputBlock = {
     type: "input",
     block_id: BLOCKS.events,
@@ -192,11 +203,16 @@ function record(v: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The events checked in a submission (`view.state.values`): only known events, each once, in the
- * order of the enumeration. Any other shape gives [].
+ * The events checked in a submission (`view.state.values`, the checkboxes at `blockId` /
+ * `actionId`): only known events, each once, in the order of the enumeration. Any other shape
+ * gives [].
  */
-export function parseEventsSubmission(values: unknown): string[] {
-  const input = record(record(record(values)?.[BLOCKS.events])?.[BLOCKS.eventsInput]);
+export function parseEventsSubmission(
+  values: unknown,
+  blockId: string = BLOCKS.events,
+  actionId: string = BLOCKS.eventsInput,
+): WebhookEvent[] {
+  const input = record(record(record(values)?.[blockId])?.[actionId]);
   const selected = input?.selected_options;
   if (!Array.isArray(selected)) return [];
   const chosen = new Set<string>();

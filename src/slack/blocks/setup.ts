@@ -19,7 +19,7 @@ import { isPlatformId } from "../grammar.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
-import { eventOption, plain, VIEW_LIMITS } from "./modal.js";
+import { eventCheckboxes, parseEventsSubmission, plain, VIEW_LIMITS } from "./modal.js";
 import type { KnownBlock } from "./types.js";
 
 /** What the set-up and managers modals carry in `private_metadata`. */
@@ -70,6 +70,7 @@ export interface SetupValues {
 }
 
 const SETUP_TITLE = "Set up notifications";
+const MANAGERS_TITLE = "Managers";
 
 function setupInputs(v: SetupValues): KnownBlock[] {
   const profile: PlainTextInput = {
@@ -86,11 +87,7 @@ function setupInputs(v: SetupValues): KnownBlock[] {
     filter: { include: ["public", "private"], exclude_bot_users: true },
   };
   if (v.channelId) conversation.initial_conversation = v.channelId;
-  const options = WEBHOOK_EVENTS.map(eventOption);
-  const wanted = new Set(v.events ?? WEBHOOK_EVENTS);
-  const initial = options.filter((o) => o.value !== undefined && wanted.has(o.value));
-  const events: Checkboxes = { type: "checkboxes", action_id: BLOCKS.setupEvents, options };
-  if (initial.length > 0) events.initial_options = initial;
+  const events = eventCheckboxes(BLOCKS.setupEvents, v.events ?? WEBHOOK_EVENTS);
   const url: PlainTextInput = {
     type: "plain_text_input",
     action_id: BLOCKS.setupUrl,
@@ -151,11 +148,17 @@ export function setupModal(o: {
   });
 }
 
-/** A message in place of the form (loading, saving, not a manager, done). */
-export function setupModalMessage(o: { meta: string; text: string; close?: string }): ModalView {
+/** A message in place of a form (loading, saving, not a manager, an error). */
+export function formMessage(o: {
+  kind: SetupMeta["kind"];
+  meta: string;
+  text: string;
+  close?: string;
+}): ModalView {
+  const setup = o.kind === "setup";
   return shell({
-    callbackId: VIEWS.setupModal,
-    title: SETUP_TITLE,
+    callbackId: setup ? VIEWS.setupModal : VIEWS.managersModal,
+    title: setup ? SETUP_TITLE : MANAGERS_TITLE,
     meta: o.meta,
     blocks: [section(o.text.trim() || "…")],
     close: o.close ?? "Close",
@@ -235,22 +238,13 @@ export function parseSetupSubmission(values: unknown): ParsedSetup {
   }
   if (channelId === null && !urlText)
     errors[BLOCKS.setupChannel] = "Choose the channel for the notifications.";
-  const selected = field(values, BLOCKS.setupEvents)?.selected_options;
-  const chosen = new Set<string>();
-  if (Array.isArray(selected)) {
-    for (const o of selected) {
-      const v = rec(o)?.value;
-      if (typeof v === "string") chosen.add(v);
-    }
-  }
-  const events = WEBHOOK_EVENTS.filter((e) => chosen.has(e));
+  const events = parseEventsSubmission(values, BLOCKS.setupEvents, BLOCKS.setupEvents);
   if (events.length === 0) errors[BLOCKS.setupEvents] = "Choose at least one event: the platform needs one.";
   return { values: { profileId, channelId, url, events }, errors };
 }
 
 // --- Managers ----------------------------------------------------------------------------------------
 
-const MANAGERS_TITLE = "Managers";
 const MAX_INITIAL_USERS = 100;
 
 function configuredLine(configured: readonly string[]): KnownBlock[] {
@@ -299,16 +293,6 @@ export function managersModal(o: {
     blocks,
     submit: "Save",
     close: "Cancel",
-  });
-}
-
-export function managersModalMessage(o: { meta: string; text: string; close?: string }): ModalView {
-  return shell({
-    callbackId: VIEWS.managersModal,
-    title: MANAGERS_TITLE,
-    meta: o.meta,
-    blocks: [section(o.text.trim() || "…")],
-    close: o.close ?? "Close",
   });
 }
 

@@ -6,13 +6,13 @@ import {
   BLOCKS,
   decodeSetupMeta,
   encodeSetupMeta,
+  formMessage,
   managersModal,
   managersModalSaved,
   parseManagersSubmission,
   parseSetupSubmission,
   setupModal,
   setupModalDone,
-  setupModalMessage,
 } from "../../../src/slack/blocks/index.js";
 
 const meta = encodeSetupMeta({ teamId: "T1", kind: "setup" });
@@ -54,7 +54,8 @@ describe("set-up form", () => {
     expect(text).toContain(`"initial_value":"${"x".repeat(64)}"`);
     expect(text).toContain('"initial_conversation":"C0NEWS"');
     expect(text).toContain("⚠️ something");
-    within(setupModalMessage({ meta, text: "⏳ Loading…" }));
+    within(formMessage({ kind: "setup", meta, text: "⏳ Loading…" }));
+    expect(formMessage({ kind: "managers", meta, text: "x" }).callback_id).toBe("managers_modal");
     within(
       setupModalDone({
         meta,

@@ -4,12 +4,11 @@ import {
   BLOCKS,
   decodeMeta,
   eventsModalSaving,
-  managersModalMessage,
+  formMessage,
   parseEventsSubmission,
   parseManagersSubmission,
   parseSetupSubmission,
   profileText,
-  setupModalMessage,
   VIEWS,
 } from "../../blocks/index.js";
 import type { BotDeps } from "../../context.js";
@@ -49,7 +48,8 @@ export function register(app: App, deps: BotDeps): void {
     const teamId = body.team?.id ?? body.user.team_id ?? "";
     await ack({
       response_action: "update",
-      view: setupModalMessage({
+      view: formMessage({
+        kind: "setup",
         meta: view.private_metadata,
         text: `⏳ Setting up profile \`${profileText(values.profileId)}\`…`,
       }),
@@ -74,7 +74,7 @@ export function register(app: App, deps: BotDeps): void {
     const teamId = body.team?.id ?? body.user.team_id ?? "";
     await ack({
       response_action: "update",
-      view: managersModalMessage({ meta: view.private_metadata, text: "⏳ Saving…" }),
+      view: formMessage({ kind: "managers", meta: view.private_metadata, text: "⏳ Saving…" }),
     });
     const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.managersModal });
     await saveManagers(
