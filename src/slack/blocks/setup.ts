@@ -6,7 +6,6 @@
  * optional foreign HTTPS URL (`url=`). Managers = `/webhook managers add|remove`.
  */
 import type {
-  Checkboxes,
   ConversationsSelect,
   InputBlock,
   ModalView,
