@@ -196,7 +196,8 @@ export function eventsModalError(o: {
   return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
 }
 
-function record(v: unknown): Record<string, unknown> | undefined {
+/** `v` as a plain object, or undefined (arrays and null included). */
+export function record(v: unknown): Record<string, unknown> | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v)
     ? (v as Record<string, unknown>)
     : undefined;

@@ -18,7 +18,7 @@ import { isPlatformId } from "../grammar.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
-import { eventCheckboxes, parseEventsSubmission, plain, VIEW_LIMITS } from "./modal.js";
+import { eventCheckboxes, parseEventsSubmission, plain, record, VIEW_LIMITS } from "./modal.js";
 import type { KnownBlock } from "./types.js";
 
 /** What the set-up and managers modals carry in `private_metadata`. */
@@ -197,14 +197,8 @@ export interface ParsedSetup {
   errors: Record<string, string>;
 }
 
-function rec(v: unknown): Record<string, unknown> | undefined {
-  return v !== null && typeof v === "object" && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
-}
-
 function field(values: unknown, blockId: string): Record<string, unknown> | undefined {
-  return rec(rec(rec(values)?.[blockId])?.[blockId]);
+  return record(record(record(values)?.[blockId])?.[blockId]);
 }
 
 /** Reads and checks a set-up submission (`view.state.values`); every shape is tolerated. */

@@ -5,14 +5,8 @@
  */
 import type { HomeView, ModalView } from "@slack/types";
 import { assertWithinLimits } from "./limits.js";
-import { VIEW_LIMITS } from "./modal.js";
+import { record, VIEW_LIMITS } from "./modal.js";
 import type { KnownBlock } from "./types.js";
-
-function record(v: unknown): Record<string, unknown> | undefined {
-  return v !== null && typeof v === "object" && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
-}
 
 // --- The checker -----------------------------------------------------------------------------------
 
