@@ -58,11 +58,8 @@ export class Relay {
 }
 
 /** `/webhook set` for the newsroom profile in `channel`; returns the bot-local delivery URL. */
-export async function configureProfile(h: Harness, channel: string): Promise<string> {
-  const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, { user: "U0ADMIN", channel });
-  const answer = await h.answer(res.responseUrl);
-  if (answer.response_type !== "in_channel") throw new Error(`webhook set failed: ${JSON.stringify(answer)}`);
-  return localHookUrl(h);
+export function configureProfile(h: Harness, channel: string): Promise<string> {
+  return h.configureProfile({ channel });
 }
 
 /** The platform's current callback URL for the newsroom profile, pointed at the local bot. */

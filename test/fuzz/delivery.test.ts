@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseDelivery } from "../../src/platform/schemas.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { MAX_DELIVERY_BYTES } from "../../src/webhooks/receive.js";
-import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
+import { type Harness, startHarness } from "../support/harness.js";
 import { FRAGMENTS, FUZZ_TIMEOUT, nastyText, runs, validDeliveryArb } from "./arbitraries.js";
 import { guardUnhandled, toWellFormed } from "./checks.js";
 
@@ -24,14 +24,8 @@ const guard = guardUnhandled();
 
 beforeAll(async () => {
   h = await startHarness({ worker: { manual: true }, env: { LOG_LEVEL: "warn" } });
-  const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
-    user: "U0ADMIN",
-    channel: "C0NEWS",
-  });
-  await h.answer(res.responseUrl);
-  const url = h.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
-  hook = `${h.url}${url.slice(PUBLIC_URL.length)}`;
-  token = url.slice(`${PUBLIC_URL}/hooks/platform/`.length);
+  hook = await h.configureProfile();
+  token = hook.slice(`${h.url}/hooks/platform/`.length);
   expect(token).toMatch(/^[A-Za-z0-9_-]{32,64}$/);
 });
 

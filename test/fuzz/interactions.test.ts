@@ -28,11 +28,7 @@ const guard = guardUnhandled();
 beforeAll(async () => {
   h = await startHarness({ worker: { manual: true }, env: { LOG_LEVEL: "warn" } });
   // Something to lose: a configured profile and an added manager.
-  const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
-    user: "U0ADMIN",
-    channel: "C0NEWS",
-  });
-  await h.answer(res.responseUrl);
+  await h.configureProfile();
   await h.built.deps.settings.addManager(TEAM, "U0OTHER", "U0ADMIN", new Date());
 });
 afterAll(async () => {

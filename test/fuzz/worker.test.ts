@@ -11,7 +11,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { assertWithinLimits, type Message } from "../../src/slack/blocks/index.js";
-import { eventually, type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
+import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, runs, validDeliveryArb } from "./arbitraries.js";
 import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
 
@@ -37,13 +37,7 @@ for (const kind of ["memory", "redis"] as const) {
         env: { LOG_LEVEL: "warn" },
         ...(kind === "redis" ? { store: { kind: "redis", url: REDIS }, namespace } : {}),
       });
-      const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
-        user: "U0ADMIN",
-        channel: "C0NEWS",
-      });
-      await h.answer(res.responseUrl);
-      const url = h.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
-      hook = `${h.url}${url.slice(PUBLIC_URL.length)}`;
+      hook = await h.configureProfile();
     });
     afterAll(async () => {
       await h.close();

@@ -7,7 +7,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plainDeliveryToken } from "../../src/http/front.js";
 import { SEED } from "../../src/sandbox/server.js";
-import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
+import { type Harness, startHarness } from "../support/harness.js";
 
 async function post(url: string, body: string) {
   const res = await request(url, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -38,13 +38,7 @@ describe("front listener", () => {
   let hook: string;
   beforeAll(async () => {
     h = await startHarness({ worker: { manual: true } });
-    const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
-      user: "U0ADMIN",
-      channel: "C0NEWS",
-    });
-    await h.answer(res.responseUrl);
-    const url = h.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
-    hook = `${h.url}${url.slice(PUBLIC_URL.length)}`;
+    hook = await h.configureProfile();
   });
   afterAll(async () => {
     await h.close();

@@ -52,13 +52,7 @@ describe("damaged outbox items", () => {
       worker: { manual: true, coalesceMs: 50, pollMs: 10, postIntervalMs: 20 },
     });
     try {
-      const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
-        user: "U0ADMIN",
-        channel: "C0NEWS",
-      });
-      await h.answer(res.responseUrl);
-      const url = h.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
-      const hook = `${h.url}/hooks/platform/${url.split("/").at(-1)}`;
+      const hook = await h.configureProfile();
       const send = (type: string, timestamp: number) =>
         fetch(hook, {
           method: "POST",

@@ -15,9 +15,8 @@ const B = "C0GENERAL";
 const RETRY_AFTER_S = 3;
 let h: Harness;
 
-async function configure(profile: string, channel: string): Promise<void> {
-  const res = await h.slash("/webhook", `set ${profile}`, { user: "U0ADMIN", channel });
-  await h.answer(res.responseUrl);
+async function configure(profileId: string, channel: string): Promise<void> {
+  await h.configureProfile({ profileId, channel });
 }
 
 /** The sample lifecycle's events of one video, by type (and preset progress). */

@@ -12,7 +12,7 @@ import { Metrics } from "../../src/metrics.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
 import type { Outbox } from "../../src/notify/types.js";
 import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, type SandboxOptions, SEED, startSandbox } from "../../src/sandbox/server.js";
 import {
   blockActionsBody,
   type SlackStandin,
@@ -64,6 +64,11 @@ export interface Harness {
   ): Promise<{ status: number; body: string; ms: number; responseUrl: string }>;
   /** Waits for the n-th (1-based) answer on a response_url. */
   answer(responseUrl: string, n?: number): Promise<Record<string, unknown>>;
+  /**
+   * `/webhook set <profile>` by an admin in `channel` (default C0NEWS, the newsroom profile);
+   * throws unless it was confirmed in the channel. Returns the delivery URL on this bot.
+   */
+  configureProfile(o?: { channel?: string; profileId?: string }): Promise<string>;
   /**
    * Closes everything, then scans the captured log lines and the Slack calls people see for every
    * known secret (test/support/secret-scan.ts) and throws SecretLeakError naming the kinds found.
@@ -231,6 +236,19 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     answer(responseUrl, n = 1) {
       return waitFor(() => slack.responses(responseUrl)[n - 1], 8000, `answer ${n} on ${responseUrl}`);
+    },
+    async configureProfile(o = {}) {
+      const profileId = o.profileId ?? SEED.profiles.newsroom;
+      const res = await this.slash("/webhook", `set ${profileId}`, {
+        user: "U0ADMIN",
+        channel: o.channel ?? "C0NEWS",
+      });
+      const answer = await this.answer(res.responseUrl);
+      if (answer.response_type !== "in_channel")
+        throw new Error(`webhook set failed: ${JSON.stringify(answer)}`);
+      const url = sandbox.state.profiles.get(profileId)?.webhook.callback_url ?? "";
+      if (!url.startsWith(PUBLIC_URL)) throw new Error(`profile ${profileId} does not point at the bot`);
+      return `${bot.url}${url.slice(PUBLIC_URL.length)}`;
     },
     async close() {
       await bot.close();
