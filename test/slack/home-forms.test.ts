@@ -90,6 +90,27 @@ async function submit(callbackId: string, viewId: string, meta: string, values: 
   return res.body ? (JSON.parse(res.body) as Record<string, unknown>) : {};
 }
 
+/**
+ * Opens the set-up form from the Home as an admin and submits `values` as `submitter`; returns the
+ * number of views.update calls before the submission (to wait for the outcome after it).
+ */
+async function submitSetup(values: ReturnType<typeof setupValues>, submitter = "U0ADMIN"): Promise<number> {
+  const form = await openForm(ACTIONS.webhookSetup, "");
+  const before = h.slack.callsTo("views.update").length;
+  const res = await submit(VIEWS.setupModal, form.viewId, form.meta, values, submitter);
+  expect(res.response_action).toBe("update");
+  return before;
+}
+
+/** A delivery for the newsroom profile to the route of `token`. */
+function deliver(token: string | undefined, type: string, timestamp: number, videoId: string) {
+  return fetch(`${h.url}/hooks/platform/${token}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: json({ type, timestamp, data: { owner_id: PROFILE, video_id: videoId } }),
+  });
+}
+
 const patches = () => h.sandbox.requests.filter((r) => r.method === "PATCH");
 
 describe("App Home: the entry points", () => {
@@ -150,15 +171,9 @@ describe("set-up form (= /webhook set)", () => {
   });
 
   it("a valid form points the profile's webhook at the bot, confirms in the channel, the modal and the Home", async () => {
-    const form = await openForm(ACTIONS.webhookSetup, "");
-    const before = h.slack.callsTo("views.update").length;
-    const res = await submit(
-      VIEWS.setupModal,
-      form.viewId,
-      form.meta,
+    const before = await submitSetup(
       setupValues({ profile: PROFILE, channel: "C0NEWS", events: ["video.created", "video.published"] }),
     );
-    expect(res.response_action).toBe("update");
     const done = await viewUpdate(/is set up/, before, "the outcome");
     expect(json(done.args.view)).toContain("<#C0NEWS>");
     const webhook = h.sandbox.state.profiles.get(PROFILE)?.webhook;
@@ -182,25 +197,12 @@ describe("set-up form (= /webhook set)", () => {
     );
     // The route works: a delivery to the registered callback is accepted.
     const token = String(webhook?.callback_url).split("/").at(-1);
-    const delivery = await fetch(`${h.url}/hooks/platform/${token}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: json({
-        type: "video.created",
-        timestamp: 1_790_000_000_000,
-        data: { owner_id: PROFILE, video_id: "x8home1" },
-      }),
-    });
+    const delivery = await deliver(token, "video.created", 1_790_000_000_000, "x8home1");
     expect(delivery.status).toBe(200);
   });
 
   it("Change channel opens the form filled with the profile's channel and events, and moves it", async () => {
-    const first = await openForm(ACTIONS.webhookSetup, "");
-    const start = h.slack.callsTo("views.update").length;
-    await submit(
-      VIEWS.setupModal,
-      first.viewId,
-      first.meta,
+    const start = await submitSetup(
       setupValues({ profile: PROFILE, channel: "C0NEWS", events: ["video.format.ready"] }),
     );
     await viewUpdate(/is set up/, start, "the first set-up");
@@ -222,25 +224,12 @@ describe("set-up form (= /webhook set)", () => {
     expect((await h.built.deps.settings.getProfile(TEAM, PROFILE))?.channelId).toBe("C0GENERAL");
     // The old route's token no longer accepts deliveries.
     const oldToken = String(oldUrl).split("/").at(-1);
-    const res = await fetch(`${h.url}/hooks/platform/${oldToken}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: json({
-        type: "video.format.ready",
-        timestamp: 1_790_000_000_001,
-        data: { owner_id: PROFILE, video_id: "x8home2" },
-      }),
-    });
+    const res = await deliver(oldToken, "video.format.ready", 1_790_000_000_001, "x8home2");
     expect(res.status).toBe(404);
   });
 
   it("a channel the bot cannot post in is refused in the form, with nothing changed", async () => {
-    const form = await openForm(ACTIONS.webhookSetup, "");
-    const before = h.slack.callsTo("views.update").length;
-    await submit(
-      VIEWS.setupModal,
-      form.viewId,
-      form.meta,
+    const before = await submitSetup(
       setupValues({ profile: PROFILE, channel: "C0PRIVATE", events: ["video.created"] }),
     );
     const shown = await viewUpdate(/Nothing was changed/, before, "the refusal");
@@ -271,12 +260,7 @@ describe("set-up form (= /webhook set)", () => {
   });
 
   it("your own HTTPS URL: the platform delivers there and the bot posts nothing", async () => {
-    const form = await openForm(ACTIONS.webhookSetup, "");
-    const before = h.slack.callsTo("views.update").length;
-    await submit(
-      VIEWS.setupModal,
-      form.viewId,
-      form.meta,
+    const before = await submitSetup(
       setupValues({ profile: PROFILE, events: ["video.complete"], url: "https://hooks.example.org/video" }),
     );
     await viewUpdate(/is set up/, before, "the outcome");
@@ -292,12 +276,7 @@ describe("set-up form (= /webhook set)", () => {
   it("a member who forges the button or the submission is told why and nothing changes", async () => {
     const form = await openForm(ACTIONS.webhookSetup, "", "U0MEMBER");
     expect(json(form.view)).toMatch(/Only managers/);
-    const admin = await openForm(ACTIONS.webhookSetup, "");
-    const before = h.slack.callsTo("views.update").length;
-    await submit(
-      VIEWS.setupModal,
-      admin.viewId,
-      admin.meta,
+    const before = await submitSetup(
       setupValues({ profile: PROFILE, channel: "C0NEWS", events: ["video.created"] }),
       "U0MEMBER",
     );
