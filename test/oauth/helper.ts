@@ -226,3 +226,19 @@ export async function startOAuthBot(
 export function localHook(bot: OAuthBot, callbackUrl: string): string {
   return `${bot.url}${callbackUrl.slice(PUBLIC_URL.length)}`;
 }
+
+/** A `video.created` delivery for `profileId` to the callback the platform has for it; the status. */
+export async function deliverCreated(bot: OAuthBot, profileId: string, videoId: string): Promise<number> {
+  const url = bot.sandbox.state.profiles.get(profileId)?.webhook.callback_url ?? "";
+  const res = await request(localHook(bot, url), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      type: "video.created",
+      timestamp: Date.now(),
+      data: { owner_id: profileId, video_id: videoId },
+    }),
+  });
+  await res.body.dump();
+  return res.statusCode;
+}

@@ -3,12 +3,11 @@
  * activity and claims go; its platform webhooks are removed when they still point at its route,
  * left (and reported) otherwise; deliveries already queued are dead-lettered, never posted.
  */
-import { request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { eventBody, sendSigned } from "../../src/standin/index.js";
 import { eventually, SIGNING_SECRET, startHarness } from "../support/harness.js";
-import { localHook, type OAuthBot, startOAuthBot } from "./helper.js";
+import { deliverCreated, type OAuthBot, startOAuthBot } from "./helper.js";
 
 const TEAM = "T0STANDIN";
 const P = SEED.profiles;
@@ -28,19 +27,7 @@ async function set(text: string, channel = "C0NEWS") {
   expect(JSON.stringify(answer)).not.toContain("⚠️");
 }
 const hookOf = (profileId: string) => b.sandbox.state.profiles.get(profileId)?.webhook;
-const deliver = async (profileId: string, videoId: string) => {
-  const res = await request(localHook(b, hookOf(profileId)?.callback_url ?? ""), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      type: "video.created",
-      timestamp: Date.now(),
-      data: { owner_id: profileId, video_id: videoId },
-    }),
-  });
-  await res.body.dump();
-  return res.statusCode;
-};
+const deliver = (profileId: string, videoId: string) => deliverCreated(b, profileId, videoId);
 const warnLines = () =>
   b.logs
     .filter((l) => l.includes("uninstall: platform webhook"))

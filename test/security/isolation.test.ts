@@ -6,12 +6,11 @@
  *  - A's manager cannot set, remove or edit B's profile (command, forged button values, forged
  *    modal metadata): a clear ephemeral answer, and the platform is never written.
  */
-import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { ACTIONS, BLOCKS, encodeMeta, VIEWS } from "../../src/slack/blocks/index.js";
 import { sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
-import { localHook, type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
+import { deliverCreated, type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
 import { eventually, waitFor } from "../support/harness.js";
 
 const A = "T0STANDIN";
@@ -28,19 +27,7 @@ const patches = () => b.sandbox.requests.filter((r) => r.method === "PATCH").len
 const hookOf = (profileId: string) => b.sandbox.state.profiles.get(profileId)?.webhook;
 const text = (answer: Record<string, unknown>) => JSON.stringify(answer);
 
-async function deliver(profileId: string, videoId: string): Promise<number> {
-  const res = await request(localHook(b, hookOf(profileId)?.callback_url ?? ""), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      type: "video.created",
-      timestamp: Date.now(),
-      data: { owner_id: profileId, video_id: videoId },
-    }),
-  });
-  await res.body.dump();
-  return res.statusCode;
-}
+const deliver = (profileId: string, videoId: string) => deliverCreated(b, profileId, videoId);
 
 beforeAll(async () => {
   b = await startOAuthBot();
