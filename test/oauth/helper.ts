@@ -1,58 +1,25 @@
 /**
- * The bot in multi-workspace (OAuth) mode over real HTTP on 127.0.0.1: the platform sandbox, the
- * Slack stand-in (which implements oauth.v2.access for the code "good-code"), a store, and the
- * app built by buildApp with an installation store. Workspace A (the stand-in's team) installs
- * through the real OAuth flow; `addWorkspace` stores another workspace's installation directly
- * (the stand-in issues tokens for its own team only), with the stand-in's default bot token.
+ * The bot in multi-workspace (OAuth) mode over real HTTP on 127.0.0.1: the shared harness
+ * (test/support/harness.ts: platform sandbox, Slack stand-in, store, the leak check at close) in
+ * OAuth mode, plus the install flow. Workspace A (the stand-in's team) installs through the real
+ * OAuth flow (the stand-in implements oauth.v2.access for the code "good-code"); `addWorkspace`
+ * stores another workspace's installation directly (the stand-in issues tokens for its own team
+ * only), with the stand-in's default bot token.
  */
-import type { AddressInfo } from "node:net";
 import type { Installation } from "@slack/bolt";
 import { request } from "undici";
-import { type BuiltApp, buildApp } from "../../src/app.js";
-import { type Config, loadConfig } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/log.js";
-import { Metrics } from "../../src/metrics.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
-import type { Outbox } from "../../src/notify/types.js";
-import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/server.js";
-import {
-  blockActionsBody,
-  eventBody,
-  type SlackStandin,
-  STANDIN,
-  sendSigned,
-  slashCommandBody,
-  startSlackStandin,
-} from "../../src/standin/index.js";
-import {
-  ActivityRepo,
-  InstallationRepo,
-  openStore,
-  RouteRepo,
-  SettingsRepo,
-  type Store,
-} from "../../src/store/index.js";
-import { waitFor } from "../support/harness.js";
+import { eventBody, STANDIN, sendSigned } from "../../src/standin/index.js";
+import type { InstallationRepo } from "../../src/store/index.js";
+import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness } from "../support/harness.js";
 
-export const SIGNING_SECRET = "oauth-test-signing-secret-0123456789";
-export const PUBLIC_URL = "https://bot.example.test";
+export { PUBLIC_URL, SIGNING_SECRET };
 export const CLIENT_ID = "1111.2222";
 export const CLIENT_SECRET = "oauth-client-secret-abcdef";
 export const STATE_SECRET = "oauth-state-secret-0123456789abcdef";
 export const ENCRYPTION_KEY = "test-store-encryption-key-0123456789abcdefgh";
 
-export interface OAuthBot {
-  sandbox: Sandbox;
-  slack: SlackStandin;
-  store: Store;
-  outbox: Outbox;
-  platform: PlatformClient;
+export interface OAuthBot extends Harness {
   installations: InstallationRepo;
-  built: BuiltApp;
-  config: Config;
-  logs: string[];
-  url: string;
   /** GET /slack/install: the redirect and the state cookie. */
   beginInstall(): Promise<{ status: number; location: string; state: string; cookie: string }>;
   /** GET /slack/oauth_redirect with the given query and cookie. */
@@ -61,85 +28,33 @@ export interface OAuthBot {
   install(): Promise<{ status: number; body: string }>;
   /** Stores an installation for another workspace, using the stand-in's default bot token. */
   addWorkspace(teamId: string): Promise<void>;
-  slash(
-    command: string,
-    text: string,
-    o: { team: string; user: string; channel: string },
-  ): Promise<{ status: number; responseUrl: string }>;
-  press(
-    actionId: string,
-    value: string,
-    o: { team: string; user: string; channel: string },
-  ): Promise<{ status: number; responseUrl: string }>;
   event(event: Record<string, unknown>, teamId: string): Promise<{ status: number }>;
-  answer(responseUrl: string, n?: number): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
 }
 
 export async function startOAuthBot(
   opts: { encryptionKey?: string; namespace?: string; manualWorker?: boolean } = {},
 ): Promise<OAuthBot> {
-  const sandbox = await startSandbox();
-  const slack = await startSlackStandin();
-  const base = loadConfig({
-    PUBLIC_URL,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_CLIENT_ID: CLIENT_ID,
-    SLACK_CLIENT_SECRET: CLIENT_SECRET,
-    SLACK_STATE_SECRET: STATE_SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_AUTH_URL: sandbox.url,
-    PLATFORM_CLIENT_ID: sandbox.clientId,
-    PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-    STORE_URL: "memory://",
-    LOG_LEVEL: "debug",
-    ...(opts.encryptionKey ? { STORE_ENCRYPTION_KEY: opts.encryptionKey } : {}),
-  });
-  const config: Config = { ...base, port: 0, host: "127.0.0.1" };
-  const logs: string[] = [];
-  const logger: Logger = createLogger({
-    level: "debug",
-    destination: { write: (s: string) => void logs.push(s) },
-    secrets: [config.platform.clientSecret, config.slack.signingSecret, CLIENT_SECRET, STATE_SECRET],
-  });
-  const store = await openStore(config.store, logger, opts.namespace ? { namespace: opts.namespace } : {});
-  const outbox = await createOutbox(store, logger);
-  const metrics = new Metrics();
-  const platform = createPlatformClient(config.platform, logger);
-  const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
-  const built = buildApp(config, {
-    platform,
-    outbox,
-    metrics,
-    pingStore: () => store.ping(),
+  const h = await startHarness({
+    oauth: {
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      stateSecret: STATE_SECRET,
+      ...(opts.encryptionKey ? { encryptionKey: opts.encryptionKey } : {}),
+    },
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
     worker: { postIntervalMs: 20, coalesceMs: 100, pollMs: 20, manual: opts.manualWorker },
-    settings: new SettingsRepo(store, logger),
-    routes: new RouteRepo(store, logger),
-    activity: new ActivityRepo(store, logger),
-    installations,
-    logger,
   });
-  const server = await built.start();
-  const url = `http://127.0.0.1:${(server?.address() as AddressInfo | undefined)?.port ?? 0}`;
-  const eventsUrl = `${url}/slack/events`;
+  const installations = h.built.deps.installations;
+  if (!installations) throw new Error("the harness did not build an installation store");
+  const { slack } = h;
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
-    const res = await request(`${url}${path}`, { method: "GET", headers });
+    const res = await request(`${h.url}${path}`, { method: "GET", headers });
     return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   };
 
-  const bot: OAuthBot = {
-    sandbox,
-    slack,
-    store,
-    outbox,
-    platform,
+  const extra: Omit<OAuthBot, keyof Harness> = {
     installations,
-    built,
-    config,
-    logs,
-    url,
     async beginInstall() {
       const r = await get("/slack/install");
       const location = String(r.headers.location ?? "");
@@ -177,48 +92,12 @@ export async function startOAuthBot(
       };
       await installations.storeInstallation(installation);
     },
-    async slash(command, text, o) {
-      const responseUrl = slack.newResponseUrl(o.channel, o.user);
-      const body = slashCommandBody({
-        command,
-        text,
-        userId: o.user,
-        teamId: o.team,
-        channelId: o.channel,
-        responseUrl,
-      });
-      const res = await sendSigned(eventsUrl, body, SIGNING_SECRET);
-      return { status: res.status, responseUrl };
-    },
-    async press(actionId, value, o) {
-      const responseUrl = slack.newResponseUrl(o.channel, o.user);
-      const body = blockActionsBody({
-        actionId,
-        value,
-        userId: o.user,
-        teamId: o.team,
-        channelId: o.channel,
-        responseUrl,
-      });
-      const res = await sendSigned(eventsUrl, body, SIGNING_SECRET);
-      return { status: res.status, responseUrl };
-    },
     async event(event, teamId) {
-      const res = await sendSigned(eventsUrl, eventBody({ event, teamId }), SIGNING_SECRET);
+      const res = await sendSigned(h.eventsUrl, eventBody({ event, teamId }), SIGNING_SECRET);
       return { status: res.status };
     },
-    answer(responseUrl, n = 1) {
-      return waitFor(() => slack.responses(responseUrl)[n - 1], 8000, `answer ${n} on ${responseUrl}`);
-    },
-    async close() {
-      await built.stop();
-      await platform.close();
-      await outbox.close();
-      await store.close();
-      await slack.close();
-      await sandbox.close();
-    },
   };
+  const bot: OAuthBot = Object.assign(h, extra);
   return bot;
 }
 

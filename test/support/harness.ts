@@ -20,7 +20,14 @@ import {
   slashCommandBody,
   startSlackStandin,
 } from "../../src/standin/index.js";
-import { ActivityRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
+import {
+  ActivityRepo,
+  InstallationRepo,
+  openStore,
+  RouteRepo,
+  SettingsRepo,
+  type Store,
+} from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
@@ -36,6 +43,11 @@ export interface HarnessOptions {
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
   storeOpTimeoutMs?: number;
+  /**
+   * Multi-workspace (OAuth) mode: the client id, secret and state secret instead of a bot token,
+   * and an installation store (test/oauth/helper.ts adds the install flow on top).
+   */
+  oauth?: { clientId: string; clientSecret: string; stateSecret: string; encryptionKey?: string };
 }
 
 export interface Harness {
@@ -114,6 +126,8 @@ export interface Bot {
   outbox: Outbox;
   platform: PlatformClient;
   built: BuiltApp;
+  /** Multi-workspace mode only: the installation store. */
+  installations?: InstallationRepo;
   url: string;
   /** Graceful stop: the worker finishes its current video, then everything closes. */
   close(): Promise<void>;
@@ -128,6 +142,10 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
   const outbox = await createOutbox(store, logger);
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
+  const installations =
+    config.slack.mode === "oauth"
+      ? new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey })
+      : undefined;
   const built = buildApp(config, {
     platform,
     outbox,
@@ -137,6 +155,7 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
     settings: new SettingsRepo(store, logger),
     routes: new RouteRepo(store, logger),
     activity: new ActivityRepo(store, logger),
+    ...(installations ? { installations } : {}),
     logger,
   });
   const server = await built.start();
@@ -146,6 +165,7 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
     outbox,
     platform,
     built,
+    ...(installations ? { installations } : {}),
     url: `http://127.0.0.1:${port}`,
     async close() {
       await built.stop();
@@ -162,7 +182,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const base = loadConfig({
     PUBLIC_URL,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_BOT_TOKEN: slack.botToken,
+    ...(opts.oauth
+      ? {
+          SLACK_CLIENT_ID: opts.oauth.clientId,
+          SLACK_CLIENT_SECRET: opts.oauth.clientSecret,
+          SLACK_STATE_SECRET: opts.oauth.stateSecret,
+          ...(opts.oauth.encryptionKey ? { STORE_ENCRYPTION_KEY: opts.oauth.encryptionKey } : {}),
+        }
+      : { SLACK_BOT_TOKEN: slack.botToken }),
     SLACK_API_URL: slack.apiUrl,
     PLATFORM_API_URL: sandbox.apiUrl,
     PLATFORM_AUTH_URL: sandbox.url,
@@ -183,7 +210,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const logger = createLogger({
     level: "debug",
     destination: { write: (s: string) => void logs.push(s) },
-    secrets: [config.platform.clientSecret, config.slack.signingSecret, config.slack.botToken],
+    secrets: [
+      config.platform.clientSecret,
+      config.slack.signingSecret,
+      config.slack.botToken,
+      config.slack.clientSecret,
+      config.slack.stateSecret,
+    ],
   });
   const bot = await startBot(config, logger, opts);
   const { store, outbox, platform, built, url } = bot;
