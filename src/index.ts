@@ -3,13 +3,9 @@
  * down cleanly on SIGTERM/SIGINT.
  */
 import type { AddressInfo } from "node:net";
-import { buildApp } from "./app.js";
+import { startComposedBot } from "./compose.js";
 import { readConfigOrExit } from "./config.js";
 import { createLogger } from "./log.js";
-import { Metrics } from "./metrics.js";
-import { createOutbox } from "./notify/outbox/index.js";
-import { createPlatformClient } from "./platform/index.js";
-import { ActivityRepo, InstallationRepo, openStore, RouteRepo, SettingsRepo } from "./store/index.js";
 
 const config = readConfigOrExit();
 const logger = createLogger({
@@ -27,22 +23,8 @@ const logger = createLogger({
 
 process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
 
-const store = await openStore(config.store, logger);
-const outbox = await createOutbox(store, logger);
-const metrics = new Metrics();
-const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
-const built = buildApp(config, {
-  platform,
-  outbox,
-  metrics,
-  pingStore: () => store.ping(),
-  settings: new SettingsRepo(store, logger),
-  routes: new RouteRepo(store, logger),
-  activity: new ActivityRepo(store, logger),
-  installations: new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey }),
-  logger,
-});
-const server = await built.start();
+const bot = await startComposedBot(config, logger);
+const { server } = bot;
 const address = server?.address() as AddressInfo | null | undefined;
 logger.info(
   {
@@ -71,10 +53,7 @@ async function shutdown(signal: string) {
   });
   server?.closeIdleConnections();
   try {
-    await built.stop();
-    await platform.close();
-    await outbox.close();
-    await store.close();
+    await bot.close();
     logger.info("stopped");
     process.exit(0);
   } catch (err) {

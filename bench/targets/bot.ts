@@ -1,5 +1,5 @@
 /**
- * The whole bot, built exactly as the test harness builds it (`startBot`: store, outbox, platform
+ * The whole bot, built exactly as production builds it (src/compose.ts: store, outbox, platform
  * client, Bolt app on a free port of 127.0.0.1), with the notification worker NOT started, so the
  * load measures the delivery route alone: checks, parsing, durable enqueue, answer.
  *
@@ -9,12 +9,12 @@
  * The logger logs at info (the production default) into a counter, so logging cost is included
  * without flooding the runner's output.
  */
+import { startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/server.js";
 import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
 import { newCallbackToken, RouteRepo } from "../../src/store/index.js";
-import { startBot } from "../../test/support/harness.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import type { RunningTarget } from "./types.js";
 
@@ -77,7 +77,7 @@ async function startBotWith(
       },
     },
   });
-  const bot = await startBot(config, logger, {
+  const bot = await startComposedBot(config, logger, {
     worker: { manual: true },
     ...(spec.namespace ? { namespace: spec.namespace } : {}),
   });

@@ -5,19 +5,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BuiltApp, buildApp } from "../app.js";
+import type { BuiltApp } from "../app.js";
+import { startComposedBot } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { createLogger, type Logger } from "../log.js";
-import { Metrics } from "../metrics.js";
-import { createOutbox } from "../notify/outbox/index.js";
 import type { Outbox } from "../notify/types.js";
-import { createPlatformClient, type PlatformClient } from "../platform/index.js";
+import type { PlatformClient } from "../platform/index.js";
 import { type Sandbox, startSandbox } from "../sandbox/server.js";
 import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../standin/index.js";
-import { ActivityRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../store/index.js";
+import type { Store } from "../store/index.js";
 
 /** The address the platform is told to call; deliveries are re-routed to the local bot. */
 export const DEMO_PUBLIC_URL = "https://bot.example.com";
@@ -87,28 +85,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       secrets: [config.platform.clientSecret, config.slack.signingSecret, config.slack.botToken],
     });
 
-    const store = await openStore(config.store, logger);
-    cleanups.push(() => store.close());
-    const outbox = await createOutbox(store, logger);
-    cleanups.push(() => outbox.close());
-    const metrics = new Metrics();
-    const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
-    cleanups.push(() => platform.close());
-    const built = buildApp(config, {
-      platform,
-      outbox,
-      metrics,
-      pingStore: () => store.ping(),
+    const bot = await startComposedBot(config, logger, {
       worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20, ...opts.worker },
-      settings: new SettingsRepo(store, logger),
-      routes: new RouteRepo(store, logger),
-      activity: new ActivityRepo(store, logger),
-      logger,
     });
-    const server = await built.start();
-    cleanups.push(() => built.stop());
-    const port = (server?.address() as AddressInfo | undefined)?.port ?? 0;
-    const url = `http://127.0.0.1:${port}`;
+    cleanups.push(() => bot.close());
+    const { store, outbox, platform, built, url } = bot;
     const eventsUrl = `${url}/slack/events`;
 
     return {

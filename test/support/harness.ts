@@ -3,15 +3,13 @@
  * and the app built by buildApp and listening on a free port. Tests send correctly signed Slack
  * requests and read what the bot answered through response_url and the Web API.
  */
-import type { AddressInfo } from "node:net";
-import type { AppCollaborators } from "../../src/app.js";
-import { type BuiltApp, buildApp } from "../../src/app.js";
+
+import type { AppCollaborators, BuiltApp } from "../../src/app.js";
+import { type ComposedBot, startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger, type Logger } from "../../src/log.js";
-import { Metrics } from "../../src/metrics.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
 import type { Outbox } from "../../src/notify/types.js";
-import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
+import type { PlatformClient } from "../../src/platform/index.js";
 import { type Sandbox, type SandboxOptions, SEED, startSandbox } from "../../src/sandbox/server.js";
 import {
   blockActionsBody,
@@ -20,14 +18,7 @@ import {
   slashCommandBody,
   startSlackStandin,
 } from "../../src/standin/index.js";
-import {
-  ActivityRepo,
-  InstallationRepo,
-  openStore,
-  RouteRepo,
-  SettingsRepo,
-  type Store,
-} from "../../src/store/index.js";
+import type { Store } from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
@@ -121,59 +112,16 @@ export async function eventually<T>(
   }
 }
 
-export interface Bot {
-  store: Store;
-  outbox: Outbox;
-  platform: PlatformClient;
-  built: BuiltApp;
-  /** Multi-workspace mode only: the installation store. */
-  installations?: InstallationRepo;
-  url: string;
-  /** Graceful stop: the worker finishes its current video, then everything closes. */
-  close(): Promise<void>;
-}
+/** One bot "process" (src/compose.ts): store, outbox, platform client, app and worker. */
+export type Bot = ComposedBot;
 
 /** One bot "process": its own store connection, outbox, platform client, app and worker. */
 export async function startBot(config: Config, logger: Logger, opts: HarnessOptions = {}): Promise<Bot> {
-  const store = await openStore(config.store, logger, {
-    ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
-  });
-  const outbox = await createOutbox(store, logger);
-  const metrics = new Metrics();
-  const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
-  const installations =
-    config.slack.mode === "oauth"
-      ? new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey })
-      : undefined;
-  const built = buildApp(config, {
-    platform,
-    outbox,
-    metrics,
-    pingStore: () => store.ping(),
+  return startComposedBot(config, logger, {
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
-    settings: new SettingsRepo(store, logger),
-    routes: new RouteRepo(store, logger),
-    activity: new ActivityRepo(store, logger),
-    ...(installations ? { installations } : {}),
-    logger,
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
   });
-  const server = await built.start();
-  const port = (server?.address() as AddressInfo | undefined)?.port ?? 0;
-  return {
-    store,
-    outbox,
-    platform,
-    built,
-    ...(installations ? { installations } : {}),
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      await built.stop();
-      await platform.close();
-      await outbox.close();
-      await store.close();
-    },
-  };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
