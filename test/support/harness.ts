@@ -164,6 +164,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       config.slack.botToken,
       config.slack.clientSecret,
       config.slack.stateSecret,
+      config.storeEncryptionKey,
+      config.metricsToken,
     ],
   });
   const bot = await startBot(config, logger, opts);

@@ -61,6 +61,7 @@ export function knownSecrets(o: { config: Config; sandbox: Sandbox; slack: Slack
   add(out, "Slack client secret", config.slack.clientSecret);
   add(out, "Slack state secret", config.slack.stateSecret);
   add(out, "store encryption key", config.storeEncryptionKey);
+  add(out, "metrics token", config.metricsToken);
   for (const token of sandbox.issuedTokens()) add(out, "platform access token", token);
   for (const token of slack.issuedTokens()) add(out, "Slack installation token", token);
   for (const ls of sandbox.state.livestreams.values()) {
