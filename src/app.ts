@@ -3,17 +3,18 @@
  * `src/index.ts` listens; tests build the app with a sandbox platform, a memory or Redis store
  * and a Slack stand-in, and talk to it over real HTTP.
  */
-import type { Server, ServerResponse } from "node:http";
-import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import type { Server } from "node:http";
+import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { Config } from "./config.js";
 import { frontListener } from "./http/front.js";
+import { healthRoutes } from "./http/health.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { ChannelGate } from "./notify/gate.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
-import { isPlatformError, type PlatformClient } from "./platform/index.js";
+import type { PlatformClient } from "./platform/index.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
@@ -55,66 +56,6 @@ export interface BuiltApp {
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/**
- * /healthz: the process is alive. /readyz: the store answers and a platform token can be
- * obtained (checked at most every 5 s); 503 with the reasons otherwise. /metrics: Prometheus.
- */
-function healthRoutes(o: {
-  platform: PlatformClient;
-  pingStore?: () => Promise<void>;
-  metrics: Metrics;
-}): CustomRoute[] {
-  let cached: { at: number; status: number; body: Record<string, unknown> } | undefined;
-  const check = async () => {
-    const now = Date.now();
-    if (cached && now - cached.at < 5_000) return cached;
-    const problems: Record<string, string> = {};
-    await Promise.all([
-      o.pingStore?.().catch((err: unknown) => {
-        problems.store = err instanceof Error ? err.message : "unreachable";
-      }),
-      o.platform.checkToken().catch((err: unknown) => {
-        problems.platform = isPlatformError(err) ? `${err.code}: ${err.message}` : "token service failed";
-      }),
-    ]);
-    const ok = Object.keys(problems).length === 0;
-    cached = {
-      at: now,
-      status: ok ? 200 : 503,
-      body: ok ? { status: "ready" } : { status: "not ready", problems },
-    };
-    return cached;
-  };
-  return [
-    { path: "/healthz", method: ["GET"], handler: (_req, res) => json(res, 200, { status: "ok" }) },
-    {
-      path: "/readyz",
-      method: ["GET"],
-      handler: (_req, res) => {
-        void check().then((r) => json(res, r.status, r.body));
-      },
-    },
-    {
-      path: "/metrics",
-      method: ["GET"],
-      handler: (_req, res) => {
-        void o.metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { "content-type": o.metrics.registry.contentType });
-            res.end(text);
-          },
-          () => json(res, 500, { error: "metrics unavailable" }),
-        );
-      },
-    },
-  ];
 }
 
 /** Bounded label values for the commands metric. */
@@ -211,7 +152,13 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         deliveryRoute.handler(req, res);
       },
     },
-    ...healthRoutes({ platform: c.platform, pingStore: c.pingStore, metrics }),
+    ...healthRoutes({
+      platform: c.platform,
+      pingStore: c.pingStore,
+      metrics,
+      logger,
+      metricsToken: config.metricsToken,
+    }),
   ];
   const clientOptions = {
     slackApiUrl: config.slack.apiUrl,

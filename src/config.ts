@@ -85,6 +85,8 @@ export interface Config {
   webhookAllowedIps: string[];
   trustProxy: boolean;
   logLevel: LogLevel;
+  /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 /** The store, or the fix to report: the message depends on which scheme was meant. */
@@ -166,6 +168,7 @@ const botEnv = z
       .transform((v) => v === "true" || v === "1" || v === "yes")
       .prefault("false"),
     LOG_LEVEL: logLevel,
+    METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
   })
   .superRefine(
     (env, ctx) => {
@@ -238,6 +241,7 @@ export function loadConfig(env: Env): Config {
     webhookAllowedIps: v.WEBHOOK_ALLOWED_IPS,
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
+    metricsToken: v.METRICS_TOKEN,
   };
 }
 

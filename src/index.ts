@@ -18,6 +18,7 @@ const logger = createLogger({
     config.slack.clientSecret,
     config.slack.stateSecret,
     config.storeEncryptionKey,
+    config.metricsToken,
   ],
 });
 

@@ -8,6 +8,11 @@
  *     literal values registered as secrets (client secret, signing secret, bot token, ...) and
  *     anything shaped like a secret (Bearer credentials, JWTs, Slack tokens, RTMP/SRT ingest URLs,
  *     delivery-route tokens) wherever it appears, including messages and error stacks.
+ *
+ * Callback URLs (a profile's webhook, in particular a foreign one set with `url=`) may carry a
+ * secret in their path or query: they are logged as their origin only (scheme://host[:port]),
+ * whether they sit under a `callback_url`-like key, in a JSON body logged as a string, or in a
+ * `url=` argument. `originOnly()` is what code logging one on purpose uses.
  */
 import { type DestinationStream, type Logger, pino } from "pino";
 import type { LogLevel } from "./config.js";
@@ -45,7 +50,25 @@ const REDACT_PATHS = [
   ...SECRET_KEYS.map((k) => (k.includes("-") ? `*.*["${k}"]` : `*.*.${k}`)),
 ];
 
-const PATTERNS: Array<[RegExp, string]> = [
+/** `https://user:pw@host:8443/p/secret?k=v` → `https://host:8443`; anything unparsable → [REDACTED]. */
+export function originOnly(url: string | null | undefined): string | null {
+  if (url === null || url === undefined || url === "") return url ?? null;
+  try {
+    const u = new URL(url);
+    if (u.protocol === "http:" || u.protocol === "https:") return u.origin;
+  } catch {
+    // not a URL: nothing of it is shown
+  }
+  return REDACTED;
+}
+
+/** Keys under which a callback URL is logged (webhook configs, read-backs, error details). */
+const CALLBACK_KEYS = "callback_url|callbackUrl|foreignUrl|foreign_url|webhook_url|webhookUrl|provided";
+
+/** The URL found by a pattern below (group 2), reduced to its origin. */
+const toOrigin = (_match: string, before: string, url: string) => `${before}${originOnly(url) ?? ""}`;
+
+const PATTERNS: Array<[RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
   // Authorization: Bearer <credential>
   [/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, `$1${REDACTED}`],
   // JWTs (the platform's access tokens)
@@ -59,6 +82,10 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/(client_secret=)[^&\s"]+/g, `$1${REDACTED}`],
   // Delivery-route tokens in URLs
   [/(\/hooks\/platform\/)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
+  // Callback URLs as JSON values, plain ("k":"v") or inside a JSON string (\"k\":\"v\"): origin only
+  [new RegExp(String.raw`(\\?"(?:${CALLBACK_KEYS})\\?"\s*:\s*\\?")(https?:\/\/[^"\\\s]*)`, "gi"), toOrigin],
+  // The slash command's `url=<callback>` argument
+  [/(\burl=)(https?:\/\/[^\s"'\\<>|]*)/gi, toOrigin],
 ];
 
 function escapeRegExp(s: string): string {
@@ -76,7 +103,8 @@ export function scrubSecrets(text: string, secrets: readonly string[] = []): str
       out = out.replace(new RegExp(escapeRegExp(escaped), "g"), REDACTED);
     }
   }
-  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  for (const [re, replacement] of PATTERNS)
+    out = typeof replacement === "string" ? out.replace(re, replacement) : out.replace(re, replacement);
   return out;
 }
 

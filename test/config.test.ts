@@ -945,3 +945,20 @@ describe("loadConfig: problem order across per-variable and cross-variable rules
     ]);
   });
 });
+
+describe("loadConfig: METRICS_TOKEN", () => {
+  it("is unset by default, also when empty", () => {
+    expect(loadConfig(VALID).metricsToken).toBeUndefined();
+    expect(loadConfig({ ...VALID, METRICS_TOKEN: "  " }).metricsToken).toBeUndefined();
+  });
+
+  it("is kept when set", () => {
+    expect(loadConfig({ ...VALID, METRICS_TOKEN: "m".repeat(32) }).metricsToken).toBe("m".repeat(32));
+  });
+
+  it("rejects a token shorter than 16 characters, without echoing it", () => {
+    const line = onlyProblem({ ...VALID, METRICS_TOKEN: "short-token-15c" }, "METRICS_TOKEN");
+    expect(line).toContain("at least 16 characters");
+    expect(line).not.toContain("short-token-15c");
+  });
+});

@@ -2,6 +2,7 @@
  * /healthz, /readyz (store and token service, 503 with the reason, recovering) and /metrics
  * (Prometheus text that counts what happened).
  */
+import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../src/sandbox/server.js";
 import { type Harness, startHarness, waitFor } from "./support/harness.js";
@@ -30,10 +31,16 @@ describe("health", () => {
     h.sandbox.addFault({ path: "/v2/token", status: 503 });
     const down = await get("/readyz");
     expect(down.status).toBe(503);
-    expect(JSON.parse(down.text)).toMatchObject({
+    // Fixed words naming the dependency, never the platform's own message or status text.
+    expect(JSON.parse(down.text)).toEqual({
       status: "not ready",
-      problems: { platform: expect.any(String) },
+      problems: { platform: "token service unavailable" },
     });
+    expect(down.text).not.toMatch(/503|HTTP_|\/v2\/token|127\.0\.0\.1/);
+    // The details go to the log, once for this check.
+    const warned = h.logs.filter((l) => l.includes('"msg":"not ready"'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain('"platform":"token service unavailable"');
     h.sandbox.clearFaults();
     await new Promise((r) => setTimeout(r, 5_100)); // the check is cached for 5 s
     const up = await get("/readyz");
@@ -70,4 +77,39 @@ describe("/metrics", () => {
     expect(m.text).toMatch(/bot_outbox_oldest_age_seconds \d/);
     expect(m.text).not.toMatch(/x7metric|C0NEWS|U0ADMIN/);
   });
+});
+
+/** A TCP port on 127.0.0.1 that nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe("/readyz with the store down", () => {
+  it("names the store in fixed words, without its host, port or error text, and logs the details", async () => {
+    const port = await closedPort();
+    const down = await startHarness({
+      store: { kind: "redis", url: `redis://127.0.0.1:${port}` },
+      namespace: `health-${process.pid}-${Date.now()}`,
+      storeOpTimeoutMs: 300,
+      worker: { manual: true },
+    });
+    try {
+      const r = await fetch(`${down.url}/readyz`);
+      const text = await r.text();
+      expect(r.status).toBe(503);
+      expect(JSON.parse(text)).toEqual({ status: "not ready", problems: { store: "unreachable" } });
+      expect(text).not.toContain(String(port));
+      expect(text).not.toMatch(/127\.0\.0\.1|redis|ECONNREFUSED|closed|timed out|unavailable:/i);
+      const warned = down.logs.filter((l) => l.includes('"msg":"not ready"'));
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toContain('"store":"unreachable"');
+      expect(warned[0]).toMatch(/StoreUnavailableError/);
+    } finally {
+      await down.close();
+    }
+  }, 20_000);
 });

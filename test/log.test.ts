@@ -3,9 +3,11 @@
  * tokens or ingest URLs (stream keys). Captures pino's JSON lines in memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, REDACTED, scrubSecrets } from "../src/log.js";
+import { createLogger, originOnly, REDACTED, scrubSecrets } from "../src/log.js";
 import { PlatformClient } from "../src/platform/index.js";
 import { type Sandbox, SEED, startSandbox } from "../src/sandbox/server.js";
+import { type Harness, startHarness } from "./support/harness.js";
+import { scanForSecrets } from "./support/secret-scan.js";
 
 function capture() {
   const lines: string[] = [];
@@ -159,5 +161,81 @@ describe("no secret in the logs after a full token and request cycle", () => {
     // Failures were logged with what support needs.
     expect(text).toMatch(/correlation_id/);
     expect(text).toMatch(/RESOURCE_NOT_FOUND/);
+  });
+});
+
+describe("foreign callback URLs are logged as their origin only", () => {
+  const ORIGIN = "https://hooks.partner.example:8443";
+  const PATH = "/in/s3cretPathPart0123";
+  const QUERY = "?key=s3cretQueryPart0123";
+  const URL_WITH_SECRETS = `${ORIGIN}${PATH}${QUERY}`;
+
+  it("originOnly keeps scheme, host and port, and drops userinfo, path and query", () => {
+    expect(originOnly(`https://user:pw@hooks.partner.example:8443${PATH}${QUERY}#frag`)).toBe(ORIGIN);
+    expect(originOnly("https://hooks.example.com/")).toBe("https://hooks.example.com");
+    expect(originOnly("not a url /with/path")).toBe(REDACTED);
+    expect(originOnly(null)).toBeNull();
+  });
+
+  it("the log scrubber reduces callback URLs under their keys, in JSON bodies and in url= arguments", () => {
+    const cap = capture();
+    const log = createLogger({ level: "trace", destination: cap.destination });
+    log.warn({ readBack: { callback_url: URL_WITH_SECRETS, events: ["video.created"] } }, "read back");
+    log.warn({ err: { details: { field: "webhook.callback_url", provided: URL_WITH_SECRETS } } }, "refused");
+    log.trace({ body: JSON.stringify({ webhook: { callback_url: URL_WITH_SECRETS } }) }, "PATCH body");
+    log.debug({ foreignUrl: URL_WITH_SECRETS, callbackUrl: URL_WITH_SECRETS }, "settings");
+    log.info(`command: /webhook set x2vq8nw url=${URL_WITH_SECRETS} created`);
+    const text = cap.text();
+    expect(cap.lines).toHaveLength(5);
+    expect(text).not.toContain("s3cretPathPart0123");
+    expect(text).not.toContain("s3cretQueryPart0123");
+    for (const line of cap.lines) expect(line).toContain(ORIGIN);
+    // Other URLs and paths stay readable.
+    expect(scrubSecrets('{"url":"https://api.example.com/v2/profiles/x2?fields=a"}')).toContain(
+      "/v2/profiles/x2",
+    );
+  });
+
+  describe("through the whole bot at LOG_LEVEL=trace", () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness({ env: { LOG_LEVEL: "trace" }, worker: { manual: true } });
+    });
+    afterAll(async () => {
+      await h.close();
+      // The harness's scan knew the URL's path and query as secrets for the logs, and found none.
+      expect(h.secretScan?.kinds).toContain("foreign callback URL path/query");
+      expect(h.secretScan?.leaks).toEqual([]);
+    });
+
+    it("`/webhook set <profile> url=…` with a secret in path and query logs the origin, not the rest", async () => {
+      const set = await h.slash("/webhook", `set ${SEED.profiles.newsroom} url=${URL_WITH_SECRETS} created`, {
+        user: "U0ADMIN",
+        channel: "C0NEWS",
+      });
+      const answer = await h.answer(set.responseUrl);
+      expect(JSON.stringify(answer)).toMatch(/post nothing|will not post|won't post/i);
+      expect(h.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url).toBe(
+        URL_WITH_SECRETS,
+      );
+      const show = await h.slash("/webhook", `show ${SEED.profiles.newsroom}`, {
+        user: "U0ADMIN",
+        channel: "C0NEWS",
+      });
+      await h.answer(show.responseUrl);
+
+      const text = h.logs.join("");
+      expect(h.logger.level).toBe("trace");
+      expect(text).toContain(ORIGIN);
+      expect(text).not.toContain("s3cretPathPart0123");
+      expect(text).not.toContain("s3cretQueryPart0123");
+      // The scan the harness runs at close catches the URL if a line carries it.
+      const planted = scanForSecrets(
+        [{ kind: "foreign callback URL path/query", value: URL_WITH_SECRETS, logOnly: true }],
+        [...h.logs, `{"msg":"${URL_WITH_SECRETS}"}`],
+        [],
+      );
+      expect(planted.leaks).toHaveLength(1);
+    });
   });
 });

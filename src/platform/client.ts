@@ -16,7 +16,7 @@
  * Callback URLs are sent normalized (`new URL(url).href`) and compared normalized when read back.
  */
 import type { Dispatcher } from "undici";
-import type { Logger } from "../log.js";
+import { type Logger, originOnly } from "../log.js";
 import { ApiTransport, type RequestObservation } from "./api.js";
 import { TokenProvider } from "./auth.js";
 import { isPlatformError, PlatformError } from "./errors.js";
@@ -277,6 +277,16 @@ export class PlatformClient {
     opts: RequestOptions,
   ): Promise<WebhookConfig> {
     const path = `/profiles/${checkId("profile", profileId)}`;
+    // A callback URL may carry a secret in its path or query: its origin only, never the URL.
+    this.logger.debug(
+      {
+        profileId,
+        operation,
+        callbackOrigin: webhook.callback_url === undefined ? undefined : originOnly(webhook.callback_url),
+        events: webhook.events,
+      },
+      "webhook change",
+    );
     let patchError: PlatformError | undefined;
     try {
       // The response body is not shown: whatever comes back (200 with a body, 200 empty, 204) is
@@ -322,7 +332,12 @@ export class PlatformClient {
       }
     }
     this.logger.warn(
-      { profileId, readBack: last, patchError, readError },
+      {
+        profileId,
+        readBack: last && { callback_origin: originOnly(last.callback_url), events: last.events },
+        patchError,
+        readError,
+      },
       "webhook change not visible when read back",
     );
     const message = patchError

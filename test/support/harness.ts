@@ -156,7 +156,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const logs: string[] = [];
   const logger = createLogger({
-    level: "debug",
+    level: config.logLevel,
     destination: { write: (s: string) => void logs.push(s) },
     secrets: [
       config.platform.clientSecret,
@@ -164,6 +164,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       config.slack.botToken,
       config.slack.clientSecret,
       config.slack.stateSecret,
+      config.storeEncryptionKey,
+      config.metricsToken,
     ],
   });
   const bot = await startBot(config, logger, opts);

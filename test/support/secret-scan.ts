@@ -7,6 +7,8 @@
  * - no credential (platform client secret, platform access tokens, Slack tokens and secrets, the
  *   store encryption key, delivery-route tokens) in anything the bot sent to Slack that people
  *   see: messages, updates, response_url answers, ephemeral messages, views;
+ * - a foreign callback URL (`/webhook set <profile> url=…`) only as its origin in a log line (its
+ *   path and query may carry a secret; Slack shows it in full to the channel that manages it);
  * - ingest addresses and stream keys only in an ephemeral answer (response_url without
  *   `response_type: "in_channel"` and without `replace_original`, or chat.postEphemeral): that is
  *   how `/live ingest` shows them to a manager. Anywhere else people see (channel messages, DMs,
@@ -22,6 +24,11 @@ export interface KnownSecret {
   value: string;
   /** may appear in an ephemeral answer (the manager-only `/live ingest` reply) */
   ephemeralOk?: boolean;
+  /**
+   * only a secret for the logs: a foreign callback URL's path and query are shown to the people
+   * who manage the webhook in Slack, but a log line carries its origin only.
+   */
+  logOnly?: boolean;
 }
 
 export interface Leak {
@@ -44,10 +51,25 @@ const MIN_SECRET_LENGTH = 8;
 const VISIBLE_METHODS =
   /^(chat\.(postMessage|update|postEphemeral|scheduleMessage|meMessage)|views\.(open|update|push|publish)|response_url)$/;
 
-function add(out: KnownSecret[], kind: string, value: unknown, ephemeralOk = false): void {
+function add(out: KnownSecret[], kind: string, value: unknown, ephemeralOk = false, logOnly = false): void {
   if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH) return;
   if (out.some((s) => s.value === value)) return;
-  out.push(ephemeralOk ? { kind, value, ephemeralOk } : { kind, value });
+  out.push({ kind, value, ...(ephemeralOk ? { ephemeralOk } : {}), ...(logOnly ? { logOnly } : {}) });
+}
+
+/**
+ * What of a foreign callback URL must not reach a log: the URL with its path or query (a log line
+ * may carry its origin only), and its query alone. A bare path is not matched on its own: a short
+ * one ("/platform") is ordinary text in other log lines.
+ */
+export function foreignUrlSecrets(url: string): string[] {
+  try {
+    const u = new URL(url);
+    if (u.pathname === "/" && u.search === "") return [];
+    return [`${u.origin}${u.pathname}${u.search}`, u.search];
+  } catch {
+    return [];
+  }
 }
 
 /** Every secret a harness knows of: configuration, issued tokens, sandbox ingest data, route tokens. */
@@ -61,6 +83,7 @@ export function knownSecrets(o: { config: Config; sandbox: Sandbox; slack: Slack
   add(out, "Slack client secret", config.slack.clientSecret);
   add(out, "Slack state secret", config.slack.stateSecret);
   add(out, "store encryption key", config.storeEncryptionKey);
+  add(out, "metrics token", config.metricsToken);
   for (const token of sandbox.issuedTokens()) add(out, "platform access token", token);
   for (const token of slack.issuedTokens()) add(out, "Slack installation token", token);
   for (const ls of sandbox.state.livestreams.values()) {
@@ -75,6 +98,8 @@ export function knownSecrets(o: { config: Config; sandbox: Sandbox; slack: Slack
   for (const profile of sandbox.state.profiles.values()) {
     const url = profile.webhook.callback_url;
     if (url?.startsWith(hooks)) add(out, "delivery route token", url.slice(hooks.length));
+    else if (url)
+      for (const v of foreignUrlSecrets(url)) add(out, "foreign callback URL path/query", v, false, true);
   }
   return out;
 }
@@ -110,7 +135,7 @@ export function scanForSecrets(
     const text = JSON.stringify(call.args);
     const ephemeral = isEphemeral(call);
     for (const s of secrets) {
-      if (s.ephemeralOk && ephemeral) continue;
+      if (s.logOnly || (s.ephemeralOk && ephemeral)) continue;
       if (text.includes(s.value)) leaks.push({ kind: s.kind, where: describeCall(call, i) });
     }
   });
