@@ -140,7 +140,7 @@ export class WatchStore {
 
   /** Adds the watch; false when it existed. Throws WatchLimitError past `maxPerTeam`. */
   async add(w: Watch, maxPerTeam: number): Promise<boolean> {
-    checkWatchIds(w);
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const team = (await this.docs.read(watchKeys.team(w.teamId), teamDocSchema)) ?? { v: 1, watches: [] };
     if (team.watches.some((x) => x.livestreamId === w.livestreamId && x.channelId === w.channelId))
       return false;
@@ -170,7 +170,7 @@ export class WatchStore {
    * (0: its live document and index entry are gone too).
    */
   async remove(w: Omit<Watch, "by" | "at">): Promise<{ removed: boolean; left: number }> {
-    checkWatchIds(w);
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const team = await this.docs.read(watchKeys.team(w.teamId), teamDocSchema);
     const keep = (team?.watches ?? []).filter(
       (x) => !(x.livestreamId === w.livestreamId && x.channelId === w.channelId),
