@@ -100,11 +100,11 @@ describe("live watch", () => {
     let s = service();
     await s.watch({ teamId: team(), channelId: CH1, livestreamId: A, by: "U0ADMIN" });
     await s.start();
-    h.sandbox.live(A, { action: "on_air" });
+    h.sandbox.live(A, { action: "on_air", at: new Date(Date.now() - 60_000).toISOString() });
     await waitFor(() => parents(CH1).length === 1, 3000, "announcement");
     h.sandbox.live(A, { action: "off_air" });
     await sleep(GRACE / 2);
-    h.sandbox.live(A, { action: "on_air" }); // reconnect: airing_at moves
+    h.sandbox.live(A, { action: "on_air" }); // reconnect: airing_at moves (a new second)
     await sleep(GRACE * 2);
     expect(parents(CH1)).toHaveLength(1);
     expect(parents(CH1)[0]?.text).toContain("is live");
