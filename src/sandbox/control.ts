@@ -83,6 +83,30 @@ async function json<T>(req: IncomingMessage, schema: z.ZodType<T>, emptyOk = fal
   return parsed.data;
 }
 
+const liveActionSchema = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("on_air"), at: z.iso.datetime({ offset: true }).optional() }),
+  z.strictObject({ action: z.literal("off_air") }),
+  z.strictObject({
+    action: z.literal("ad_break"),
+    durationMs: z.number().int().min(0).max(3_600_000).optional(),
+  }),
+  z.strictObject({
+    action: z.literal("recording"),
+    status: z.enum(["starting", "started", "stopping", "stopped"]),
+  }),
+  z.strictObject({ action: z.literal("title"), title: z.string().min(1).max(255) }),
+]);
+
+const liveSchema = z.strictObject({ livestream_id: z.string().min(1), step: liveActionSchema });
+
+const scriptSchema = z.strictObject({
+  livestream_id: z.string().min(1),
+  steps: z
+    .array(z.strictObject({ afterMs: z.number().int().min(0).max(3_600_000), step: liveActionSchema }))
+    .min(1)
+    .max(1000),
+});
+
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 export const CONTROL_ENDPOINTS = [
@@ -94,6 +118,8 @@ export const CONTROL_ENDPOINTS = [
   "GET /_sandbox/requests",
   "GET /_sandbox/stats",
   "POST /_sandbox/deliver",
+  "POST /_sandbox/live",
+  "POST /_sandbox/live/script",
 ];
 
 function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
@@ -129,6 +155,27 @@ function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
     },
     "/_sandbox/requests": { GET: (_req, res) => sendJson(res, 200, { requests: sb.requests }) },
     "/_sandbox/stats": { GET: (_req, res) => sendJson(res, 200, sb.stats()) },
+    "/_sandbox/live": {
+      POST: async (req, res) => {
+        const body = await json(req, liveSchema);
+        sb.live(body.livestream_id, body.step);
+        const ls = sb.state.livestreams.get(body.livestream_id);
+        sendJson(res, 200, {
+          ok: true,
+          status: ls?.status,
+          advertising: ls?.advertising,
+          recording: ls?.recording,
+          start_at: ls?.start_at,
+        });
+      },
+    },
+    "/_sandbox/live/script": {
+      POST: async (req, res) => {
+        const body = await json(req, scriptSchema);
+        sb.playScript(body.livestream_id, body.steps);
+        sendJson(res, 202, { ok: true, steps: body.steps.length });
+      },
+    },
     "/_sandbox/deliver": {
       POST: async (req, res) => {
         const body = await json(req, deliverSchema);

@@ -8,9 +8,10 @@ import type { AddressInfo } from "node:net";
 import { authenticate, type ClientRecord, issueToken, type TokenContext } from "./auth.js";
 import { handleControl } from "./control.js";
 import { Deliverer } from "./deliver.js";
-import { ApiError, methodNotAllowed, OAuthError, routeNotFound, unprocessable } from "./errors.js";
+import { ApiError, methodNotAllowed, notFound, OAuthError, routeNotFound, unprocessable } from "./errors.js";
 import { applyFault, FaultList } from "./faults.js";
 import { onStatus, PendingTimers, readBody, send, sendEnvelope, sendError, sendJson } from "./http.js";
+import { applyLiveAction, LiveScripts, settleLivestream } from "./live-show.js";
 import { readLivestream } from "./livestreams.js";
 import { patchProfile, readProfile, StaleReads } from "./profiles.js";
 import { SEED, seedState } from "./seed.js";
@@ -42,6 +43,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultList();
   const timers = new PendingTimers();
   const stale = new StaleReads(options.staleReads ?? 0);
+  const scripts = new LiveScripts((id) => state.livestreams.get(id), now);
   const deliverer = new Deliverer({
     profile: (id) => state.profiles.get(id),
     now,
@@ -85,6 +87,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       methods: {
         GET: async (req, res, id, url) => {
           const caller = authenticate(req, issuer);
+          const live = state.livestreams.get(id);
+          if (live !== undefined) settleLivestream(live, now());
           sendJson(res, 200, readLivestream(state.livestreams, state.profiles, caller, id, fieldsOf(url)));
         },
       },
@@ -225,6 +229,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.close(() => resolve());
       });
       server.closeAllConnections();
+      scripts.cancelAll();
       timers.cancelAll();
       await timers.drain();
       await closed;
@@ -236,6 +241,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       state.livestreams.clear();
       for (const [k, v] of fresh.profiles) state.profiles.set(k, v);
       for (const [k, v] of fresh.livestreams) state.livestreams.set(k, v);
+      scripts.cancelAll();
       faults.clear();
       stale.clear();
       requests.length = 0;
@@ -257,6 +263,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     deliver: (profileId, event, opts) => deliverer.deliver(profileId, event, opts),
     deliverLifecycle: (profileId, opts) => deliverer.lifecycle(profileId, opts),
+    live(livestreamId, action) {
+      const ls = state.livestreams.get(livestreamId);
+      if (ls === undefined) throw notFound("livestream", livestreamId, "livestream_id");
+      applyLiveAction(ls, action, now());
+    },
+    playScript(livestreamId, steps) {
+      if (!state.livestreams.has(livestreamId)) throw notFound("livestream", livestreamId, "livestream_id");
+      scripts.play(livestreamId, steps);
+    },
   };
   return sandbox;
 }

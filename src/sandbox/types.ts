@@ -2,6 +2,7 @@
  * Public types of the platform sandbox. Resource field names follow the spec
  * (`/work/shared/spec/platform-api-v2.md`, section 2) exactly, in snake_case.
  */
+import type { LiveAction, ScriptStep } from "./live-show.js";
 
 export type VideoCategory =
   | "animals"
@@ -284,4 +285,8 @@ export interface Sandbox {
     opts?: DeliverOptions,
   ): Promise<DeliveryResult>;
   deliverLifecycle(profileId: string, opts?: LifecycleOptions): Promise<DeliveryResult[]>;
+  /** Sandbox addition (live-show.ts): one live-show action on a livestream; throws ApiError 404/422. */
+  live(livestreamId: string, action: LiveAction): void;
+  /** Sandbox addition: plays a scripted broadcast in the background (cancelled by reset and close). */
+  playScript(livestreamId: string, steps: readonly ScriptStep[]): void;
 }

@@ -1,0 +1,119 @@
+/**
+ * Block Kit for live watch messages (pure): the on-air message, kept up to date in place; the
+ * ended message; thread replies; fallback texts. Foreign text (the title) is escaped and bounded;
+ * times are Slack date tokens (each reader's time zone) with a UTC fallback.
+ *
+ * What the message shows changes at most once a minute on its own (time on air in minutes), so
+ * the service's "same hash, no update" rule plus its minimum interval between updates of one
+ * message keeps chat.update far below Slack's ~1/s per channel.
+ */
+import { context, header, isLinkableUrl, link, message, section } from "../slack/blocks/kit.js";
+import { escapeTruncate, slackDate, utcText } from "../slack/blocks/limits.js";
+import type { Message } from "../slack/blocks/types.js";
+import type { Broadcast, Milestone } from "./broadcast.js";
+
+export const ADS_PER_HOUR = 24;
+
+/** "less than a minute", "12 min", "1 h 05 min". */
+export function duration(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return "less than a minute";
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, "0")} min`;
+}
+
+const at = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)));
+const time = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)).slice(11), "{time}");
+const titleOf = (b: Broadcast, id: string) => (b.title.trim() === "" ? `Livestream ${id}` : b.title);
+
+function adsLine(b: Broadcast, now: number): string {
+  const left = b.adsRemaining === null ? "" : `${b.adsRemaining} of ${ADS_PER_HOUR} ads left this hour`;
+  if (b.adEndAt !== null && b.adEndAt > now) {
+    return `:tv: Ad break running until ${time(b.adEndAt)}${left ? ` · ${left}` : ""}`;
+  }
+  return left ? `:tv: ${left}` : "";
+}
+
+function recordingLine(b: Broadcast): string {
+  switch (b.recording) {
+    case "started":
+      return ":red_circle: Recording";
+    case "starting":
+      return ":hourglass_flowing_sand: Recording is starting";
+    case "stopping":
+      return ":black_square_for_stop: Recording is stopping";
+    case "stopped":
+      return ":black_square_for_stop: Not recording";
+    default:
+      return "";
+  }
+}
+
+/** The message while on air (or in the off-air grace). */
+export function renderLive(livestreamId: string, b: Broadcast, now: number): Message {
+  const title = titleOf(b, livestreamId);
+  const thumb = isLinkableUrl(b.thumbnailUrl)
+    ? {
+        type: "image" as const,
+        image_url: b.thumbnailUrl,
+        alt_text: escapeTruncate(title, 100) || "thumbnail",
+      }
+    : undefined;
+  const lines = [
+    `*${link(b.url, title)}*`,
+    `On air since ${at(b.startedAt)} · for ${duration(now - b.startedAt)}`,
+  ];
+  if (b.phase === "grace" && b.offAirSince !== null) {
+    lines.push(`:warning: Signal lost at ${time(b.offAirSince)}; waiting for it to come back`);
+  }
+  const ads = adsLine(b, now);
+  const rec = recordingLine(b);
+  const details = [ads, rec].filter((l) => l !== "");
+  const blocks = [
+    header(`🔴 Live: ${title}`),
+    section(lines.join("\n"), thumb),
+    ...(details.length > 0 ? [section(details.join("\n"))] : []),
+    context([`Livestream \`${escapeTruncate(livestreamId, 100)}\` · watched by this channel`]),
+  ];
+  return message(`${title} is live since ${utcText(new Date(b.startedAt))}`, blocks);
+}
+
+/** The same message once the broadcast ended. */
+export function renderEnded(livestreamId: string, b: Broadcast): Message {
+  const title = titleOf(b, livestreamId);
+  const end = b.endedAt ?? b.lastOnAirAt;
+  const ran = duration(end - b.startedAt);
+  const blocks = [
+    header(`Ended: ${title}`),
+    section(`*${link(b.url, title)}*\nWas on air from ${at(b.startedAt)} to ${time(end)} · ran for ${ran}`),
+    context([`Livestream \`${escapeTruncate(livestreamId, 100)}\` · off air`]),
+  ];
+  return message(`${title} ended; it ran for ${ran}`, blocks);
+}
+
+const MILESTONES: Record<Milestone, string> = {
+  recording_started: ":red_circle: Recording started",
+  recording_stopped: ":black_square_for_stop: Recording stopped",
+  ad_quota_used_up: `:tv: All ${ADS_PER_HOUR} ads of this hour are used up`,
+};
+
+/** A thread reply for a milestone, at `now`. */
+export function renderMilestone(m: Milestone, now: number): Message {
+  const text = `${MILESTONES[m]} at ${time(now)}`;
+  return message(`${MILESTONES[m].replace(/^:[a-z_]+: /, "")} at ${utcText(new Date(now))}`, [section(text)]);
+}
+
+/** The thread summary when the broadcast ended. */
+export function renderSummary(b: Broadcast): Message {
+  const end = b.endedAt ?? b.lastOnAirAt;
+  const parts = [
+    `Ended after ${duration(end - b.startedAt)} on air.`,
+    `${b.adBreaks} ad break${b.adBreaks === 1 ? "" : "s"}.`,
+    b.recordings > 0
+      ? `Recorded (${b.recordings} recording${b.recordings === 1 ? "" : "s"} started).`
+      : "Not recorded.",
+  ];
+  return message(parts.join(" "), [section(`:checkered_flag: ${parts.join(" ")}`)]);
+}
