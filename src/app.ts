@@ -9,6 +9,7 @@ import { WebClient } from "@slack/web-api";
 import type { Config } from "./config.js";
 import { frontListener } from "./http/front.js";
 import { healthRoutes } from "./http/health.js";
+import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { ChannelGate } from "./notify/gate.js";
@@ -44,6 +45,8 @@ export interface AppCollaborators {
     /** Do not start the worker with the app (tests drive it with drain()). */
     manual?: boolean;
   };
+  /** HTTP server time limits (src/http/timeouts.ts; tests shorten them). */
+  httpTimeouts?: Partial<ServerTimeouts>;
   /** users.info cache lifetime (tests shorten it). */
   managerCacheTtlMs?: number;
 }
@@ -89,7 +92,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     logger,
     allowedIps: config.webhookAllowedIps,
     trustProxy: config.trustProxy,
-    onResult: (r) => metrics.received(r.status),
+    onResult: (r) => metrics.received(r.status, r.reason),
   });
   // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
   // per workspace from its installation (OAuth), or the one bot token.
@@ -204,6 +207,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     app = new App({ receiver, token, authorize: http.installer?.authorize, logger: blogger, clientOptions });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
+      applyServerTimeouts(server, c.httpTimeouts);
       stopHttp = () => http.stop();
       try {
         // Resolves on Slack's hello; a refused app token (invalid_auth...) rejects at once.
@@ -220,6 +224,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     app = new App({ receiver: http, token, logger: blogger, clientOptions });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
+      applyServerTimeouts(server, c.httpTimeouts);
       if (!c.worker?.manual) worker.start();
       return server;
     };

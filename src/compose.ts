@@ -28,6 +28,9 @@ export interface ComposeOptions {
   namespace?: string;
   /** Bound on each store operation, ms (openStore's default otherwise). */
   storeOpTimeoutMs?: number;
+  /** The outbox's per-route quota of pending items (DEFAULT_ROUTE_QUOTA otherwise). */
+  routeQuota?: number;
+  httpTimeouts?: AppCollaborators["httpTimeouts"];
 }
 
 export interface ComposedBot {
@@ -55,7 +58,7 @@ export async function startComposedBot(
     ...(o.namespace ? { namespace: o.namespace } : {}),
     ...(o.storeOpTimeoutMs ? { opTimeoutMs: o.storeOpTimeoutMs } : {}),
   });
-  const outbox = await createOutbox(store, logger);
+  const outbox = await createOutbox(store, logger, o.routeQuota ? { routeQuota: o.routeQuota } : {});
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
@@ -70,6 +73,7 @@ export async function startComposedBot(
     installations,
     logger,
     ...(o.worker ? { worker: o.worker } : {}),
+    ...(o.httpTimeouts ? { httpTimeouts: o.httpTimeouts } : {}),
   });
   const server = await built.start();
   const port = (server?.address() as AddressInfo | null | undefined)?.port ?? config.port;

@@ -40,6 +40,8 @@ export class Metrics {
 
   /** Deliveries answered since the last read of `deliveries`, by HTTP status (see `received`). */
   private readonly receivedSince = new Map<number, number>();
+  /** Hostile deliveries refused since the last read, by reason (see `received`). */
+  private readonly refusedSince = new Map<string, number>();
 
   readonly deliveries = new Counter({
     name: "bot_deliveries_total",
@@ -111,8 +113,11 @@ export class Metrics {
    * result=<status>}. A plain count per status until the counter is read, not a labelled
    * increment (label validation and hashing) per delivery: this runs on the delivery route.
    */
-  received(status: number): void {
+  received(status: number, reason?: string): void {
     this.receivedSince.set(status, (this.receivedSince.get(status) ?? 0) + 1);
+    // A refusal of src/webhooks/limits.ts (too deep, too old...) or "over_quota" (429): also
+    // counted in {stage="refused", result=<reason>}; a fixed, short list of reasons.
+    if (reason !== undefined) this.refusedSince.set(reason, (this.refusedSince.get(reason) ?? 0) + 1);
   }
 
   private flushReceived(): void {
@@ -120,6 +125,8 @@ export class Metrics {
       this.deliveries.inc({ stage: "received", result: String(status) }, n);
     }
     this.receivedSince.clear();
+    for (const [reason, n] of this.refusedSince) this.deliveries.inc({ stage: "refused", result: reason }, n);
+    this.refusedSince.clear();
   }
 
   /** For PlatformClient's `onRequest`. */

@@ -35,6 +35,18 @@ export interface OutboxItem {
 
 export type NewOutboxItem = Omit<OutboxItem, "id" | "damaged">;
 
+export type EnqueueOutcome = "stored" | "duplicate" | "full";
+
+/**
+ * The per-route quota's key, `${teamId}:${profileId}`, read from a video key (videoKeyOf): enqueue
+ * and ack both derive it from the video key, so they always count under the same name.
+ */
+export function routeOfVideoKey(key: VideoKey): string {
+  const first = key.indexOf(":");
+  const second = first < 0 ? -1 : key.indexOf(":", first + 1);
+  return second < 0 ? key : key.slice(0, second);
+}
+
 export interface OutboxStats {
   /** Items stored and not yet acknowledged. */
   depth: number;
@@ -61,10 +73,15 @@ export interface Outbox {
   readonly kind: "memory" | "sqlite" | "redis";
   /**
    * Stores the item durably unless `dedupeKey` was seen within the outbox's dedupe window (the
-   * `dedupeTtlMs` option, default 24 h; then nothing is stored: "duplicate"). Schedules its video at `dueAt` unless the video is already scheduled
-   * (an earlier or later time is kept as it is). Resolves only once the item is stored.
+   * `dedupeTtlMs` option, default 24 h; then nothing is stored: "duplicate"), or its route
+   * (teamId, profileId) already has `routeQuota` items stored and not yet acknowledged (option,
+   * default 20,000; then nothing is stored and the dedupe key is not kept: "full"). The per-route
+   * count is kept with the items, in the same atomic step as the enqueue, and decreased by `ack`
+   * (dead-lettered items are acknowledged too), so the check never walks the pending items.
+   * Schedules its video at `dueAt` unless the video is already scheduled (an earlier or later time
+   * is kept as it is). Resolves only once the item is stored.
    */
-  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate">;
+  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome>;
   /**
    * Atomically claims up to `max` scheduled video keys whose due time is <= `now` and whose lease is
    * free or expired: each gets a lease for `owner` until `now + leaseMs` (and is not due for

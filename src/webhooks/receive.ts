@@ -2,11 +2,15 @@
  * The platform's delivery route, `POST /hooks/platform/<token>`.
  *
  * Checks, cheapest first: source address (403), token (404, looked up by hash and compared in
- * constant time by RouteRepo), size (413, reading stops at the limit), JSON and delivery shape
- * (400 with the reason). Then the delivery is stored durably in the outbox, deduplicated on
- * (workspace, profile, type, timestamp, data), and only then answered 200. Storing is the only
- * work on the request path; Slack is the worker's business. A store that cannot be reached gets
- * 503 with Retry-After, so a retrying sender tries again (its retry policy is not shown).
+ * constant time by RouteRepo) before a byte of the body is read (the 403/404 answers close the
+ * connection, so the unread body does not matter), size (413, reading stops at the limit),
+ * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
+ * timestamp window (400 with the reason; src/webhooks/limits.ts). Then the delivery is stored
+ * durably in the outbox, deduplicated on (workspace, profile, type, timestamp, data), and only
+ * then answered 200; a route with too many items not yet processed gets 429 with Retry-After
+ * (the outbox's per-route quota). Storing is the only work on the request path; Slack is the
+ * worker's business. A store that cannot be reached gets 503 with Retry-After, so a retrying
+ * sender tries again (its retry policy is not shown).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
@@ -16,6 +20,7 @@ import { videoKeyOf } from "../notify/types.js";
 import { dedupeKeyOf } from "../notify/video/state.js";
 import { parseDelivery } from "../platform/schemas.js";
 import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
+import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
@@ -32,14 +37,25 @@ export interface ReceiveOptions {
 }
 
 export interface IngestResult {
-  status: 200 | 400 | 403 | 404 | 413 | 503;
+  status: 200 | 400 | 403 | 404 | 413 | 429 | 503;
   body: Record<string, unknown>;
+  /** Why a hostile delivery was refused (a 400 of src/webhooks/limits.ts, or 429 "over_quota"). */
+  reason?: RefusalReason | "over_quota";
 }
 
 const result = (status: IngestResult["status"], body: Record<string, unknown>): IngestResult => ({
   status,
   body,
 });
+
+const refused = (status: 400 | 429, reason: IngestResult["reason"], error: string): IngestResult => ({
+  status,
+  body: { error },
+  reason,
+});
+
+/** Seconds a route over its quota is told to wait (the worker drains a route far faster). */
+export const OVER_QUOTA_RETRY_AFTER_S = 30;
 
 /** Body reading state, kept on the request so the listeners are shared functions, not closures. */
 const READING = Symbol("reading");
@@ -169,15 +185,27 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     // answers a malformed one undefined without asking the store), a route is used as is.
     const route = typeof target !== "string" ? target : await o.routes.get(target);
     if (!route) return result(404, { error: "unknown delivery token" });
+    return store(route, body);
+  }
+
+  /** Checks and stores one body for a known route. */
+  async function store(route: Route, body: Buffer | string): Promise<IngestResult> {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
     let json: unknown;
     try {
-      json = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+      json = JSON.parse(text);
     } catch {
       return result(400, { error: "the body is not JSON" });
     }
+    const tooBig = valueProblem(json);
+    if (tooBig) return refused(400, tooBig.reason, `not a delivery: ${tooBig.error}`);
     const parsed = parseDelivery(json);
     if (!parsed.ok) return result(400, { error: `not a delivery: ${parsed.error}` });
     const d = parsed.value;
+    const at = now();
+    const late = timestampProblem(d.timestamp, at);
+    if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
     const videoId = typeof d.data.video_id === "string" ? d.data.video_id : null;
     const outcome = await o.outbox.enqueue(
       {
@@ -186,27 +214,36 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
         channelId: route.channelId,
         videoKey: videoKeyOf(route.teamId, route.profileId, videoId),
         delivery: d,
-        receivedAt: now(),
+        receivedAt: at,
       },
       `${route.teamId}:${route.profileId}:${dedupeKeyOf(d)}`,
-      now(),
+      at,
     );
+    if (outcome === "full") {
+      return refused(429, "over_quota", "too many deliveries of this route are waiting to be processed");
+    }
     return result(200, { status: outcome });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     let r: IngestResult;
-    let bodyTooLarge = false;
+    // Answered before the body was read (or while it still comes): close the connection after.
+    let hangUp = true;
     try {
       if (allowed && !allowed(clientAddress(req, o.trustProxy))) {
         r = result(403, { error: "source address not allowed" });
       } else {
-        const body = await readLimited(req, MAX_DELIVERY_BYTES);
-        if (body === null) {
-          bodyTooLarge = true;
-          r = result(413, { error: `the body is larger than ${MAX_DELIVERY_BYTES} bytes` });
+        const route = await o.routes.get(token);
+        if (!route) {
+          r = result(404, { error: "unknown delivery token" });
         } else {
-          r = await ingest(token, body);
+          const body = await readLimited(req, MAX_DELIVERY_BYTES);
+          if (body === null) {
+            r = result(413, { error: `the body is larger than ${MAX_DELIVERY_BYTES} bytes` });
+          } else {
+            hangUp = false;
+            r = await store(route, body);
+          }
         }
       }
     } catch (err) {
@@ -226,9 +263,10 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     log.info({ status: r.status, reason: r.body.error }, "delivery refused");
     const headers: string[] = [];
     if (r.status === 503) headers.push("retry-after", "5");
-    if (bodyTooLarge) headers.push("connection", "close");
+    if (r.status === 429) headers.push("retry-after", String(OVER_QUOTA_RETRY_AFTER_S));
+    if (hangUp) headers.push("connection", "close");
     write(res, r.status, JSON.stringify(r.body), headers);
-    if (bodyTooLarge) res.on("finish", () => req.destroy());
+    if (hangUp) res.on("finish", () => req.destroy());
   }
 
   return {

@@ -10,6 +10,7 @@
  * "duplicate" when retried, and shown once all the same.
  * (test/store/redis-outage.test.ts covers the store calls themselves: timeouts, reconnects.)
  */
+
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { freePort, redisAnswers, waitFor as waitForAsync } from "../store/helpers.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 import { configureProfile, type Delivery, postRetrying, shortLifecycle, shownOnce } from "./support.js";
 
 const NEWS = "C0NEWS";
@@ -109,7 +111,7 @@ function burst(hook: string, deliveries: Delivery[], concurrency: number, paceMs
 function lifecycles(prefix: string, count: number): { ids: string[]; deliveries: Delivery[] } {
   const ids = Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(2, "0")}`);
   // Interleaved: the burst moves through every video at once, as concurrent uploads do.
-  const per = ids.map((id, i) => shortLifecycle(id, 1_790_000_000_000 + i * 10));
+  const per = ids.map((id, i) => shortLifecycle(id, RECENT + i * 10));
   const deliveries = per[0]?.flatMap((_, step) => per.map((events) => events[step] as Delivery)) ?? [];
   return { ids, deliveries };
 }
@@ -223,8 +225,7 @@ describe("the state write after a Slack post fails once", () => {
         }
         return setState(owner, key, state, opts);
       };
-      for (const d of shortLifecycle("x7blink", 1_790_000_000_000))
-        await postRetrying(() => hook, d, 200, 5000);
+      for (const d of shortLifecycle("x7blink", RECENT)) await postRetrying(() => hook, d, 200, 5000);
       await waitFor(() => failed, 5000, "the failed state write");
       await waitFor(
         () =>

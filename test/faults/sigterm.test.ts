@@ -7,6 +7,7 @@
  * shows once, with nothing answered 200 missing (the restart here is the same app in-process, with
  * a fast worker pace, so the channel drains in seconds instead of at one post per second).
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +26,7 @@ import {
 } from "../../src/standin/index.js";
 import { freePort } from "../store/helpers.js";
 import { type Bot, PUBLIC_URL, startBot, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 import { type Delivery, postRetrying, shortLifecycle } from "./support.js";
 
 const SECRET = "sigterm-test-signing-secret-0123456789";
@@ -133,7 +135,7 @@ describe("SIGTERM during a burst of deliveries", () => {
 
     // The burst: 8 keep-alive senders through every video's created → published → complete.
     const ids = Array.from({ length: VIDEOS }, (_, i) => `x7tm${String(i).padStart(2, "0")}`);
-    const deliveries = ids.flatMap((id, i) => shortLifecycle(id, 1_790_000_000_000 + i * 10));
+    const deliveries = ids.flatMap((id, i) => shortLifecycle(id, RECENT + i * 10));
     const outcomes: Outcome[] = [];
     const agent = new Agent({ connections: 8 });
     let next = 0;

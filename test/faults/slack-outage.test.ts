@@ -11,9 +11,11 @@
  * After a real one-minute outage the first retry comes at most one backoff step (≤ 60 s) after
  * Slack is back.
  */
+
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 import { configureProfile, post, Relay, shortLifecycle, shownOnce } from "./support.js";
 
 const NEWS = "C0NEWS";
@@ -52,13 +54,13 @@ describe("Slack down for a while (503, then connection refused)", () => {
 
     // 1. Slack answers 503 to everything (nothing is posted by a failed call).
     h.slack.addFault({ method: "*", status: 503, times: 100_000 });
-    await deliver(first, 1_790_000_000_000);
+    await deliver(first, RECENT);
     await waitFor(() => videoCalls().some((c) => c.status === 503), 5000, "a refused call");
     await sleep(2000);
     // 2. Slack unreachable: connections refused. More videos arrive meanwhile.
     await relay.down();
     h.slack.clearFaults();
-    await deliver(later, 1_790_000_100_000);
+    await deliver(later, RECENT + 100000);
     await sleep(2000);
 
     const during = videoCalls().length - callsBefore;

@@ -219,14 +219,26 @@ export const timestampMs = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }) },
   { weight: 1, arbitrary: fc.constantFrom(0, Number.MAX_SAFE_INTEGER) },
 );
-/** Extra fields a delivery may carry (tolerated by the receiver). */
+/**
+ * Extra fields a delivery may carry (tolerated by the receiver; `__proto__`, `constructor` and
+ * `prototype` are refused by the route, src/webhooks/limits.ts).
+ */
 const extras = fc.dictionary(
   fc
-    .oneof(
-      fc.string({ maxLength: 10 }),
-      fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty"),
-    )
-    .filter((k) => !["owner_id", "video_id", "preset_name", "status", "progress"].includes(k)),
+    .oneof(fc.string({ maxLength: 10 }), fc.constantFrom("toString", "hasOwnProperty", "valueOf"))
+    .filter(
+      (k) =>
+        ![
+          "owner_id",
+          "video_id",
+          "preset_name",
+          "status",
+          "progress",
+          "__proto__",
+          "constructor",
+          "prototype",
+        ].includes(k),
+    ),
   fc.jsonValue({ maxDepth: 2 }),
   { maxKeys: 3 },
 );
@@ -262,7 +274,10 @@ export function validDeliveryArb(
     .tuple(fc.stringMatching(/^video\.[a-z.]{1,20}$/), ref, extras)
     .filter(([t]) => !(WEBHOOK_EVENTS as readonly string[]).includes(t))
     .map(([type, r, x]) => ({ type, data: { ...x, ...r } }));
+  // Within the route's window (at most 7 days old, 5 minutes ahead), with margins.
+  const now = Date.now();
+  const recent = fc.integer({ min: now - 6 * 24 * 3600_000, max: now + 60_000 });
   return fc
-    .tuple(fc.oneof(simple, processing, ready, unshown, unknown), timestampMs)
+    .tuple(fc.oneof(simple, processing, ready, unshown, unknown), recent)
     .map(([d, timestamp]) => ({ type: d.type, timestamp, data: d.data }));
 }

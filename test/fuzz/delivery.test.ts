@@ -144,12 +144,29 @@ const bodyArb: fc.Arbitrary<Buffer | string> = fc.oneof(
   fc.constant(""),
 );
 
+/** The route's value caps as the contract states them: strings <= 8192, keys <= 128, no odd keys. */
+function withinCaps(v: unknown, budget = { left: 512 }): boolean {
+  if (typeof v === "string") return v.length <= 8192;
+  if (typeof v !== "object" || v === null) return true;
+  const entries = Array.isArray(v) ? v.map((e) => ["", e] as const) : Object.entries(v);
+  budget.left -= entries.length;
+  if (budget.left < 0) return false;
+  return entries.every(
+    ([k, e]) =>
+      k.length <= 128 && !["__proto__", "constructor", "prototype"].includes(k) && withinCaps(e, budget),
+  );
+}
+
 /** What the route should answer for a body sent to a valid token. */
 function expected(body: Buffer | string): number {
   const buf = typeof body === "string" ? Buffer.from(body) : body;
   if (buf.length > MAX_DELIVERY_BYTES) return 413;
   try {
-    return parseDelivery(JSON.parse(buf.toString("utf8"))).ok ? 200 : 400;
+    const json: unknown = JSON.parse(buf.toString("utf8"));
+    if (!parseDelivery(json).ok || !withinCaps(json)) return 400;
+    // The route's window (Unix ms): at most 7 days old, 5 minutes ahead.
+    const ts = (json as { timestamp: number }).timestamp;
+    return ts < Date.now() - 7 * 24 * 3600_000 || ts > Date.now() + 5 * 60_000 ? 400 : 200;
   } catch {
     return 400;
   }

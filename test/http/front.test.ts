@@ -3,11 +3,13 @@
  * Bolt's router, every other spelling still reaches the same handler through Bolt, and the rest
  * of the server (Slack requests, health routes, unknown paths) behaves as before.
  */
+
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plainDeliveryToken } from "../../src/http/front.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { type Harness, startHarness } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 async function post(url: string, body: string) {
   const res = await request(url, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -46,7 +48,7 @@ describe("front listener", () => {
 
   it("answers a plain delivery with a length, not chunked, and stores it", async () => {
     const before = (await h.outbox.stats()).depth;
-    const r = await post(hook, delivery("x7front", 1_790_000_100_000));
+    const r = await post(hook, delivery("x7front", RECENT + 100000));
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text)).toEqual({ status: "stored" });
     expect(r.headers["content-length"]).toBe(String(Buffer.byteLength(r.text)));
@@ -56,7 +58,7 @@ describe("front listener", () => {
 
   it("a query string goes through Bolt's router to the same handler", async () => {
     const before = (await h.outbox.stats()).depth;
-    const r = await post(`${hook}?via=bolt`, delivery("x7query", 1_790_000_100_001));
+    const r = await post(`${hook}?via=bolt`, delivery("x7query", RECENT + 100001));
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text)).toEqual({ status: "stored" });
     expect((await h.outbox.stats()).depth).toBe(before + 1);

@@ -3,6 +3,7 @@
  * set aside as a dead letter once, with an error line, and the video's other deliveries are posted.
  * Before, pending() threw and the worker retried the video every 2 s for ever.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { decodeItem } from "../../src/notify/outbox/common.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { eventually, startHarness } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bot-damaged-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,8 +65,8 @@ describe("damaged outbox items", () => {
             data: { owner_id: SEED.profiles.newsroom, video_id: "x8dmg1" },
           }),
         });
-      expect((await send("video.created", 1_790_000_000_000)).status).toBe(200);
-      expect((await send("video.published", 1_790_000_000_100)).status).toBe(200);
+      expect((await send("video.created", RECENT)).status).toBe(200);
+      expect((await send("video.published", RECENT + 100)).status).toBe(200);
       // Damage the first stored item in place.
       expect(
         await exec(

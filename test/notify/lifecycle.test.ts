@@ -3,10 +3,12 @@
  * stand-in's channel: one parent per video kept up to date, milestones in its thread, coalesced
  * progress, duplicates shown once, out-of-order never backwards, Slack storms lose nothing.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sampleLifecycle } from "../../src/notify/sample.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { eventually, type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 const CHANNEL = "C0NEWS";
 let h: Harness;
@@ -74,7 +76,7 @@ describe("one video, one tidy message", () => {
   });
 
   it("duplicates are shown once and shuffled deliveries end in the same state", async () => {
-    const events = sampleLifecycle(SEED.profiles.newsroom, 1_790_000_000_000, "x7shuf");
+    const events = sampleLifecycle(SEED.profiles.newsroom, RECENT, "x7shuf");
     // Every delivery twice (the platform may retry), in a shuffled order (ordering is not shown).
     const order = [...events, ...events]
       .map((e, i) => ({ e, k: (i * 7919) % 97 }))

@@ -4,11 +4,13 @@
  * stand-in): a 429 on chat.update in one channel makes chat.update wait in every channel of the
  * workspace, while posts go on; a 429 on chat.postMessage pauses that channel only.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sampleLifecycle } from "../../src/notify/sample.js";
 import { SEED } from "../../src/sandbox/server.js";
 import type { RecordedCall } from "../../src/standin/index.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 const A = "C0NEWS";
 const B = "C0GENERAL";
@@ -21,7 +23,7 @@ async function configure(profileId: string, channel: string): Promise<void> {
 
 /** The sample lifecycle's events of one video, by type (and preset progress). */
 function video(profile: string, id: string) {
-  const events = sampleLifecycle(profile, 1_790_000_000_000, id);
+  const events = sampleLifecycle(profile, RECENT, id);
   const pick = (type: string, progress?: number) => {
     const e = events.find((x) => x.type === type && (progress === undefined || x.data.progress === progress));
     if (!e) throw new Error(`no ${type}`);

@@ -1,12 +1,14 @@
 /**
  * The delivery route over real HTTP: every answer it gives, and that a 200 means stored.
  */
+
 import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { MAX_DELIVERY_BYTES } from "../../src/webhooks/receive.js";
 import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 async function post(url: string, body: string | Buffer, headers: Record<string, string> = {}) {
   const res = await request(url, {
@@ -28,7 +30,7 @@ async function setUp(h: Harness): Promise<string> {
   return `${h.url}${url.slice(PUBLIC_URL.length)}`;
 }
 
-const delivery = (videoId = "x7route", timestamp = 1_790_000_000_000) =>
+const delivery = (videoId = "x7route", timestamp = RECENT) =>
   JSON.stringify({
     type: "video.created",
     timestamp,
@@ -55,7 +57,7 @@ describe("POST /hooks/platform/<token>", () => {
   });
 
   it("answers a duplicate 200 without storing it again", async () => {
-    const body = delivery("x7dup", 1_790_000_000_123);
+    const body = delivery("x7dup", RECENT + 123);
     expect((await post(hook, body)).json()).toEqual({ status: "stored" });
     const depth = (await h.outbox.stats()).depth;
     const again = await post(hook, body);
@@ -109,7 +111,7 @@ describe("POST /hooks/platform/<token>", () => {
   it("an unknown event type is accepted and stored (the list can change)", async () => {
     const r = await post(
       hook,
-      JSON.stringify({ type: "video.moderated", timestamp: 5, data: { video_id: "x7mod" } }),
+      JSON.stringify({ type: "video.moderated", timestamp: RECENT, data: { video_id: "x7mod" } }),
     );
     expect(r.status).toBe(200);
   });

@@ -5,11 +5,13 @@
  * recording views.open/update/publish and chat.postMessage/update/delete, the sandbox as the
  * platform.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../src/sandbox/server.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
 import { eventBody, sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 let h: Harness;
 const TEAM = "T0STANDIN";
@@ -197,7 +199,7 @@ describe("set-up form (= /webhook set)", () => {
     );
     // The route works: a delivery to the registered callback is accepted.
     const token = String(webhook?.callback_url).split("/").at(-1);
-    const delivery = await deliver(token, "video.created", 1_790_000_000_000, "x8home1");
+    const delivery = await deliver(token, "video.created", RECENT, "x8home1");
     expect(delivery.status).toBe(200);
   });
 
@@ -224,7 +226,7 @@ describe("set-up form (= /webhook set)", () => {
     expect((await h.built.deps.settings.getProfile(TEAM, PROFILE))?.channelId).toBe("C0GENERAL");
     // The old route's token no longer accepts deliveries.
     const oldToken = String(oldUrl).split("/").at(-1);
-    const res = await deliver(oldToken, "video.format.ready", 1_790_000_000_001, "x8home2");
+    const res = await deliver(oldToken, "video.format.ready", RECENT + 1, "x8home2");
     expect(res.status).toBe(404);
   });
 

@@ -34,6 +34,10 @@ export interface HarnessOptions {
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
   storeOpTimeoutMs?: number;
+  /** The outbox's per-route quota (src/notify/outbox/common.ts). */
+  routeQuota?: number;
+  /** HTTP server time limits (src/http/timeouts.ts). */
+  httpTimeouts?: AppCollaborators["httpTimeouts"];
   /**
    * Multi-workspace (OAuth) mode: the client id, secret and state secret instead of a bot token,
    * and an installation store (test/oauth/helper.ts adds the install flow on top).
@@ -121,6 +125,8 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
+    ...(opts.routeQuota ? { routeQuota: opts.routeQuota } : {}),
+    ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
   });
 }
 

@@ -30,6 +30,11 @@ export interface OutboxOptions {
   now?: Clock;
   /** How long a dedupe key makes a later delivery with the same key a duplicate. Default 24 h. */
   dedupeTtlMs?: number;
+  /**
+   * Items a route (teamId, profileId) may have stored and not yet acknowledged; enqueue answers
+   * "full" beyond it. Default DEFAULT_ROUTE_QUOTA.
+   */
+  routeQuota?: number;
   /** How long a state is kept after its last write (see the module comment). Default 30 days. */
   stateRetentionMs?: number;
   /** The same for a state written as final. Default 7 days. */
@@ -58,6 +63,15 @@ export function retentionOf(opts: OutboxOptions): Retention {
 }
 
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 3600_000;
+/**
+ * Pending items per route: far above a real profile's backlog (a burst of 10,000 deliveries to
+ * one route is stored whole), far below what would let one route fill the store.
+ */
+export const DEFAULT_ROUTE_QUOTA = 20_000;
+
+export function routeQuotaOf(opts: OutboxOptions): number {
+  return Math.max(1, Math.floor(opts.routeQuota ?? DEFAULT_ROUTE_QUOTA));
+}
 /** Dead letters kept per workspace (the newest). */
 export const DEAD_LETTERS_PER_TEAM = 1000;
 

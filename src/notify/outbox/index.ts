@@ -11,7 +11,13 @@ import { MemoryOutbox } from "./memory.js";
 import { RedisOutbox } from "./redis.js";
 import { SqliteOutbox } from "./sqlite.js";
 
-export { type Clock, DEAD_LETTERS_PER_TEAM, DEFAULT_DEDUPE_TTL_MS, type OutboxOptions } from "./common.js";
+export {
+  type Clock,
+  DEAD_LETTERS_PER_TEAM,
+  DEFAULT_DEDUPE_TTL_MS,
+  DEFAULT_ROUTE_QUOTA,
+  type OutboxOptions,
+} from "./common.js";
 export { MemoryOutbox } from "./memory.js";
 export { RedisOutbox } from "./redis.js";
 export { SqliteOutbox } from "./sqlite.js";

@@ -6,7 +6,16 @@
  * Values are copied through JSON on the way in and out, like the durable backends do.
  */
 import { StoreUnavailableError } from "../../store/index.js";
-import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type DeadLetter,
+  type EnqueueOutcome,
+  type NewOutboxItem,
+  type Outbox,
+  type OutboxItem,
+  type OutboxStats,
+  routeOfVideoKey,
+  type VideoKey,
+} from "../types.js";
 import {
   type Clock,
   DEAD_LETTERS_PER_TEAM,
@@ -18,6 +27,7 @@ import {
   positiveMs,
   type Retention,
   retentionOf,
+  routeQuotaOf,
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
@@ -42,6 +52,9 @@ export class MemoryOutbox implements Outbox {
   /** JSON and when it may be dropped (outbox clock). */
   private readonly states = new Map<VideoKey, { json: string; expiresAt: number }>();
   private readonly dedupe = new Map<string, number>();
+  /** Per route (teamId:profileId): items stored and not yet acknowledged. */
+  private readonly perRoute = new Map<string, number>();
+  private readonly routeQuota: number;
   private readonly onceKeys = new Map<string, number>();
   /** Per team, oldest first. */
   private readonly dead = new Map<string, string[]>();
@@ -54,11 +67,18 @@ export class MemoryOutbox implements Outbox {
     this.now = now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
+    this.routeQuota = routeQuotaOf(opts);
   }
 
-  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
     this.check();
-    if (!this.setIfAbsent(this.dedupe, dedupeKey, this.dedupeTtlMs)) return "duplicate";
+    const dd = this.dedupe.get(dedupeKey);
+    if (dd !== undefined && dd > this.now()) return "duplicate";
+    const route = routeOfVideoKey(item.videoKey);
+    const count = this.perRoute.get(route) ?? 0;
+    if (count >= this.routeQuota) return "full";
+    this.setIfAbsent(this.dedupe, dedupeKey, this.dedupeTtlMs);
+    this.perRoute.set(route, count + 1);
     const id = String(++this.lastId);
     let list = this.items.get(item.videoKey);
     if (!list) {
@@ -113,9 +133,17 @@ export class MemoryOutbox implements Outbox {
     this.check();
     if (!this.held(owner, key)) return false;
     const remove = new Set(ids);
-    const left = (this.items.get(key) ?? []).filter((e) => !remove.has(e.id));
+    const before = this.items.get(key) ?? [];
+    const left = before.filter((e) => !remove.has(e.id));
     if (left.length > 0) this.items.set(key, left);
     else this.items.delete(key);
+    const removed = before.length - left.length;
+    if (removed > 0) {
+      const route = routeOfVideoKey(key);
+      const n = (this.perRoute.get(route) ?? 0) - removed;
+      if (n > 0) this.perRoute.set(route, n);
+      else this.perRoute.delete(route);
+    }
     return true;
   }
 

@@ -8,6 +8,8 @@
  *   P recv            ZSET id → receivedAt of every stored item: depth = ZCARD, oldest = first
  *   P sched           ZSET video → due time (by the callers' clock, the `now` of claimDue)
  *   P lease:<video>   owner, with PX = lease length: leases expire by Redis's clock
+ *   P routes          HASH route (teamId:profileId) → items stored and not yet acknowledged
+ *                     (the per-route quota; kept by the enqueue and ack scripts)
  *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past the lease
  *                     by enqueue, claimDue, renew and setState, so Redis drops it by itself
  *                     only once the video was left alone that long
@@ -23,12 +25,28 @@
  * claimDue computes lease key names inside the script (not passed in KEYS): fine for a single
  * Redis or a replica set, not for Redis Cluster.
  *
+ * Clocks: a lease is only ever given a LENGTH (SET … PX at claim, PEXPIRE at renewal, PTTL read
+ * back), so it expires by Redis's clock alone; the bot's clock is never written into a lease
+ * (renew's absolute `until` is turned into "until − now" by the caller's clock before it is
+ * sent). The bot's clock orders the schedule only: `sched` scores are due times compared with
+ * claimDue's `now`. Two bot processes whose clocks disagree can therefore run a video early or
+ * late, but never both hold its lease.
+ *
  * Every call goes through `store.run()`: bounded by opTimeoutMs, and with the client's offline
  * queue disabled a Redis that is down rejects at once, as StoreUnavailableError.
  */
 import { createHash } from "node:crypto";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
-import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type DeadLetter,
+  type EnqueueOutcome,
+  type NewOutboxItem,
+  type Outbox,
+  type OutboxItem,
+  type OutboxStats,
+  routeOfVideoKey,
+  type VideoKey,
+} from "../types.js";
 import {
   type Clock,
   DEAD_LETTERS_PER_TEAM,
@@ -41,6 +59,7 @@ import {
   positiveMs,
   type Retention,
   retentionOf,
+  routeQuotaOf,
 } from "./common.js";
 
 interface Script {
@@ -60,9 +79,15 @@ const KEEP = `local function keep(key, ms)
 end
 `;
 
-/** KEYS: dedupe, id, q, sched, recv, state. ARGV: ttlMs, json, video, dueAt, receivedAt, keepMs. → id or 0. */
+/**
+ * KEYS: dedupe, id, q, sched, recv, state, routes. ARGV: ttlMs, json, video, dueAt, receivedAt,
+ * keepMs, route, quota. → id, 0 (duplicate) or -1 (the route is over its quota: nothing written).
+ */
 const ENQUEUE = script(`${KEEP}
-if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if tonumber(redis.call('HGET', KEYS[7], ARGV[7]) or '0') >= tonumber(ARGV[8]) then return -1 end
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+redis.call('HINCRBY', KEYS[7], ARGV[7], 1)
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
@@ -101,18 +126,23 @@ return claimed`);
 
 const FENCE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n";
 
-/** KEYS: lease, sched, state. ARGV: owner, until, video, keepMs. */
+/** KEYS: lease, sched, state. ARGV: owner, until (due time, bot clock), video, keepMs, leaseMs. */
 const RENEW = script(`${KEEP}${FENCE}
-redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
 keep(KEYS[3], ARGV[4])
 return 1`);
 
-/** KEYS: lease, q, recv. ARGV: owner, ids… */
+/** KEYS: lease, q, recv, routes. ARGV: owner, route, ids… */
 const ACK = script(`${FENCE}
-for i = 2, #ARGV do
-  if redis.call('ZREMRANGEBYSCORE', KEYS[2], ARGV[i], ARGV[i]) > 0 then redis.call('ZREM', KEYS[3], ARGV[i]) end
+local removed = 0
+for i = 3, #ARGV do
+  if redis.call('ZREMRANGEBYSCORE', KEYS[2], ARGV[i], ARGV[i]) > 0 then
+    redis.call('ZREM', KEYS[3], ARGV[i])
+    removed = removed + 1
+  end
 end
+if removed > 0 and redis.call('HINCRBY', KEYS[4], ARGV[2], -removed) <= 0 then redis.call('HDEL', KEYS[4], ARGV[2]) end
 return 1`);
 
 /** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now. */
@@ -155,6 +185,7 @@ export class RedisOutbox implements Outbox {
   private readonly now: Clock;
   private readonly dedupeTtlMs: number;
   private readonly retention: Retention;
+  private readonly routeQuota: number;
   private closed = false;
 
   constructor(
@@ -168,6 +199,7 @@ export class RedisOutbox implements Outbox {
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
+    this.routeQuota = routeQuotaOf(opts);
   }
 
   /** The prefix of every key this outbox writes (tests clean up with it). */
@@ -175,7 +207,7 @@ export class RedisOutbox implements Outbox {
     return this.p;
   }
 
-  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+  async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
     const v = item.videoKey;
     const id = await this.eval(
       "enqueue",
@@ -187,6 +219,7 @@ export class RedisOutbox implements Outbox {
         this.k("sched"),
         this.k("recv"),
         this.k("state:", v),
+        this.k("routes"),
       ],
       [
         String(this.dedupeTtlMs),
@@ -195,9 +228,12 @@ export class RedisOutbox implements Outbox {
         String(dueAt),
         String(item.receivedAt),
         String(this.retention.final),
+        routeOfVideoKey(v),
+        String(this.routeQuota),
       ],
     );
-    return toNumber(id) === 0 ? "duplicate" : "stored";
+    const n = toNumber(id);
+    return n === 0 ? "duplicate" : n < 0 ? "full" : "stored";
   }
 
   async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
@@ -220,11 +256,13 @@ export class RedisOutbox implements Outbox {
   }
 
   async renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
+    // A length, not a time: the lease expires by Redis's clock (see the module comment).
+    const leaseMs = positiveMs(until - this.now());
     const r = await this.eval(
       "renew",
       RENEW,
       [this.k("lease:", key), this.k("sched"), this.k("state:", key)],
-      [owner, String(Math.floor(until)), key, String(positiveMs(until - this.now()) + this.retention.final)],
+      [owner, String(Math.floor(until)), key, String(leaseMs + this.retention.final), String(leaseMs)],
     );
     return toNumber(r) === 1;
   }
@@ -246,8 +284,8 @@ export class RedisOutbox implements Outbox {
     const r = await this.eval(
       "ack",
       ACK,
-      [this.k("lease:", key), this.k("q:", key), this.k("recv")],
-      [owner, ...numeric],
+      [this.k("lease:", key), this.k("q:", key), this.k("recv"), this.k("routes")],
+      [owner, routeOfVideoKey(key), ...numeric],
     );
     return toNumber(r) === 1;
   }

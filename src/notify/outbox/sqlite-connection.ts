@@ -38,6 +38,25 @@ export async function migrateStateTable(c: Connection, keepUntil: number): Promi
   await c.all("CREATE INDEX IF NOT EXISTS outbox_state_expiry ON outbox_state (expires_at)");
 }
 
+/** A video key's route (routeOfVideoKey in SQL): up to its second ':'. */
+const ROUTE_OF_KEY = `CASE WHEN instr(substr(video_key, instr(video_key, ':') + 1), ':') = 0 THEN video_key
+  ELSE substr(video_key, 1, instr(video_key, ':') + instr(substr(video_key, instr(video_key, ':') + 1), ':') - 1) END`;
+
+/**
+ * The per-route count of pending items (enqueue's quota): created with the items already there
+ * counted once (a file written before the quota existed), then kept by enqueue and ack.
+ */
+export async function migrateRouteCounts(c: Connection): Promise<void> {
+  const exists = await c.all(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox_route_count'",
+  );
+  if (exists.length > 0) return;
+  await c.all("CREATE TABLE outbox_route_count (route TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+  await c.all(
+    `INSERT INTO outbox_route_count (route, n) SELECT ${ROUTE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
+  );
+}
+
 /** Drops up to `max` states expired by `now` whose video is neither scheduled nor leased. Parameters: now, max. */
 export const SWEEP_STATES = `DELETE FROM outbox_state WHERE video_key IN (
   SELECT s.video_key FROM outbox_state s WHERE s.expires_at <= ?

@@ -19,7 +19,16 @@
  */
 import type { Logger } from "../../log.js";
 import type { Store } from "../../store/index.js";
-import type { DeadLetter, NewOutboxItem, Outbox, OutboxItem, OutboxStats, VideoKey } from "../types.js";
+import {
+  type DeadLetter,
+  type EnqueueOutcome,
+  type NewOutboxItem,
+  type Outbox,
+  type OutboxItem,
+  type OutboxStats,
+  routeOfVideoKey,
+  type VideoKey,
+} from "../types.js";
 import {
   type Clock,
   DEAD_LETTERS_PER_TEAM,
@@ -32,6 +41,7 @@ import {
   positiveMs,
   type Retention,
   retentionOf,
+  routeQuotaOf,
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
@@ -41,6 +51,7 @@ import {
   KEEP_STATE,
   MAX_LIST,
   Mutex,
+  migrateRouteCounts,
   migrateStateTable,
   ONCE_UPSERT,
   placeholders,
@@ -58,7 +69,7 @@ interface QueuedEnqueue {
   dueAt: number;
   /** When its caller's store.run() gives up. */
   deadline: number;
-  settle: (result: "stored" | "duplicate") => void;
+  settle: (result: EnqueueOutcome) => void;
   fail: (err: unknown) => void;
 }
 
@@ -69,6 +80,7 @@ export class SqliteOutbox implements Outbox {
   private readonly dedupeTtlMs: number;
   private insertions = 0;
   private readonly retention: Retention;
+  private readonly routeQuota: number;
   private nextStateSweepAt = 0;
   private readonly queued: QueuedEnqueue[] = [];
   private flushQueued = false;
@@ -83,6 +95,7 @@ export class SqliteOutbox implements Outbox {
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
+    this.routeQuota = routeQuotaOf(opts);
   }
 
   /** Uses the store's connection: WAL mode, and the tables created if missing. */
@@ -98,6 +111,7 @@ export class SqliteOutbox implements Outbox {
       await conn.transaction(async (c) => {
         for (const statement of SCHEMA) await c.all(statement);
         await migrateStateTable(c, (opts.now ?? Date.now)() + retentionOf(opts).normal);
+        await migrateRouteCounts(c);
       });
       return new SqliteOutbox(store, conn, opts);
     });
@@ -108,13 +122,13 @@ export class SqliteOutbox implements Outbox {
    * written together in the next transaction (one fsync for many deliveries). Each one is still
    * all-or-nothing, and each caller is answered only after the COMMIT that holds its item.
    */
-  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<"stored" | "duplicate"> {
+  enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
     const json = encodeItem(item);
     const deadline = Date.now() + this.store.opTimeoutMs;
     return this.store.run(
       "outbox.enqueue",
       () =>
-        new Promise<"stored" | "duplicate">((settle, fail) => {
+        new Promise<EnqueueOutcome>((settle, fail) => {
           this.queued.push({ item, json, dedupeKey, dueAt, deadline, settle, fail });
           this.flushSoon();
         }),
@@ -141,12 +155,14 @@ export class SqliteOutbox implements Outbox {
   }
 
   /**
-   * Three statements for the whole batch: the dedupe upsert returns the keys it inserted or took
+   * A few statements for the whole batch: the dedupe upsert returns the keys it inserted or took
    * over (a key twice in one batch: its second row conflicts with its first, so only the first is
-   * stored), then the new items in arrival order, then their videos' schedule (OR IGNORE: a video
+   * stored); the routes' pending counts are read, and the fresh items that would pass their route's
+   * quota are kept, in arrival order ("full" for the rest, whose dedupe keys are given back); then
+   * the new items in arrival order, the counts, and their videos' schedule (OR IGNORE: a video
    * already scheduled or leased keeps its due time; in a batch, the first due time wins).
    */
-  private async enqueueBatch(c: Connection, batch: QueuedEnqueue[]): Promise<Array<"stored" | "duplicate">> {
+  private async enqueueBatch(c: Connection, batch: QueuedEnqueue[]): Promise<EnqueueOutcome[]> {
     const now = this.now();
     await this.sweep(c, "outbox_dedupe", now);
     const rows = await c.all<{ key: string }>(
@@ -157,7 +173,43 @@ export class SqliteOutbox implements Outbox {
       now,
     );
     const fresh = new Set(rows.map((r) => r.key));
-    const stored = batch.filter((e) => fresh.delete(e.dedupeKey));
+    const candidates = batch.filter((e) => fresh.delete(e.dedupeKey));
+    const outcome = new Map<QueuedEnqueue, EnqueueOutcome>();
+    const stored: QueuedEnqueue[] = [];
+    if (candidates.length > 0) {
+      const routes = [...new Set(candidates.map((e) => routeOfVideoKey(e.item.videoKey)))];
+      const counts = new Map<string, number>();
+      for (const r of await c.all<{ route: string; n: number }>(
+        `SELECT route, n FROM outbox_route_count WHERE route IN (${placeholders(routes.length)})`,
+        ...routes,
+      )) {
+        counts.set(r.route, r.n);
+      }
+      const added = new Map<string, number>();
+      const refused: string[] = [];
+      for (const e of candidates) {
+        const route = routeOfVideoKey(e.item.videoKey);
+        const n = (counts.get(route) ?? 0) + (added.get(route) ?? 0);
+        if (n >= this.routeQuota) {
+          outcome.set(e, "full");
+          refused.push(e.dedupeKey);
+        } else {
+          outcome.set(e, "stored");
+          added.set(route, (added.get(route) ?? 0) + 1);
+          stored.push(e);
+        }
+      }
+      if (refused.length > 0) {
+        await c.all(`DELETE FROM outbox_dedupe WHERE key IN (${placeholders(refused.length)})`, ...refused);
+      }
+      if (added.size > 0) {
+        await c.all(
+          `INSERT INTO outbox_route_count (route, n) VALUES ${values(added.size, 2)}
+           ON CONFLICT (route) DO UPDATE SET n = outbox_route_count.n + excluded.n`,
+          ...[...added].flat(),
+        );
+      }
+    }
     if (stored.length > 0) {
       await c.all(
         `INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES ${values(stored.length, 4)}`,
@@ -168,8 +220,7 @@ export class SqliteOutbox implements Outbox {
         ...stored.flatMap((e) => [e.item.videoKey, e.dueAt]),
       );
     }
-    const storedSet = new Set(stored);
-    return batch.map((e) => (storedSet.has(e) ? "stored" : "duplicate"));
+    return batch.map((e) => outcome.get(e) ?? "duplicate");
   }
 
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
@@ -236,12 +287,21 @@ export class SqliteOutbox implements Outbox {
     return this.tx("ack", async (c) => {
       if (!(await this.held(c, owner, key))) return false;
       const numeric = ids.map(Number).filter(Number.isSafeInteger);
+      let removed = 0;
       for (let i = 0; i < numeric.length; i += MAX_LIST) {
         const chunk = numeric.slice(i, i + MAX_LIST);
-        await c.all(
-          `DELETE FROM outbox_items WHERE video_key = ? AND id IN (${placeholders(chunk.length)})`,
+        const gone = await c.all(
+          `DELETE FROM outbox_items WHERE video_key = ? AND id IN (${placeholders(chunk.length)}) RETURNING id`,
           key,
           ...chunk,
+        );
+        removed += gone.length;
+      }
+      if (removed > 0) {
+        await c.all(
+          "UPDATE outbox_route_count SET n = MAX(0, n - ?) WHERE route = ?",
+          removed,
+          routeOfVideoKey(key),
         );
       }
       return true;

@@ -50,6 +50,33 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.pending("v2", 10)).toHaveLength(1);
   });
 
+  it("bounds each route's pending items (routeQuota): full beyond it, room again once acknowledged", async () => {
+    const q = await b.open({ dedupeTtlMs: TTL, routeQuota: 3 });
+    const put = (video: string, n: number) => q.enqueue(newItem(video, n, t()), `q-${video}-${n}`, t());
+    // One route (T1:P1) over two videos: three stored, the fourth is refused.
+    expect(await put("T1:P1:a", 1)).toBe("stored");
+    expect(await put("T1:P1:a", 2)).toBe("stored");
+    expect(await put("T1:P1:b", 3)).toBe("stored");
+    expect(await put("T1:P1:b", 4)).toBe("full");
+    // A duplicate is still a duplicate; another route has its own quota.
+    expect(await put("T1:P1:a", 1)).toBe("duplicate");
+    expect(await put("T1:P2:a", 1)).toBe("stored");
+    // Concurrent enqueues never overshoot.
+    const racing = await Promise.all([5, 6, 7, 8].map((n) => put("T1:P3:c", n)));
+    expect(racing.filter((r) => r === "stored")).toHaveLength(3);
+    expect((await q.pending("T1:P1:b", 10)).map(nOf)).toEqual([3]);
+    // Acknowledged items free their places; the refused delivery's dedupe key was not kept.
+    expect(await q.claimDue("A", t(), 10, 100_000)).toContain("T1:P1:a");
+    const ids = (await q.pending("T1:P1:a", 10)).map((i) => i.id);
+    expect(await q.ack("A", "T1:P1:a", ids)).toBe(true);
+    expect(await put("T1:P1:b", 4)).toBe("stored");
+    expect(await put("T1:P1:b", 9)).toBe("stored");
+    expect(await put("T1:P1:b", 10)).toBe("full");
+    // Acknowledging ids that are gone frees nothing more.
+    expect(await q.ack("A", "T1:P1:a", ids)).toBe(true);
+    expect(await put("T1:P1:b", 11)).toBe("full");
+  });
+
   it("keeps an existing due time when a video is enqueued again (earlier or later)", async () => {
     const now = t();
     await enqueue("late", 1, now + 5000);
