@@ -56,6 +56,7 @@ const HELP = `npm run bench [-- options]
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
+  --pairs N           bot / minimal-Bolt pairs for the side-by-side ack p99 (default 5; quick 3; 0 = skip)
   --platform-latency MS  platform answer time during the command suite (default 5000)
   --slow-rate N       /live status per second in the slow-platform suite (default 40)
   --slow-duration S   seconds of that load (default 10)
@@ -83,6 +84,7 @@ interface Options {
   commandRate: number;
   commandDurationS: number;
   platformLatencyMs: number;
+  pairs: number;
   burstVideos: number;
   slowRate: number;
   slowDurationS: number;
@@ -124,6 +126,7 @@ function options(argv: string[]): Options | null {
       "command-rate": { type: "string" },
       "command-duration": { type: "string" },
       "platform-latency": { type: "string" },
+      pairs: { type: "string" },
       "burst-videos": { type: "string" },
       "slow-rate": { type: "string" },
       "slow-duration": { type: "string" },
@@ -145,6 +148,7 @@ function options(argv: string[]): Options | null {
     commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
     commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
     platformLatencyMs: Math.round(positive(values["platform-latency"] ?? "5000", "platform-latency", 60_000)),
+    pairs: values.pairs === "0" ? 0 : Math.round(positive(values.pairs ?? (QUICK ? "3" : "5"), "pairs", 50)),
     burstVideos: Math.round(positive(values["burst-videos"] ?? (QUICK ? "20" : "100"), "burst-videos", 1000)),
     slowRate: positive(values["slow-rate"] ?? "40", "slow-rate", 1000),
     slowDurationS: positive(values["slow-duration"] ?? "10", "slow-duration", 120),
@@ -226,6 +230,7 @@ async function main(): Promise<number> {
         rate: opts.commandRate,
         durationS: opts.commandDurationS,
         platformLatencyMs: opts.platformLatencyMs,
+        pairs: opts.pairs,
         log,
       });
       for (const p of commands.problems) failures.push(`commands: ${p}`);

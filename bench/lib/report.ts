@@ -132,6 +132,15 @@ export function commandsNotes(c: CommandsResult): string[] {
       .map((r) => `: ${r.method} ${r.path}?fields=${r.fields ?? "(none)"}`)
       .join("")}`,
     `steady load: ${c.steady.pendingInBotAtEnd} commands were still waiting on the platform inside the bot when the last was acknowledged`,
+    ...(c.sideBySide
+      ? [
+          `${c.sideBySide.commands} at once, ack p99 side by side with a minimal Bolt app that only acks (platform at normal speed): ` +
+            c.sideBySide.runs
+              .map((r) => `${ms(r.botP99)} / ${ms(r.boltP99)} ms (${r.ratio.toFixed(2)}×)`)
+              .join(", ") +
+            `; median ratio ${c.sideBySide.medianRatio.toFixed(2)}×`,
+        ]
+      : []),
   ];
 }
 
