@@ -256,6 +256,7 @@ export function slowTable(s: SlowResult): string {
     share(r.within30s, r.commands),
     ms(r.answerMs.p50),
     ms(r.answerMs.max),
+    `${ms(r.readsArrivedMs.first)}–${ms(r.readsArrivedMs.last)}`,
     int(r.errorAnswers),
   ];
   return table(
@@ -268,6 +269,7 @@ export function slowTable(s: SlowResult): string {
       { header: "≤ 30 s", align: "right" },
       { header: "answer p50 ms", align: "right" },
       { header: "max ms", align: "right" },
+      { header: "reads reached the platform, ms", align: "right" },
       { header: "error answers", align: "right" },
     ],
     [

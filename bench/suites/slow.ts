@@ -42,6 +42,8 @@ export interface AnswerRun {
   within30s: number;
   /** From the command to its status answer. */
   answerMs: LatencySummary;
+  /** When the livestream reads reached the platform, from the first command sent: first and last. */
+  readsArrivedMs: { first: number; last: number };
 }
 
 export interface SlowResult {
@@ -61,7 +63,7 @@ async function collect(
   prepared: PreparedSlash[],
   replies: SentReply[],
   waitMs: number,
-): Promise<AnswerRun> {
+): Promise<Omit<AnswerRun, "readsArrivedMs">> {
   const lastSent = Math.max(...replies.map((r) => r.sentAt));
   const firstAnswer = () => prepared.map((p) => stack.slack.responses(p.responseUrl).length > 0);
   while (Date.now() < lastSent + waitMs && !firstAnswer().every(Boolean)) await sleep(100);
@@ -135,7 +137,16 @@ async function measure(o: SlowOptions, count: number, rate: number): Promise<Ans
       rate,
     });
     const run = await collect(stack, prepared, sent.replies, 35_000);
-    return { ...run, reads: reads() - readsBefore };
+    const firstSent = Math.min(...sent.replies.map((r) => r.sentAt));
+    const arrived = stack.sandbox.requests
+      .filter((r) => r.path.startsWith("/v2/livestreams/"))
+      .slice(readsBefore)
+      .map((r) => r.at - firstSent);
+    return {
+      ...run,
+      readsArrivedMs: { first: Math.min(...arrived), last: Math.max(...arrived) },
+      reads: reads() - readsBefore,
+    };
   } finally {
     await stack.close();
   }
