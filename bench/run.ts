@@ -32,15 +32,17 @@ import {
   ingestText,
   lifecycleText,
   machineLine,
+  slowTable,
   tokensTable,
 } from "./lib/report.js";
 import { type BurstResult, runBurst } from "./suites/burst.js";
 import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
+import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
 
-const SUITES = ["ingest", "commands", "tokens", "lifecycle", "burst"] as const;
+const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst"] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
 
@@ -54,7 +56,11 @@ const HELP = `npm run bench [-- options]
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
+  --pairs N           bot / minimal-Bolt pairs for the side-by-side ack p99 (default 5; quick 3; 0 = skip)
   --platform-latency MS  platform answer time during the command suite (default 5000)
+  --slow-rate N       /live status per second in the slow-platform suite (default 40)
+  --slow-duration S   seconds of that load (default 10)
+  --slow-burst N      commands sent at once in the slow-platform suite (default 200)
   --burst-videos N    videos in the burst, 100 deliveries each (default 100; quick 20)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --profile           CPU-profile each bot target during its measured run; prints where the time goes
@@ -78,7 +84,11 @@ interface Options {
   commandRate: number;
   commandDurationS: number;
   platformLatencyMs: number;
+  pairs: number;
   burstVideos: number;
+  slowRate: number;
+  slowDurationS: number;
+  slowBurst: number;
   out: string;
 }
 
@@ -116,7 +126,11 @@ function options(argv: string[]): Options | null {
       "command-rate": { type: "string" },
       "command-duration": { type: "string" },
       "platform-latency": { type: "string" },
+      pairs: { type: "string" },
       "burst-videos": { type: "string" },
+      "slow-rate": { type: "string" },
+      "slow-duration": { type: "string" },
+      "slow-burst": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -134,7 +148,11 @@ function options(argv: string[]): Options | null {
     commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
     commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
     platformLatencyMs: Math.round(positive(values["platform-latency"] ?? "5000", "platform-latency", 60_000)),
+    pairs: values.pairs === "0" ? 0 : Math.round(positive(values.pairs ?? (QUICK ? "3" : "5"), "pairs", 50)),
     burstVideos: Math.round(positive(values["burst-videos"] ?? (QUICK ? "20" : "100"), "burst-videos", 1000)),
+    slowRate: positive(values["slow-rate"] ?? "40", "slow-rate", 1000),
+    slowDurationS: positive(values["slow-duration"] ?? "10", "slow-duration", 120),
+    slowBurst: Math.round(positive(values["slow-burst"] ?? "200", "slow-burst", 5000)),
     out: values.out ?? path.join(RESULTS_DIR, "latest.json"),
   };
 }
@@ -152,6 +170,7 @@ interface Report {
   tokens: TokenSimResult | null;
   lifecycle: LifecycleResult | null;
   burst: BurstResult | null;
+  slow: SlowResult | null;
   goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
@@ -181,6 +200,7 @@ async function main(): Promise<number> {
   let commands: CommandsResult | null = null;
   let tokens: TokenSimResult | null = null;
   let burst: BurstResult | null = null;
+  let slow: SlowResult | null = null;
   const failed = (suite: string, err: unknown) =>
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
@@ -210,11 +230,27 @@ async function main(): Promise<number> {
         rate: opts.commandRate,
         durationS: opts.commandDurationS,
         platformLatencyMs: opts.platformLatencyMs,
+        pairs: opts.pairs,
         log,
       });
       for (const p of commands.problems) failures.push(`commands: ${p}`);
     } catch (err) {
       failed("commands", err);
+    }
+  }
+  if (opts.suites.includes("slow")) {
+    log("\nanswers while the platform is slow");
+    try {
+      slow = await runSlow({
+        rate: opts.slowRate,
+        durationS: opts.slowDurationS,
+        burst: opts.slowBurst,
+        platformLatencyMs: opts.platformLatencyMs,
+        log,
+      });
+      for (const p of slow.problems) failures.push(`slow: ${p}`);
+    } catch (err) {
+      failed("slow", err);
     }
   }
   if (opts.suites.includes("tokens")) {
@@ -268,7 +304,8 @@ async function main(): Promise<number> {
     tokens,
     lifecycle,
     burst,
-    goals: goals({ ingest, commands, tokens, lifecycle, burst }),
+    slow,
+    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow }),
     failures,
     ok: failures.length === 0,
   };
@@ -281,6 +318,14 @@ async function main(): Promise<number> {
       "Slash commands through the bot's receiver (bot in its own process; sandbox and Slack stand-in in the runner)",
       commandsTable(commands),
       ...commandsNotes(commands),
+    );
+  }
+  if (slow) {
+    text.push(
+      "",
+      "Answers while the platform is slow (time from the command to its status answer on the response_url)",
+      slowTable(slow),
+      `livestream reads per command: ${slow.readsPerCommand.toFixed(2)} (1 = no retries)`,
     );
   }
   if (tokens)

@@ -49,7 +49,7 @@ export type StoreUrl =
 export interface PlatformTimeouts {
   /** TCP + TLS connect, milliseconds. */
   connectMs: number;
-  /** From request sent to response headers, milliseconds. */
+  /** From request sent on a connection to response headers, milliseconds. */
   headersMs: number;
   /** Between body chunks, milliseconds. */
   bodyMs: number;
@@ -78,6 +78,8 @@ export interface Config {
     timeouts: PlatformTimeouts;
     /** Longest Retry-After the client honours before giving up, milliseconds. */
     maxRetryAfterMs: number;
+    /** Connections open to the platform at once; further requests wait for a free one. */
+    maxConnections: number;
   };
   store: StoreUrl;
   storeEncryptionKey: string | undefined;
@@ -145,7 +147,7 @@ const botEnv = z
       z.array(scopeName).min(1, "name at least one scope, for example: live.read profile.manage"),
     ).prefault("live.read profile.manage"),
     PLATFORM_CONNECT_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("3000"),
-    PLATFORM_HEADERS_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("5000"),
+    PLATFORM_HEADERS_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("10000"),
     PLATFORM_BODY_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("5000"),
     PLATFORM_MAX_RETRY_AFTER_MS: wholeNumber(0, 600_000).prefault("10000"),
     STORE_URL: z
@@ -169,6 +171,11 @@ const botEnv = z
       .prefault("false"),
     LOG_LEVEL: logLevel,
     METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
+    PLATFORM_MAX_CONNECTIONS: wholeNumber(
+      1,
+      4096,
+      "must be a whole number from 1 to 4096: the connections open to the platform at once (default 256)",
+    ).prefault("256"),
   })
   .superRefine(
     (env, ctx) => {
@@ -234,6 +241,7 @@ export function loadConfig(env: Env): Config {
         bodyMs: v.PLATFORM_BODY_TIMEOUT_MS,
       },
       maxRetryAfterMs: v.PLATFORM_MAX_RETRY_AFTER_MS,
+      maxConnections: v.PLATFORM_MAX_CONNECTIONS,
     },
     store: v.STORE_URL,
     storeEncryptionKey: v.STORE_ENCRYPTION_KEY,

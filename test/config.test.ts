@@ -85,8 +85,10 @@ describe("loadConfig: defaults", () => {
     expect(c.webhookAllowedIps).toEqual([]);
     expect(c.trustProxy).toBe(false);
     expect(c.logLevel).toBe("info");
-    expect(c.platform.timeouts).toEqual({ connectMs: 3000, headersMs: 5000, bodyMs: 5000 });
+    // 10 s for the headers: a platform that takes 5 s (busy, not down) still gets its answer through.
+    expect(c.platform.timeouts).toEqual({ connectMs: 3000, headersMs: 10_000, bodyMs: 5000 });
     expect(c.platform.maxRetryAfterMs).toBe(10_000);
+    expect(c.platform.maxConnections).toBe(256);
     expect(c.slack.appToken).toBeUndefined();
   });
 
@@ -402,6 +404,18 @@ describe("loadConfig: platform timeouts", () => {
       expect(() => loadConfig({ ...VALID, [name]: "120000" })).not.toThrow();
     },
   );
+
+  it("PLATFORM_MAX_CONNECTIONS must be a whole number from 1 to 4096, and says what it is", () => {
+    expect(loadConfig({ ...VALID, PLATFORM_MAX_CONNECTIONS: "1" }).platform.maxConnections).toBe(1);
+    expect(loadConfig({ ...VALID, PLATFORM_MAX_CONNECTIONS: "4096" }).platform.maxConnections).toBe(4096);
+    expect(loadConfig({ ...VALID, PLATFORM_MAX_CONNECTIONS: " " }).platform.maxConnections).toBe(256);
+    for (const bad of ["0", "4097", "-1", "1.5", "many"]) {
+      const line = onlyProblem({ ...VALID, PLATFORM_MAX_CONNECTIONS: bad }, "PLATFORM_MAX_CONNECTIONS");
+      expect(line).toMatch(/^PLATFORM_MAX_CONNECTIONS\b/);
+      expect(line).toContain("from 1 to 4096");
+      expect(line).toContain("connections open to the platform");
+    }
+  });
 
   it("PLATFORM_MAX_RETRY_AFTER_MS must be a whole number from 0 to 600000", () => {
     expect(loadConfig({ ...VALID, PLATFORM_MAX_RETRY_AFTER_MS: "600000" }).platform.maxRetryAfterMs).toBe(

@@ -7,6 +7,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
 import { ms, pct } from "./table.js";
 
@@ -24,6 +25,7 @@ export interface Measured {
   tokens: TokenSimResult | null;
   lifecycle: LifecycleResult | null;
   burst: BurstResult | null;
+  slow: SlowResult | null;
 }
 
 const MB = 1e6;
@@ -43,6 +45,15 @@ export function goals(m: Measured): Goal[] {
     target: "< 50 ms",
     measured: c ? `${ms(c.steady.ackMs.p99)} ms` : "–",
     pass: c ? c.steady.acked === c.steady.commands && c.steady.ackMs.p99 < 50 : null,
+  });
+  const sbs = c?.sideBySide;
+  out.push({
+    name: `${sbs?.commands ?? 1000} commands at the same instant: ack p99, bot / minimal Bolt app (median of ${sbs?.runs.length ?? 5} pairs)`,
+    target: "≤ 1.25×",
+    measured: sbs
+      ? `${sbs.medianRatio.toFixed(2)}× (${ms(sbs.medianBotP99)} / ${ms(sbs.medianBoltP99)} ms)`
+      : "–",
+    pass: sbs ? sbs.medianRatio <= 1.25 : null,
   });
   out.push({
     name: `token requests, ${c?.concurrent.commands ?? 1000} concurrent /live status`,
@@ -70,6 +81,28 @@ export function goals(m: Measured): Goal[] {
     target: "1, with sparse fields",
     measured: c ? `${c.single.apiRequests}${c.single.sparse ? ", fields=…" : ", no fields"}` : "–",
     pass: c ? c.single.apiRequests === 1 && c.single.sparse : null,
+  });
+  const s = m.slow;
+  const lat = s ? `platform ${s.platformLatencyMs / 1000} s` : "platform 5 s";
+  out.push({
+    name: `slow platform: answers within 6 s (${s ? `${s.steady.rate}/s for ${s.steady.durationS} s` : "40/s for 10 s"}, ${lat})`,
+    target: "≥ 99%",
+    measured: s
+      ? `${pct(s.steady.within6s / s.steady.commands)} (${s.steady.within6s}/${s.steady.commands})`
+      : "–",
+    pass: s ? s.steady.within6s >= 0.99 * s.steady.commands : null,
+  });
+  out.push({
+    name: `slow platform: ${s?.burst.commands ?? 200} commands at once, answered within 10 s (${lat})`,
+    target: "all",
+    measured: s ? `${s.burst.within10s}/${s.burst.commands}` : "–",
+    pass: s ? s.burst.within10s === s.burst.commands : null,
+  });
+  out.push({
+    name: `slow platform: ack p99 while ${s ? `${s.steady.rate}/s` : "40/s"} wait on it (${lat})`,
+    target: "≤ 50 ms",
+    measured: s ? `${ms(s.steady.ackMs.p99)} ms` : "–",
+    pass: s ? s.steady.acked === s.steady.commands && s.steady.ackMs.p99 <= 50 : null,
   });
   const l = m.lifecycle;
   out.push({

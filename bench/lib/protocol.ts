@@ -27,6 +27,8 @@ export type TargetSpec =
    * production: the platform sandbox and the Slack stand-in it talks to run in the runner.
    */
   | { kind: "app"; env: Record<string, string>; worker: WorkerSpec }
+  /** A minimal Bolt app that only acknowledges slash commands: the baseline of the bot's acks. */
+  | { kind: "bolt"; signingSecret: string; botToken: string; slackApiUrl: string }
   | {
       kind: "bot";
       store: StoreKind;

@@ -3,6 +3,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
 import type { Goal } from "./goals.js";
 import type { MachineInfo } from "./machine.js";
@@ -131,6 +132,15 @@ export function commandsNotes(c: CommandsResult): string[] {
       .map((r) => `: ${r.method} ${r.path}?fields=${r.fields ?? "(none)"}`)
       .join("")}`,
     `steady load: ${c.steady.pendingInBotAtEnd} commands were still waiting on the platform inside the bot when the last was acknowledged`,
+    ...(c.sideBySide
+      ? [
+          `${c.sideBySide.commands} at once, ack p99 side by side with a minimal Bolt app that only acks (platform at normal speed): ` +
+            c.sideBySide.runs
+              .map((r) => `${ms(r.botP99)} / ${ms(r.boltP99)} ms (${r.ratio.toFixed(2)}×)`)
+              .join(", ") +
+            `; median ratio ${c.sideBySide.medianRatio.toFixed(2)}×`,
+        ]
+      : []),
   ];
 }
 
@@ -233,4 +243,38 @@ export function lifecycleText(lifecycle: LifecycleResult): string[] {
         : ""),
   );
   return text;
+}
+
+export function slowTable(s: SlowResult): string {
+  const share = (n: number, of: number) => (of > 0 ? pct(n / of) : "–");
+  const row = (name: string, r: SlowResult["burst"]) => [
+    name,
+    int(r.commands),
+    ms(r.ackMs.p99),
+    share(r.within6s, r.commands),
+    share(r.within10s, r.commands),
+    share(r.within30s, r.commands),
+    ms(r.answerMs.p50),
+    ms(r.answerMs.max),
+    `${ms(r.readsArrivedMs.first)}–${ms(r.readsArrivedMs.last)}`,
+    int(r.errorAnswers),
+  ];
+  return table(
+    [
+      { header: `/live status, platform answering in ${s.platformLatencyMs / 1000} s` },
+      { header: "commands", align: "right" },
+      { header: "ack p99 ms", align: "right" },
+      { header: "≤ 6 s", align: "right" },
+      { header: "≤ 10 s", align: "right" },
+      { header: "≤ 30 s", align: "right" },
+      { header: "answer p50 ms", align: "right" },
+      { header: "max ms", align: "right" },
+      { header: "reads reached the platform, ms", align: "right" },
+      { header: "error answers", align: "right" },
+    ],
+    [
+      row(`steady: ${s.steady.rate}/s for ${s.steady.durationS} s`, s.steady),
+      row(`${s.burst.commands} at once`, s.burst),
+    ],
+  );
 }

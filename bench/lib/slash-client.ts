@@ -21,6 +21,8 @@ interface Job {
 export interface SentReply {
   status: number;
   ms: number;
+  /** When the request was sent, epoch milliseconds (Date.now, comparable with the stand-in's `at`). */
+  sentAt: number;
 }
 
 export function sendFromClient(
@@ -53,6 +55,7 @@ async function run(job: Job): Promise<{ replies: SentReply[]; wallMs: number }> 
   const agent = new Agent({ connections: null, keepAliveTimeout: 30_000 });
   const send = async (r: Job["requests"][number]): Promise<SentReply> => {
     const started = performance.now();
+    const sentAt = Date.now();
     try {
       const res = await request(job.url, {
         method: "POST",
@@ -61,9 +64,9 @@ async function run(job: Job): Promise<{ replies: SentReply[]; wallMs: number }> 
         dispatcher: agent,
       });
       await res.body.dump();
-      return { status: res.statusCode, ms: performance.now() - started };
+      return { status: res.statusCode, ms: performance.now() - started, sentAt };
     } catch {
-      return { status: 0, ms: performance.now() - started };
+      return { status: 0, ms: performance.now() - started, sentAt };
     }
   };
   const started = performance.now();

@@ -11,6 +11,11 @@
  *   3. Steady load: `rate` commands per second for `durationS` seconds, open loop (sent on a
  *      schedule, not one after the other), the platform slow again: the acknowledgement latency
  *      while hundreds of commands wait on the platform inside the bot.
+ *   4. Side by side with a minimal Bolt app that only acknowledges (bench/targets/bolt.ts, its own
+ *      process, same Bolt, same signed requests): `concurrent` commands at once to each, `pairs`
+ *      times, alternating which goes first, the platform answering at its normal speed (the bot's
+ *      answers are awaited before the next send). The ratio of the two ack p99s per pair, and its
+ *      median: what the bot adds over Bolt itself.
  *
  * The commands are sent from a client process of their own (bench/lib/slash-client.ts), so the
  * sandbox and stand-in in the runner never delay the client's clock.
@@ -18,7 +23,8 @@
 import { SEED } from "../../src/sandbox/server.js";
 import { type LatencySummary, summarize } from "../lib/load.js";
 import { type SentReply, sendFromClient } from "../lib/slash-client.js";
-import { type PreparedSlash, type Stack, startStack } from "../lib/stack.js";
+import { BENCH_SIGNING_SECRET, type PreparedSlash, type Stack, startStack } from "../lib/stack.js";
+import { startTarget } from "../lib/target.js";
 
 const LIVESTREAM = SEED.livestreams.onAirAdBreak;
 
@@ -27,7 +33,24 @@ export interface CommandsOptions {
   rate: number;
   durationS: number;
   platformLatencyMs: number;
+  /** Bot / minimal-Bolt pairs for the side-by-side ack p99 (0 = skip). */
+  pairs: number;
   log: (line: string) => void;
+}
+
+export interface PairRun {
+  first: "bot" | "bolt";
+  botP99: number;
+  boltP99: number;
+  ratio: number;
+}
+
+export interface SideBySide {
+  commands: number;
+  runs: PairRun[];
+  medianRatio: number;
+  medianBotP99: number;
+  medianBoltP99: number;
 }
 
 export interface AckRun {
@@ -50,6 +73,7 @@ export interface CommandsResult {
     sparse: boolean;
   };
   steady: AckRun & { rate: number; durationS: number; pendingInBotAtEnd: number };
+  sideBySide: SideBySide | null;
   problems: string[];
 }
 
@@ -154,14 +178,87 @@ export async function runCommands(o: CommandsOptions): Promise<CommandsResult> {
       if (run.non200 + run.errors > 0)
         problems.push(`${name}: ${run.non200} answers were not 200 and ${run.errors} requests failed`);
     }
+    let sideBySide: SideBySide | null = null;
+    if (o.pairs > 0) {
+      // The steady load's commands get their answers first: the platform at its normal speed.
+      sandbox.clearFaults();
+      for (const p of steadyPrepared) await stack.answer(p.responseUrl, 1, 60_000).catch(() => undefined);
+      sideBySide = await pairs(stack, o, problems);
+    }
     return {
       platformLatencyMs: o.platformLatencyMs,
       concurrent: { ...concurrent, tokenRequests, answered },
       single,
       steady,
+      sideBySide,
       problems,
     };
   } finally {
     await stack.close();
   }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+/** `o.pairs` rounds of `o.concurrent` commands at once to the bot and to the minimal Bolt app. */
+async function pairs(stack: Stack, o: CommandsOptions, problems: string[]): Promise<SideBySide> {
+  const bolt = await startTarget({
+    kind: "bolt",
+    signingSecret: BENCH_SIGNING_SECRET,
+    botToken: stack.slack.botToken,
+    slackApiUrl: stack.slack.apiUrl,
+  });
+  const boltUrl = `${bolt.url}/slack/events`;
+  const runs: PairRun[] = [];
+  try {
+    o.log(
+      `  ${o.pairs} pairs of ${o.concurrent} /live status at once: the bot, and a minimal Bolt app that only acks…`,
+    );
+    const once = async (who: "bot" | "bolt"): Promise<number> => {
+      const prepared = Array.from({ length: o.concurrent }, () =>
+        stack.prepareSlash("/live", `status ${LIVESTREAM}`),
+      );
+      const { replies, wallMs } = await sendFromClient({
+        url: who === "bot" ? stack.eventsUrl : boltUrl,
+        requests: prepared.map((p) => ({ body: p.body, headers: p.headers })),
+        rate: 0,
+      });
+      const run = ackRun(replies, wallMs);
+      if (run.non200 + run.errors > 0)
+        problems.push(`side by side (${who}): ${run.non200} answers were not 200 and ${run.errors} failed`);
+      // The bot's work after the ack is part of its cost, but must not spill into the next send.
+      if (who === "bot") for (const p of prepared) await stack.answer(p.responseUrl, 1, 60_000);
+      await settle(500);
+      return run.ackMs.p99;
+    };
+    // Both warmed up alike: the bot has served the phases above; the Bolt app gets a first round.
+    await once("bolt");
+    for (let i = 0; i < o.pairs; i++) {
+      const first = i % 2 === 0 ? "bot" : "bolt";
+      let botP99: number;
+      let boltP99: number;
+      if (first === "bot") {
+        botP99 = await once("bot");
+        boltP99 = await once("bolt");
+      } else {
+        boltP99 = await once("bolt");
+        botP99 = await once("bot");
+      }
+      runs.push({ first, botP99, boltP99, ratio: botP99 / boltP99 });
+      o.log(`    pair ${i + 1}: bot ${botP99.toFixed(0)} ms, Bolt ${boltP99.toFixed(0)} ms`);
+    }
+  } finally {
+    await bolt.close();
+  }
+  return {
+    commands: o.concurrent,
+    runs,
+    medianRatio: median(runs.map((r) => r.ratio)),
+    medianBotP99: median(runs.map((r) => r.botP99)),
+    medianBoltP99: median(runs.map((r) => r.boltP99)),
+  };
 }

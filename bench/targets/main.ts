@@ -23,6 +23,8 @@ async function start(spec: TargetSpec): Promise<RunningTarget> {
       return (await import("./bot.js")).startBotTarget(spec);
     case "app":
       return (await import("./app.js")).startAppTarget(spec);
+    case "bolt":
+      return (await import("./bolt.js")).startBoltTarget(spec);
   }
 }
 

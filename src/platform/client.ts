@@ -48,6 +48,8 @@ export interface PlatformClientOptions {
   logger: Logger;
   /** Shared connection pool; by default one undici Agent owned (and closed) by this client. */
   dispatcher?: Dispatcher;
+  /** Connections of the default pool (ignored with `dispatcher`); default 256. */
+  maxConnections?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -92,7 +94,7 @@ export class PlatformClient {
 
   constructor(o: PlatformClientOptions) {
     this.ownsDispatcher = o.dispatcher === undefined;
-    this.dispatcher = o.dispatcher ?? createPlatformAgent(o.timeouts);
+    this.dispatcher = o.dispatcher ?? createPlatformAgent(o.timeouts, o.maxConnections);
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.confirmDelayMs = o.confirmDelayMs ?? 250;
     this.logger = o.logger;

@@ -2,8 +2,12 @@
  * The one place that performs HTTP requests to the platform (API and token service), on undici.
  * It turns transport failures into `PlatformError`s (timeout with its phase, network) and reads
  * bodies with a size cap, so a misbehaving server can neither hang nor flood the bot.
+ *
+ * Every timer runs from the moment a request is sent on a connection, never while it waits in the
+ * bot's own queue for a free connection: waiting for our own pool is not a platform failure, so it
+ * is neither timed out nor retried as one (a retry would only go to the back of the same queue).
  */
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, Dispatcher, request } from "undici";
 import type { PlatformTimeouts } from "../config.js";
 import { PlatformError } from "./errors.js";
 
@@ -31,9 +35,10 @@ export interface RawRequest {
 /**
  * The configured timeouts plus an optional deadline for one whole attempt. undici's headers and
  * body timeouts are idle timers: a server that trickles a byte now and then keeps a call alive
- * forever. `totalMs` bounds the attempt (connect, headers and the whole body); by default it is
- * `connectMs + headersMs + bodyMs`, so it never fires before a phase timer would have for an
- * answer that stalls only once.
+ * forever. `totalMs` bounds the attempt (headers and the whole body) from the moment the request
+ * is sent on a connection; by default it is `connectMs + headersMs + bodyMs`, so it never fires
+ * before a phase timer would have for an answer that stalls only once. Time spent waiting for a
+ * free connection of the pool is not counted (see `sendRaw`).
  */
 export interface TransportTimeouts extends PlatformTimeouts {
   totalMs?: number;
@@ -43,15 +48,64 @@ export function totalDeadlineMs(timeouts: TransportTimeouts): number {
   return timeouts.totalMs ?? timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs;
 }
 
+/**
+ * Connections to the platform (per origin) by default. Sized for latency, not CPU: each waits
+ * for the platform's answer, so with answers taking L seconds the pool serves at most
+ * `connections / L` requests per second (256 at 5 s: about 51/s) before requests queue.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
 /** One shared keep-alive connection pool for every platform request of the process. */
-export function createPlatformAgent(timeouts: PlatformTimeouts): Agent {
+export function createPlatformAgent(
+  timeouts: PlatformTimeouts,
+  maxConnections: number = DEFAULT_MAX_CONNECTIONS,
+): Agent {
   return new Agent({
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
     keepAliveTimeout: 10_000,
-    connections: 32,
+    connections: maxConnections,
   });
+}
+
+/**
+ * Calls `onSent` once, when undici sends the request on a connection (its handler's `onConnect`,
+ * or `onRequestStart` for a new-style handler): the moment the request leaves the pool's queue.
+ * Everything else is the caller's handler, untouched.
+ */
+function watchSent(handler: Dispatcher.DispatchHandler, onSent: () => void): Dispatcher.DispatchHandler {
+  let sent = false;
+  return new Proxy(handler, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      if (key === "onConnect" || key === "onRequestStart") {
+        return (...args: unknown[]) => {
+          if (!sent) {
+            sent = true;
+            onSent();
+          }
+          return Reflect.apply(value, target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+/** A dispatcher for one request that says when it was sent on a connection. */
+class SentWatch extends Dispatcher {
+  constructor(
+    private readonly inner: Dispatcher,
+    private readonly onSent: () => void,
+  ) {
+    super();
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return this.inner.dispatch(opts, watchSent(handler, this.onSent));
+  }
 }
 
 const TIMEOUT_CODES: Record<string, "connect" | "headers" | "body"> = {
@@ -89,7 +143,7 @@ function transportError(
       kind: "timeout",
       code: "TIMEOUT",
       phase: "total",
-      message: `The platform did not finish its answer within ${totalDeadlineMs(timeouts)} ms (the limit for one attempt)`,
+      message: `The platform did not finish its answer within ${totalDeadlineMs(timeouts)} ms of the request being sent (the limit for one attempt)`,
       method: req.method,
       path: req.path,
       cause: err,
@@ -139,17 +193,22 @@ export async function sendRaw(
 ): Promise<RawResponse> {
   if (req.signal?.aborted) throw abortedError(req, req.signal.reason);
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error("per-attempt deadline reached")),
-    totalDeadlineMs(timeouts),
-  );
-  timer.unref();
+  // The per-attempt deadline starts when the request is sent on a connection, not while it waits
+  // for one (undici's headers timer starts there too).
+  let timer: NodeJS.Timeout | undefined;
+  const startDeadline = () => {
+    timer = setTimeout(
+      () => deadline.abort(new Error("per-attempt deadline reached")),
+      totalDeadlineMs(timeouts),
+    );
+    timer.unref();
+  };
   const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
   try {
     let res: Dispatcher.ResponseData;
     try {
       res = await request(req.url, {
-        dispatcher,
+        dispatcher: new SentWatch(dispatcher, startDeadline),
         method: req.method,
         headers: req.headers,
         body: req.body,
@@ -190,7 +249,7 @@ export async function sendRaw(
       throw transportError(err, req, timeouts, deadline.signal.aborted);
     }
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 

@@ -32,6 +32,7 @@ export function createPlatformClient(
     scopes: config.scopes,
     timeouts: config.timeouts,
     maxRetryAfterMs: config.maxRetryAfterMs,
+    maxConnections: config.maxConnections,
     logger: logger.child({ component: "platform" }),
     ...extra,
   });
