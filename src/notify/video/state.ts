@@ -23,7 +23,7 @@
  *   preset lines keep what they had, they are shown as "at deletion" anyway.
  */
 import type { Delivery } from "../../platform/schemas.js";
-import { canonicalJson, getOwn, setOwn, sha256Hex } from "./hash.js";
+import { canonicalJson, getOwn, nestsDeeperThan, setOwn, sha256Hex } from "./hash.js";
 
 export const STAGES = ["created", "encoding", "formats_ready", "published", "complete", "deleted"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -84,6 +84,16 @@ export interface VideoState {
   lastRenderAt: number | null;
   /** Dedupe keys of deliveries already applied, oldest first, at most SEEN_CAP. */
   seen: string[];
+  /**
+   * Short hashes of preset names ignored because the video already had PRESET_CAP presets (at most
+   * IGNORED_PRESETS_CAP): the message says how many more formats it does not show.
+   */
+  ignoredPresets?: string[];
+  /**
+   * A batch that failed (not by the store) before its items were acknowledged: the id of its
+   * first item and how often. Kept here so that the count survives a restart (worker.ts).
+   */
+  attempt?: { id: string; n: number; reason: string };
 }
 
 export const SEEN_CAP = 200;
@@ -91,6 +101,19 @@ export const SEEN_CAP = 200;
 export const MILESTONE_CAP = 100;
 /** Data of an unknown event kept in its milestone: longer canonical JSON is cut to this. */
 export const MILESTONE_DATA_MAX = 2000;
+/** Presets per video; deliveries naming a further preset only count in `ignoredPresets`. */
+export const PRESET_CAP = 50;
+/** Distinct ignored preset names counted (the message then says "N+ more"). */
+export const IGNORED_PRESETS_CAP = 200;
+/** Preset names, and the strings of the video reference kept in a milestone, are cut to this. */
+export const NAME_KEPT_MAX = 200;
+/** The details of a format error kept in its milestone (canonical JSON, cut to this). */
+export const DETAILS_KEPT_MAX = 1024;
+/** A delivery whose data nests deeper than this is refused by the reducer (a dead letter). */
+export const DATA_DEPTH_MAX = 32;
+
+/** A delivery the reducer refuses for good (malformed or hostile): the worker dead-letters it. */
+export class RefusedDelivery extends Error {}
 
 const STAGE_RANK: Record<Stage, number> = {
   created: 0,
@@ -156,7 +179,14 @@ function clampProgress(p: number): number {
 
 function stringField(data: Record<string, unknown>, key: string): string | undefined {
   const v = getOwn(data, key);
-  return typeof v === "string" ? v : undefined;
+  return typeof v === "string" ? cut(v, NAME_KEPT_MAX) : undefined;
+}
+
+/** At most `max` code units, never ending with half a surrogate pair. */
+export function cut(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const c = s.charCodeAt(max - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
 }
 
 /** Merges one preset event into the preset's state (a join: order does not matter). */
@@ -180,30 +210,83 @@ function mergePreset(
   return wins ? { status, progress: merged, at: t } : { ...cur, progress: merged };
 }
 
-function updatePreset(s: VideoState, name: string, status: PresetStatus, progress: number, t: number): void {
-  setOwn(s.presets, name, mergePreset(getOwn(s.presets, name), status, progress, t));
+/** A copy of the presets with `name` merged (copy-on-write); beyond PRESET_CAP a new name is ignored. */
+function updatePreset(s: VideoState, raw: string, status: PresetStatus, progress: number, t: number): void {
+  const name = keptName(raw);
+  const cur = getOwn(s.presets, name);
+  if (!cur && Object.keys(s.presets).length >= PRESET_CAP) {
+    const h = sha256Hex(name).slice(0, 12);
+    const ignored = s.ignoredPresets ?? [];
+    if (ignored.length < IGNORED_PRESETS_CAP && !ignored.includes(h)) s.ignoredPresets = [...ignored, h];
+    return;
+  }
+  const presets: Record<string, PresetState> = {};
+  for (const [k, v] of Object.entries(s.presets)) setOwn(presets, k, v);
+  setOwn(presets, name, mergePreset(cur, status, progress, t));
+  s.presets = presets;
 }
 
-/** Adds a milestone once per key; for two deliveries of one key the earliest is kept. */
-function addMilestone(s: VideoState, m: Omit<Milestone, "posted">): void {
+/**
+ * Adds a milestone once per key; for two deliveries of one key the earliest is kept. Copy-on-write:
+ * `s.milestones` becomes a new array when it changes. True when it changed.
+ */
+function addMilestone(s: VideoState, m: Omit<Milestone, "posted">): boolean {
   const i = s.milestones.findIndex((x) => x.key === m.key);
   const old = s.milestones[i];
   if (i === -1 || !old) {
-    s.milestones.push({ ...m, posted: false });
-    return;
+    s.milestones = [...s.milestones, { ...m, posted: false }];
+    return true;
   }
-  if (old.posted) return;
+  if (old.posted) return false;
   const earlier =
     m.timestamp < old.timestamp ||
     (m.timestamp === old.timestamp && canonicalJson(m.data) < canonicalJson(old.data));
-  if (earlier) s.milestones[i] = { ...m, posted: false };
+  if (!earlier) return false;
+  s.milestones = s.milestones.map((x, j) => (j === i ? { ...m, posted: false } : x));
+  return true;
+}
+
+/** A preset name as kept: a long one is cut, with a hash of the whole so that names stay distinct. */
+export function keptName(name: string): string {
+  if (name.length <= NAME_KEPT_MAX) return name;
+  return `${cut(name, NAME_KEPT_MAX - 13)}…${sha256Hex(name).slice(0, 12)}`;
+}
+
+const VIDEO_REF_FIELDS = ["owner_id", "video_id", "preset_name", "status"] as const;
+
+/** The video reference fields of a known event's data, each string cut (all a milestone shows). */
+function refFields(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of VIDEO_REF_FIELDS) {
+    const v = stringField(data, f);
+    if (v !== undefined) out[f] = v;
+  }
+  return out;
+}
+
+/**
+ * What a format error's milestone keeps: the video reference and the other fields (the error's
+ * details) as they are when their canonical JSON fits DETAILS_KEPT_MAX, else `_truncated` text.
+ */
+function errorData(data: Record<string, unknown>): Record<string, unknown> {
+  const out = refFields(data);
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (!(VIDEO_REF_FIELDS as readonly string[]).includes(k)) setOwn(extra, k, v);
+  }
+  if (Object.keys(extra).length === 0) return out;
+  const json = canonicalJson(extra);
+  if (json.length > DETAILS_KEPT_MAX) return { ...out, _truncated: cut(json, DETAILS_KEPT_MAX) };
+  for (const [k, v] of Object.entries(extra)) setOwn(out, k, v);
+  return out;
 }
 
 /** Data of an unknown event, bounded for storage: `{ _truncated: "<canonical JSON prefix>" }` if long. */
-function boundedData(data: Record<string, unknown>): Record<string, unknown> {
+export function boundedData(data: Record<string, unknown>): Record<string, unknown> {
+  if (nestsDeeperThan(data, DATA_DEPTH_MAX)) return { _truncated: "(nested too deep)" };
   const json = canonicalJson(data);
   if (json.length <= MILESTONE_DATA_MAX) return data;
-  return { _truncated: json.slice(0, MILESTONE_DATA_MAX) };
+  return { _truncated: cut(json, MILESTONE_DATA_MAX) };
 }
 
 function compareMilestones(a: Milestone, b: Milestone): number {
@@ -260,6 +343,25 @@ function updateStage(s: VideoState, prev: Stage, t: number): void {
   }
 }
 
+/** Refuses what the reducer cannot apply safely (stored by an older version, or hostile). */
+function check(d: Delivery): void {
+  if (typeof d !== "object" || d === null) throw new RefusedDelivery("not a delivery");
+  if (typeof d.type !== "string" || d.type.length === 0 || d.type.length > 200)
+    throw new RefusedDelivery("no valid type");
+  if (!Number.isSafeInteger(d.timestamp) || d.timestamp < 0) throw new RefusedDelivery("no valid timestamp");
+  if (typeof d.data !== "object" || d.data === null || Array.isArray(d.data))
+    throw new RefusedDelivery("data is not an object");
+  if (nestsDeeperThan(d.data, DATA_DEPTH_MAX))
+    throw new RefusedDelivery(`data nests deeper than ${DATA_DEPTH_MAX} levels`);
+  if (!d.known) return;
+  const preset: unknown = getOwn(d.data, "preset_name");
+  const needsPreset = d.type === "video.format.processing" || d.type === "video.format.ready";
+  if (needsPreset ? typeof preset !== "string" : preset !== undefined && typeof preset !== "string")
+    throw new RefusedDelivery("preset_name is not a string");
+  if (d.type === "video.format.processing" && typeof getOwn(d.data, "progress") !== "number")
+    throw new RefusedDelivery("progress is not a number");
+}
+
 function capMilestones(s: VideoState): void {
   let excess = s.milestones.length - MILESTONE_CAP;
   if (excess <= 0) return;
@@ -274,14 +376,18 @@ function capMilestones(s: VideoState): void {
 
 /**
  * The state after `d`. Pure: `state` is not modified; a duplicate returns `state` itself, anything
- * else a new object.
+ * else a new object. Copy-on-write: only what the delivery changes is copied (the presets, the
+ * milestone list, `seen`), every part bounded by its cap, so a batch costs linear time.
+ * Throws RefusedDelivery for a delivery it cannot apply (the same one always throws).
  */
 export function applyDelivery(state: VideoState, d: Delivery): VideoState {
+  check(d);
   const key = dedupeKeyOf(d);
   if (state.seen.includes(key)) return state;
-  const s = structuredClone(state);
-  s.seen.push(key);
-  if (s.seen.length > SEEN_CAP) s.seen.splice(0, s.seen.length - SEEN_CAP);
+  const seen =
+    state.seen.length >= SEEN_CAP ? state.seen.slice(state.seen.length - SEEN_CAP + 1) : [...state.seen];
+  seen.push(key);
+  const s: VideoState = { ...state, seen };
 
   const t = d.timestamp;
   if (s.deletedAt !== null && t > s.deletedAt) return s;
@@ -293,11 +399,19 @@ export function applyDelivery(state: VideoState, d: Delivery): VideoState {
   const owner = stringField(d.data, "owner_id");
   if (owner !== undefined && (s.ownerId === null || owner < s.ownerId)) s.ownerId = owner;
 
+  let changed = false;
   if (!d.known) {
-    addMilestone(s, { key: `event:${d.type}:${t}`, type: d.type, timestamp: t, data: boundedData(d.data) });
+    changed = addMilestone(s, {
+      key: `event:${cut(d.type, NAME_KEPT_MAX)}:${t}`,
+      type: d.type,
+      timestamp: t,
+      data: boundedData(d.data),
+    });
   } else {
     const data = d.data as Record<string, unknown>;
-    const milestone = (key: string) => addMilestone(s, { key, type: d.type, timestamp: t, data });
+    const milestone = (key: string, kept = refFields(data)) => {
+      changed = addMilestone(s, { key, type: d.type, timestamp: t, data: kept }) || changed;
+    };
     switch (d.type) {
       case "video.created":
         s.createdAt = minOf(s.createdAt, t);
@@ -324,20 +438,22 @@ export function applyDelivery(state: VideoState, d: Delivery): VideoState {
       case "video.format.error": {
         const preset = d.data.preset_name;
         if (preset !== undefined) updatePreset(s, preset, "error", 0, t);
-        milestone(`error:${preset ?? ""}`);
+        milestone(`error:${keptName(preset ?? "")}`, errorData(data));
         break;
       }
       case "video.format.deleted": {
         const preset = d.data.preset_name;
         if (preset !== undefined) updatePreset(s, preset, "deleted", 0, t);
-        milestone(`format-deleted:${preset ?? ""}`);
+        milestone(`format-deleted:${keptName(preset ?? "")}`);
         break;
       }
     }
   }
 
   updateStage(s, prevStage, t);
-  s.milestones.sort(compareMilestones);
-  capMilestones(s);
+  if (changed) {
+    s.milestones = [...s.milestones].sort(compareMilestones);
+    capMilestones(s);
+  }
   return s;
 }
