@@ -359,3 +359,44 @@ describe("parentHash", () => {
     expect(parentHash(changed)).not.toBe(parentHash(one));
   });
 });
+
+describe("preset names are inline code in blocks and fallback text", () => {
+  const HOSTILE = ["*bold*", "<https://evil.example|click>", "<!channel>", "_it_ a`b ~s~"];
+  /** A text with its inline code spans taken out: what Slack would format or link. */
+  const outsideCode = (t: string) => t.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+
+  function expectOnlyAsCode(m: Message, where: string): void {
+    for (const t of texts(m)) {
+      const rest = outsideCode(t);
+      for (const bad of ["*bold*", "evil", "channel", "_it_", "~s~", "click"]) {
+        expect(rest, `${where}: ${JSON.stringify(t)}`).not.toContain(bad);
+      }
+      expect(t).not.toMatch(/<(https?:|!channel|!here|!everyone)/);
+    }
+  }
+
+  it("in every stage, milestone and fallback, with backticks neutralised", () => {
+    const processing = applyAll(HOSTILE.map((n, i) => ev.processing(at(i), n, 10 + i)));
+    const failed = applyAll([
+      ...HOSTILE.map((n, i) => ev.processing(at(i), n, 10)),
+      ev.error(at(9), "*bold*"),
+    ]);
+    const complete = applyAll([...HOSTILE.map((n, i) => ev.ready(at(i), n)), ev.complete(at(20))]);
+    const deleted = applyAll([...HOSTILE.map((n, i) => ev.ready(at(i), n)), ev.deleted(at(20))]);
+    const formatGone = applyAll([ev.ready(at(1), "*bold*"), ev.formatDeleted(at(2), "<!channel>")]);
+    for (const [name, s] of Object.entries({ processing, failed, complete, deleted, formatGone })) {
+      expectOnlyAsCode(renderParent(s, NOW), `${name} parent`);
+      for (const m of s.milestones) expectOnlyAsCode(renderMilestone(m, s), `${name} ${m.key}`);
+    }
+    expect(renderParent(processing, NOW).text).toContain("`*bold*` 10%");
+    expect(renderParent(processing, NOW).text).toContain("`_it_ a'b ~s~` 13%");
+    expect(renderParent(failed, NOW).text).toMatch(/; failed: `\*bold\*`$/);
+    const done = renderMilestone(milestone(complete, "complete"), complete);
+    expect(texts(done)[1]).toContain("`*bold*`");
+    expect(done.text).toContain("`&lt;!channel&gt;`");
+    expect(all(renderParent(deleted, NOW))).toContain("`*bold*` ready");
+    expect(renderMilestone(milestone(failed, "error:*bold*"), failed).text).toBe(
+      "Video x1abc: encoding of `*bold*` failed",
+    );
+  });
+});
