@@ -32,12 +32,42 @@ const skipped = (v: unknown): boolean => v === undefined || typeof v === "functi
  * whatever their key insertion order. Like `JSON.stringify`: `undefined` and functions are left
  * out of objects and become `null` in arrays, non-finite numbers become `null`.
  *
- * Iterative (an explicit stack, no recursion): foreign data nested thousands of levels deep gives
- * its text instead of "Maximum call stack size exceeded".
+ * Never "Maximum call stack size exceeded": plain recursion for the usual shallow data (fast, this
+ * runs for every delivery), and below RECURSION_MAX levels an explicit stack for the rest, so
+ * foreign data nested thousands of levels deep still gives its text.
  */
 export function canonicalJson(value: unknown): string {
+  return recursive(value, 0);
+}
+
+const RECURSION_MAX = 64;
+
+function recursive(value: unknown, depth: number): string {
   const leaf = leafJson(value);
   if (leaf !== undefined) return leaf;
+  if (depth >= RECURSION_MAX) return iterative(value);
+  // Plain string building rather than map/join: this runs for every delivery (dedupe key).
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + recursive(value[i], depth + 1);
+    return `${out}]`;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
+    const v = obj[key];
+    if (skipped(v)) continue;
+    out += `${first ? "" : ","}${JSON.stringify(key)}:${recursive(v, depth + 1)}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** The same text with an explicit stack (no recursion, whatever the depth). */
+function iterative(value: unknown): string {
   let out = "";
   const stack: Frame[] = [];
   const open = (v: unknown): void => {

@@ -3,16 +3,9 @@
  * (a damaged or older-version one is started afresh by the worker).
  */
 import { z } from "zod";
+import { boundedData, IGNORED_PRESETS_CAP } from "./bounds.js";
 import { setOwn } from "./hash.js";
-import {
-  boundedData,
-  IGNORED_PRESETS_CAP,
-  PRESET_STATUSES,
-  type PresetState,
-  SEEN_CAP,
-  STAGES,
-  type VideoState,
-} from "./state.js";
+import { PRESET_STATUSES, type PresetState, SEEN_CAP, STAGES, type VideoState } from "./state.js";
 
 const eventTime = z.number().int().nonnegative();
 const plainObject = z.custom<Record<string, unknown>>(
