@@ -17,11 +17,23 @@ function d(type: string, timestamp: number, data: Record<string, unknown>): Deli
   return r.value;
 }
 
-function batch(n: number): Delivery[] {
+function batch(n: number, bulky: boolean): Delivery[] {
   const out: Delivery[] = [];
   for (let i = 0; i < n; i++) {
     const t = T0 + i * 10;
-    if (i % 10 === 3) out.push(d("video.format.error", t, { ...ref, preset_name: `p${i}`, details: big }));
+    if (!bulky && i % 50 === 49)
+      out.push(d("video.format.ready", t, { ...ref, preset_name: `p${i % 5}`, status: "ready" }));
+    else if (!bulky)
+      out.push(
+        d("video.format.processing", t, {
+          ...ref,
+          preset_name: `p${i % 5}`,
+          status: "processing",
+          progress: i % 100,
+        }),
+      );
+    else if (i % 10 === 3)
+      out.push(d("video.format.error", t, { ...ref, preset_name: `p${i}`, details: big }));
     else if (i % 10 === 7) out.push(d("video.transcript.ready", t, { ...ref, blob: big }));
     else
       out.push(
@@ -43,32 +55,34 @@ function fold(ds: readonly Delivery[]): VideoState {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const ds = batch(200);
-for (let i = 0; i < 3; i++) fold(ds);
-const rounds = 20;
-gc?.();
-const before = process.memoryUsage();
-let allocated = 0;
-let ms = 0;
-for (let i = 0; i < rounds; i++) {
-  gc?.();
-  const heap = process.memoryUsage().heapUsed;
-  const t = performance.now();
-  const s = fold(ds);
-  ms += performance.now() - t;
-  allocated += Math.max(0, process.memoryUsage().heapUsed - heap);
-  if (s.eventCount === 0) throw new Error("nothing folded");
+
+function measure(name: string, ds: readonly Delivery[]): void {
+  for (let i = 0; i < 3; i++) fold(ds);
+  const rounds = 20;
+  let allocated = 0;
+  let ms = 0;
+  for (let i = 0; i < rounds; i++) {
+    gc?.();
+    const heap = process.memoryUsage().heapUsed;
+    const t = performance.now();
+    const s = fold(ds);
+    ms += performance.now() - t;
+    allocated += Math.max(0, process.memoryUsage().heapUsed - heap);
+    if (s.eventCount === 0) throw new Error("nothing folded");
+  }
+  const last = fold(ds);
+  console.log(
+    JSON.stringify({
+      batch: name,
+      deliveries: ds.length,
+      msPerBatch: Number((ms / rounds).toFixed(2)),
+      heapGrowthPerBatchKiB: Math.round(allocated / rounds / 1024),
+      stateJsonKiB: Math.round(JSON.stringify(last).length / 1024),
+      presets: Object.keys(last.presets).length,
+      milestones: last.milestones.length,
+    }),
+  );
 }
-ms /= rounds;
-const last = fold(ds);
-console.log(
-  JSON.stringify({
-    deliveries: ds.length,
-    msPerBatch: Number(ms.toFixed(2)),
-    heapGrowthPerBatchKiB: Math.round(allocated / rounds / 1024),
-    stateJsonKiB: Math.round(JSON.stringify(last).length / 1024),
-    presets: Object.keys(last.presets).length,
-    milestones: last.milestones.length,
-    rssMiB: Math.round(before.rss / 1048576),
-  }),
-);
+
+measure("typical (progress of 5 presets)", batch(200, false));
+measure("bulky (60 presets, 8 KiB error details and unknown events)", batch(200, true));
