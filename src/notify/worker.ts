@@ -234,7 +234,9 @@ export class NotifyWorker {
     }
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };
-    return this.show(key, state, items, tally);
+    // The refused items are dead letters already: Slack's refusals concern the others only.
+    const shown = refused.length === 0 ? items : items.filter((i) => !refused.some((r) => r.item === i));
+    return this.show(key, state, shown, tally);
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
@@ -399,7 +401,7 @@ export class NotifyWorker {
           return { dueAt: at };
         }
         case "permanent":
-          tally.failed = items.length;
+          tally.failed = (tally.failed ?? 0) + items.length;
           await reportRefused(this.o, state, items, f.code);
           // What Slack refused is recorded; nothing is retried until new deliveries arrive.
           await save({

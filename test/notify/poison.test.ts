@@ -235,6 +235,13 @@ describe.each<Kind>(["memory", "sqlite"])("an uninstalled workspace (%s)", (kind
       // More deliveries, for this video and others; three polls' worth of worker rounds.
       await send("video.complete", T + 20, "x9gone1");
       await send("video.created", T + 30, "x9gone2");
+      // A poisoned item in the same batch is a dead letter once, for its own reason.
+      await storeDirectly(h, "x9gone2", {
+        type: "video.published",
+        timestamp: T + 35,
+        known: true,
+        data: { owner_id: PROFILE, video_id: "x9gone2", x: deep(100) },
+      });
       await send("video.created", T + 40, "x9gone3");
       for (let poll = 0; poll < 3; poll++) {
         await h.built.worker.drain();
@@ -243,9 +250,10 @@ describe.each<Kind>(["memory", "sqlite"])("an uninstalled workspace (%s)", (kind
       expect(h.slack.calls.length - before).toBe(1);
       expect(slackWrites(h).filter((c) => c.ok && JSON.stringify(c.args).includes("x9gone"))).toEqual([]);
       const dead = await h.outbox.listDead(h.slack.teamId, 10);
-      expect(dead).toHaveLength(5);
-      expect(new Set(dead.map((d) => d.item.id)).size).toBe(5);
-      expect(dead.every((d) => d.reason === "account_inactive")).toBe(true);
+      expect(dead).toHaveLength(6);
+      expect(new Set(dead.map((d) => d.item.id)).size).toBe(6);
+      expect(dead.filter((d) => d.reason === "account_inactive")).toHaveLength(5);
+      expect(dead.filter((d) => /nests deeper/.test(d.reason))).toHaveLength(1);
       const stats = await h.outbox.stats();
       expect(stats.depth).toBe(0);
       expect(stats.scheduled).toBe(0);
