@@ -80,7 +80,7 @@ export function boundedData(data: Record<string, unknown>): Record<string, unkno
 /** Refuses what the reducer cannot apply safely (stored by an older version, or hostile). */
 export function checkDelivery(d: Delivery): void {
   if (typeof d !== "object" || d === null) throw new RefusedDelivery("not a delivery");
-  if (typeof d.type !== "string" || d.type.length === 0 || d.type.length > 200)
+  if (typeof d.type !== "string" || d.type.length === 0 || d.type.length > 1000)
     throw new RefusedDelivery("no valid type");
   if (!Number.isSafeInteger(d.timestamp) || d.timestamp < 0) throw new RefusedDelivery("no valid timestamp");
   if (typeof d.data !== "object" || d.data === null || Array.isArray(d.data))

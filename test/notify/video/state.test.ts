@@ -661,6 +661,10 @@ describe("caps: a video's state stays bounded whatever the deliveries", () => {
     );
     expect(bad({ ...ev.created(at(2)), timestamp: "soon" })).toThrow(RefusedDelivery);
     expect(bad({ ...ev.created(at(2)), data: null })).toThrow(RefusedDelivery);
+    // Whatever the route's parser accepts is applied (found by test/fuzz/render.test.ts: a
+    // 200-character type of emoji is longer than 200 code units).
+    const longType = delivery(`${"👩‍👩‍👧".repeat(25)}\ud83d`, at(3), { video_id: VIDEO });
+    expect(applyDelivery(s, longType).milestones).toHaveLength(1);
     // Nested within the limit is kept (bounded like any unknown event's data).
     expect(() =>
       applyDelivery(s, delivery("video.moderated", at(3), deep(DATA_DEPTH_MAX - 1))),
