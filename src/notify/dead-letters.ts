@@ -1,6 +1,7 @@
 /**
  * Deliveries the worker cannot show: refused by Slack for good (reported to the workspace's
- * managers once a day per channel and code), or damaged in the store (set aside once).
+ * managers once a day per channel and code), damaged in the store, refused by the reducer
+ * (malformed or hostile data) or failing again and again (set aside once each).
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
@@ -72,5 +73,31 @@ export async function setAsideDamaged(
     o.owner,
     key,
     damaged.map((i) => i.id),
+  );
+}
+
+/** An item the worker will not try again, and why. */
+export interface Refused {
+  item: OutboxItem;
+  reason: string;
+}
+
+/**
+ * Items the reducer refused (or that failed MAX_ATTEMPTS times) become dead letters, with one
+ * error line for the lot; the caller acknowledges them with the rest of its batch.
+ */
+export async function setAsideRefused(
+  o: DeadLetterDeps,
+  key: VideoKey,
+  refused: readonly Refused[],
+): Promise<void> {
+  if (refused.length === 0) return;
+  for (const { item, reason } of refused) {
+    await o.outbox.deadLetter(item, reason, o.now());
+    o.onFailed?.("refused");
+  }
+  o.logger.error(
+    { video: key, items: refused.map((r) => r.item.id), reason: refused[0]?.reason },
+    "outbox items the worker cannot apply were set aside as dead letters; the video goes on",
   );
 }

@@ -3,8 +3,10 @@ import { ErrorCode } from "@slack/web-api";
 
 export type SlackFailure =
   | { kind: "rate_limited"; retryAfterSeconds: number }
-  /** The token cannot be used (revoked, uninstalled, missing scope): wait, drop nothing. */
+  /** The token cannot be used for now (expired, missing scope): wait, drop nothing. */
   | { kind: "auth"; code: string }
+  /** The app is gone from the workspace (uninstalled, token revoked, workspace closed). */
+  | { kind: "gone"; code: string }
   /** Slack refuses for good: record, report once, do not retry. */
   | { kind: "permanent"; code: string }
   /** The parent message is gone (deleted by someone): post a new one. */
@@ -22,14 +24,21 @@ export const PERMANENT_SLACK_ERRORS = new Set([
 ]);
 
 /** The bot's token is not usable: an operator must act; deliveries wait instead of being dropped. */
-export const AUTH_SLACK_ERRORS = new Set([
+export const AUTH_SLACK_ERRORS = new Set(["token_expired", "missing_scope"]);
+
+/**
+ * The app is no longer in the workspace (uninstalled, token revoked, workspace deleted or closed):
+ * no retry will get through, so deliveries become dead letters and the workspace is paused.
+ */
+export const GONE_SLACK_ERRORS = new Set([
   "invalid_auth",
   "account_inactive",
   "token_revoked",
-  "token_expired",
   "not_authed",
-  "missing_scope",
+  "team_not_found",
+  "team_disabled",
   "team_access_not_granted",
+  "app_uninstalled",
 ]);
 
 export function classifySlackError(err: unknown): SlackFailure {
@@ -41,6 +50,7 @@ export function classifySlackError(err: unknown): SlackFailure {
     if (code === "ratelimited") return { kind: "rate_limited", retryAfterSeconds: 1 };
     if (code === "message_not_found" || code === "cant_update_message") return { kind: "message_gone", code };
     if (PERMANENT_SLACK_ERRORS.has(code)) return { kind: "permanent", code };
+    if (GONE_SLACK_ERRORS.has(code)) return { kind: "gone", code };
     if (AUTH_SLACK_ERRORS.has(code)) return { kind: "auth", code };
     if (
       code === "internal_error" ||

@@ -12,20 +12,27 @@
  * Coalescing: a parent is updated at most once per `coalesceMs` (progress events in between only
  * change the state; the latest state wins). Milestones and the first post are not delayed beyond
  * the channel's pace.
+ *
+ * Poison: an item the reducer refuses is a dead letter at once, and its video goes on with the next
+ * item. A batch that fails otherwise before its items are acknowledged (not a store outage) is
+ * counted in the video's state (`attempt`, so a restart keeps the count); the next try folds its
+ * first item alone, and that item is a dead letter after MAX_ATTEMPTS failures.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
 import { InstallationMissingError } from "../store/installations.js";
-import { reportRefused, setAsideDamaged } from "./dead-letters.js";
+import { StoreUnavailableError } from "../store/keyv.js";
+import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
+import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
+import { GoneWorkspaces } from "./gone.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
 import { parentHash, renderMilestone, renderParent } from "./video/render.js";
-import { applyDelivery, initialState, type VideoState } from "./video/state.js";
-import { validateState } from "./video/validate.js";
+import type { VideoState } from "./video/state.js";
 
 export interface WorkerOptions {
   outbox: Outbox;
@@ -74,6 +81,7 @@ export class NotifyWorker {
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
   private readonly unsaved = new UnsavedSlackFacts();
+  private readonly gone: GoneWorkspaces;
 
   constructor(o: WorkerOptions) {
     this.o = {
@@ -86,6 +94,7 @@ export class NotifyWorker {
       batch: 500,
       ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     } as NotifyWorker["o"];
+    this.gone = new GoneWorkspaces(this.o.now);
   }
 
   start(): void {
@@ -153,8 +162,9 @@ export class NotifyWorker {
   private async processSafely(key: VideoKey): Promise<void> {
     let outcome: Outcome = { dueAt: null };
     const tally: Tally = {};
+    const pass: Pass = {};
     try {
-      outcome = await this.process(key, tally);
+      outcome = await this.process(key, tally, pass);
     } catch (err) {
       if (err instanceof LeaseLost) {
         this.o.logger.warn({ video: key }, "lease on the video lost; another worker continues it");
@@ -162,6 +172,12 @@ export class NotifyWorker {
       }
       this.o.logger.warn({ err, video: key }, "video not processed; it will be tried again");
       outcome = { dueAt: this.o.now() + 2_000 };
+      if (pass.loaded && pass.head && !pass.acked && !(err instanceof StoreUnavailableError)) {
+        outcome = await countAttempt(this.o, key, pass.loaded, pass.head, err).catch((e: unknown) => {
+          this.o.logger.warn({ err: e, video: key }, "could not count the failed attempt");
+          return outcome;
+        });
+      }
     } finally {
       await this.o.outbox.release(this.o.owner, key, outcome.dueAt).catch((err: unknown) => {
         this.o.logger.warn({ err, video: key }, "could not release a video lease; it expires by itself");
@@ -181,48 +197,46 @@ export class NotifyWorker {
     }
   }
 
-  private async process(key: VideoKey, tally: Tally): Promise<Outcome> {
+  private async process(key: VideoKey, tally: Tally, pass: Pass): Promise<Outcome> {
     const { outbox, owner } = this.o;
     const read = await outbox.pending(key, this.o.batch);
-    const items = read.filter((i) => i.damaged === undefined);
-    if (items.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
-    let state = await this.loadState(key, items[0]);
-    if (!state) return { dueAt: null };
-    for (const item of items) {
-      state = applyDelivery({ ...state, channelId: item.channelId }, item.delivery);
-    }
+    const good = read.filter((i) => i.damaged === undefined);
+    if (good.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
+    const loaded = await loadState(this.o, this.unsaved, key, good[0]);
+    if (!loaded) return { dueAt: null };
+    const { state: start, fresh } = loaded;
+    // After a failed batch, its first item alone: the one that fails is found in a few tries.
+    const items = start.attempt && start.attempt.id === good[0]?.id ? good.slice(0, 1) : good;
+    pass.loaded = start;
+    pass.head = items[0];
+    // One pass over the batch; applyDelivery copies only what each delivery changes.
+    const { state, refused } = foldBatch(start, items);
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
-      if (!(await this.unsaved.writeState(outbox, owner, key, state, isFinal(state)))) return { dueAt: null }; // lease lost
-      await outbox.ack(
-        owner,
-        key,
-        items.map((i) => i.id),
-      );
-      tally.received = items.length;
-      tally.lastDeliveryAt = Math.max(...items.map((i) => i.receivedAt));
+      await setAsideRefused(this.o, key, refused);
+      tally.failed = refused.length || undefined;
+      const nothing = fresh && refused.length === items.length;
+      if (!nothing && !(await this.unsaved.writeState(outbox, owner, key, state, isFinal(state))))
+        return { dueAt: null }; // lease lost
+      if (
+        !(await outbox.ack(
+          owner,
+          key,
+          items.map((i) => i.id),
+        ))
+      )
+        return { dueAt: null };
+      pass.acked = true;
+      tally.received = items.length - refused.length;
+      tally.lastDeliveryAt = items.reduce((m, i) => Math.max(m, i.receivedAt), 0);
+      if (nothing) return { dueAt: null };
     }
-    return this.show(key, state, items, tally);
-  }
-
-  private async loadState(key: VideoKey, first: OutboxItem | undefined): Promise<VideoState | undefined> {
-    const raw = await this.o.outbox.getState(key);
-    if (raw !== undefined) {
-      const s = validateState(raw);
-      // What Slack shows but the store missed (a failed write after a Slack call) is laid over.
-      if (s) return this.unsaved.apply(key, s);
-      this.o.logger.error({ video: key }, "stored video state is damaged; starting it again");
-    }
-    if (!first) return undefined;
-    const data = first.delivery.data;
-    return initialState({
-      teamId: first.teamId,
-      profileId: first.profileId,
-      channelId: first.channelId,
-      videoId: typeof data.video_id === "string" ? data.video_id : null,
-      ownerId: typeof data.owner_id === "string" ? data.owner_id : null,
-    });
+    // No event applied yet (only refused items so far): nothing to show.
+    if (state.eventCount === 0) return { dueAt: null };
+    // The refused items are dead letters already: Slack's refusals concern the others only.
+    const shown = refused.length === 0 ? items : items.filter((i) => !refused.some((r) => r.item === i));
+    return this.show(key, state, shown, tally);
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
@@ -250,22 +264,32 @@ export class NotifyWorker {
       if (!(await this.o.outbox.renew(this.o.owner, key, this.o.now() + this.o.leaseMs)))
         throw new LeaseLost();
     };
+    /** No app in the workspace: the items are dead letters, nothing is posted or retried. */
+    const drop = async (code: string): Promise<Outcome> => {
+      tally.failed = (tally.failed ?? 0) + items.length;
+      this.o.onFailed?.(code);
+      for (const item of items) await this.o.outbox.deadLetter(item, code, this.o.now());
+      await save({
+        ...state,
+        milestones: state.milestones.map((m) => (m.posted ? m : { ...m, posted: true })),
+      });
+      return { dueAt: null };
+    };
     let client: WebClient;
     try {
       client = await this.o.slackFor(state.teamId);
     } catch (err) {
       // A store failure is tried again (thrown); a workspace without an installation is not.
       if (!(err instanceof InstallationMissingError)) throw err;
-      tally.failed = items.length;
-      this.o.onFailed?.("not_installed");
       this.o.logger.error(
         { team: state.teamId, profile: state.profileId, deliveries: items.length },
         "the app is not installed in the workspace; its notifications are dead-lettered",
       );
-      for (const item of items) await this.o.outbox.deadLetter(item, "not_installed", this.o.now());
-      await save({ ...state, milestones: state.milestones.map((m) => ({ ...m, posted: true })) });
-      return { dueAt: null };
+      return drop("not_installed");
     }
+    // Slack said the app is gone from the workspace (per process, for a while): no call.
+    const goneCode = this.gone.check(state.teamId, client);
+    if (goneCode !== undefined) return drop(goneCode);
 
     /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
     let calling = PER_CHANNEL_METHOD;
@@ -336,6 +360,14 @@ export class NotifyWorker {
       if (err instanceof LeaseLost) throw err;
       const f = classifySlackError(err);
       switch (f.kind) {
+        case "gone":
+          // One line per workspace (per pause), not per video or item.
+          if (this.gone.mark(state.teamId, client, f.code))
+            this.o.logger.warn(
+              { team: state.teamId, code: f.code },
+              "Slack says the app is gone from the workspace; its notifications are dead-lettered and not retried",
+            );
+          return drop(f.code);
         case "auth":
           // The token is not usable: nothing is dropped; everything waits until it is fixed.
           this.o.logger.error(
@@ -369,7 +401,7 @@ export class NotifyWorker {
           return { dueAt: at };
         }
         case "permanent":
-          tally.failed = items.length;
+          tally.failed = (tally.failed ?? 0) + items.length;
           await reportRefused(this.o, state, items, f.code);
           // What Slack refused is recorded; nothing is retried until new deliveries arrive.
           await save({

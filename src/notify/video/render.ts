@@ -10,7 +10,13 @@ import { chunkLines, code, context, message, section } from "../../slack/blocks/
 import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
 import type { KnownBlock, Message } from "../../slack/blocks/types.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
-import type { Milestone, PresetState, Stage, VideoState } from "./state.js";
+import {
+  IGNORED_PRESETS_CAP,
+  type Milestone,
+  type PresetState,
+  type Stage,
+  type VideoState,
+} from "./state.js";
 
 /** Preset lines shown in the parent; the rest is summed up as "and N more". */
 export const MAX_PRESET_LINES = 20;
@@ -69,18 +75,33 @@ export function progressBar(progress: number, cells = 10): string {
   return "▰".repeat(filled) + "▱".repeat(cells - filled);
 }
 
-/** "a, b and 3 more" of escaped, truncated names (for mrkdwn). */
+/** "a, b and 3 more" of names as inline code (for mrkdwn: no link, mention or formatting). */
 function nameList(names: readonly string[], max = MAX_NAMES_INLINE): string {
-  const shown = names.slice(0, max).map((n) => escapeTruncate(oneLine(n), INLINE_NAME_MAX));
+  const shown = names.slice(0, max).map((n) => code(oneLine(n), INLINE_NAME_MAX));
   const more = names.length - shown.length;
   return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
 }
 
-/** The same list as plain text (fallback text is escaped as a whole by `message`). */
+/** The same list for the fallback text (escaped as a whole by `message`). */
 function plainNameList(names: readonly string[], max: number): string {
-  const shown = names.slice(0, max).map((n) => truncatePlain(oneLine(n), INLINE_NAME_MAX));
+  const shown = names.slice(0, max).map((n) => plainCode(n));
   const more = names.length - shown.length;
   return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+/**
+ * A foreign name as inline code in the fallback text: backticks neutralised, one line, bounded
+ * (`message` escapes `<`, `>` and `&` of the whole text), so it never shows as a link or formatting.
+ */
+function plainCode(name: string, max = INLINE_NAME_MAX): string {
+  return `\`${truncatePlain(oneLine(name).replace(/`/g, "'"), max)}\``;
+}
+
+/** "+N more formats not shown" when the video named more presets than the state keeps. */
+function ignoredNote(s: VideoState): string | undefined {
+  const n = s.ignoredPresets?.length ?? 0;
+  if (n === 0) return undefined;
+  return `+${n}${n >= IGNORED_PRESETS_CAP ? "+" : ""} more format${n === 1 ? "" : "s"} not shown`;
 }
 
 function oneLine(s: string): string {
@@ -140,6 +161,8 @@ function presetLines(s: VideoState): string[] {
     const counts = countByStatus(hidden.map(([, p]) => p));
     lines.push(`_and ${hidden.length} more (${countsText(counts)})_`);
   }
+  const ignored = ignoredNote(s);
+  if (ignored) lines.push(`_${ignored}_`);
   return lines;
 }
 
@@ -232,7 +255,7 @@ function parentFallback(s: VideoState): string {
     case "encoding": {
       const busy = sortedPresets(s)
         .filter(([, p]) => p.status === "processing")
-        .map(([name, p]) => `${truncatePlain(oneLine(name), INLINE_NAME_MAX)} ${pct(p.progress)}%`);
+        .map(([name, p]) => `${plainCode(name)} ${pct(p.progress)}%`);
       const shown = busy.slice(0, 3).join(", ") + (busy.length > 3 ? `, and ${busy.length - 3} more` : "");
       what = `encoding ${c.ready}/${total} formats${shown ? ` (${shown})` : ""}`;
       break;
@@ -254,7 +277,8 @@ function parentFallback(s: VideoState): string {
   }
   const errors = namesWith(s, "error");
   const failed = errors.length ? `; failed: ${plainNameList(errors, 3)}` : "";
-  return `${who}: ${what}${failed}`;
+  const ignored = ignoredNote(s);
+  return `${who}: ${what}${failed}${ignored ? ` (${ignored})` : ""}`;
 }
 
 /** The one parent message of a video, updated in place as its lifecycle moves. */
@@ -264,12 +288,13 @@ export function renderParent(s: VideoState, now: Date): Message {
   if (s.stage === "deleted") {
     if (presets.length > 0) {
       const shown = presets.slice(0, MAX_PRESET_LINES);
-      const list = shown.map(
-        ([name, p]) => `${escapeTruncate(oneLine(name), INLINE_NAME_MAX)} ${presetWord(p)}`,
-      );
+      const list = shown.map(([name, p]) => `${code(oneLine(name), INLINE_NAME_MAX)} ${presetWord(p)}`);
       const more = presets.length - shown.length;
+      const ignored = ignoredNote(s);
       blocks.push(
-        context([`Formats at deletion: ${list.join(" · ")}${more > 0 ? ` · and ${more} more` : ""}`]),
+        context([
+          `Formats at deletion: ${list.join(" · ")}${more > 0 ? ` · and ${more} more` : ""}${ignored ? ` · ${ignored}` : ""}`,
+        ]),
       );
     }
   } else {
@@ -321,13 +346,13 @@ export function renderMilestone(m: Milestone, s: VideoState): Message {
   } else if (m.key.startsWith("error:")) {
     const preset = presetOf(m, "error:");
     line = preset ? `⚠️ Encoding of ${code(preset, NAME_MAX)} failed` : "⚠️ Encoding of a format failed";
-    fallback = `${video}encoding of ${preset ? truncatePlain(oneLine(preset), INLINE_NAME_MAX) : "a format"} failed`;
+    fallback = `${video}encoding of ${preset ? plainCode(preset) : "a format"} failed`;
     const extra = extraFields(m.data);
     if (extra) line += `\n${dataBlock(extra, DETAILS_MAX)}`;
   } else if (m.key.startsWith("format-deleted:")) {
     const preset = presetOf(m, "format-deleted:");
     line = preset ? `🗑️ Format ${code(preset, NAME_MAX)} deleted` : "🗑️ A format was deleted";
-    fallback = `${video}${preset ? `format ${truncatePlain(oneLine(preset), INLINE_NAME_MAX)}` : "a format was"} deleted`;
+    fallback = `${video}${preset ? `format ${plainCode(preset)}` : "a format was"} deleted`;
   } else {
     line = `ℹ️ Event ${code(m.type, 100)} received ${at(m.timestamp)}\n${dataBlock(m.data, DATA_BLOCK_MAX)}`;
     fallback = `${video}event ${truncatePlain(oneLine(m.type), 100)} received`;

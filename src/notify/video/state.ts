@@ -23,7 +23,27 @@
  *   preset lines keep what they had, they are shown as "at deletion" anyway.
  */
 import type { Delivery } from "../../platform/schemas.js";
+import {
+  boundedData,
+  checkDelivery,
+  errorData,
+  IGNORED_PRESETS_CAP,
+  keptName,
+  PRESET_CAP,
+  refFields,
+  stringField,
+} from "./bounds.js";
 import { canonicalJson, getOwn, setOwn, sha256Hex } from "./hash.js";
+
+export {
+  DATA_DEPTH_MAX,
+  DETAILS_KEPT_MAX,
+  IGNORED_PRESETS_CAP,
+  MILESTONE_DATA_MAX,
+  NAME_KEPT_MAX,
+  PRESET_CAP,
+  RefusedDelivery,
+} from "./bounds.js";
 
 export const STAGES = ["created", "encoding", "formats_ready", "published", "complete", "deleted"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -84,14 +104,21 @@ export interface VideoState {
   lastRenderAt: number | null;
   /** Dedupe keys of deliveries already applied, oldest first, at most SEEN_CAP. */
   seen: string[];
+  /**
+   * Short hashes of preset names ignored because the video already had PRESET_CAP presets (at most
+   * IGNORED_PRESETS_CAP): the message says how many more formats it does not show.
+   */
+  ignoredPresets?: string[];
+  /**
+   * A batch that failed (not by the store) before its items were acknowledged: the id of its
+   * first item and how often. Kept here so that the count survives a restart (worker.ts).
+   */
+  attempt?: { id: string; n: number; reason: string };
 }
 
 export const SEEN_CAP = 200;
 /** Above this many milestones, the oldest posted ones are dropped (unposted ones never). */
 export const MILESTONE_CAP = 100;
-/** Data of an unknown event kept in its milestone: longer canonical JSON is cut to this. */
-export const MILESTONE_DATA_MAX = 2000;
-
 const STAGE_RANK: Record<Stage, number> = {
   created: 0,
   encoding: 1,
@@ -154,11 +181,6 @@ function clampProgress(p: number): number {
   return Math.min(100, Math.max(0, p));
 }
 
-function stringField(data: Record<string, unknown>, key: string): string | undefined {
-  const v = getOwn(data, key);
-  return typeof v === "string" ? v : undefined;
-}
-
 /** Merges one preset event into the preset's state (a join: order does not matter). */
 function mergePreset(
   cur: PresetState | undefined,
@@ -180,30 +202,40 @@ function mergePreset(
   return wins ? { status, progress: merged, at: t } : { ...cur, progress: merged };
 }
 
-function updatePreset(s: VideoState, name: string, status: PresetStatus, progress: number, t: number): void {
-  setOwn(s.presets, name, mergePreset(getOwn(s.presets, name), status, progress, t));
+/** A copy of the presets with `name` merged (copy-on-write); beyond PRESET_CAP a new name is ignored. */
+function updatePreset(s: VideoState, raw: string, status: PresetStatus, progress: number, t: number): void {
+  const name = keptName(raw);
+  const cur = getOwn(s.presets, name);
+  if (!cur && Object.keys(s.presets).length >= PRESET_CAP) {
+    const h = sha256Hex(name).slice(0, 12);
+    const ignored = s.ignoredPresets ?? [];
+    if (ignored.length < IGNORED_PRESETS_CAP && !ignored.includes(h)) s.ignoredPresets = [...ignored, h];
+    return;
+  }
+  const presets: Record<string, PresetState> = {};
+  for (const [k, v] of Object.entries(s.presets)) setOwn(presets, k, v);
+  setOwn(presets, name, mergePreset(cur, status, progress, t));
+  s.presets = presets;
 }
 
-/** Adds a milestone once per key; for two deliveries of one key the earliest is kept. */
-function addMilestone(s: VideoState, m: Omit<Milestone, "posted">): void {
+/**
+ * Adds a milestone once per key; for two deliveries of one key the earliest is kept. Copy-on-write:
+ * `s.milestones` becomes a new array when it changes. True when it changed.
+ */
+function addMilestone(s: VideoState, m: Omit<Milestone, "posted">): boolean {
   const i = s.milestones.findIndex((x) => x.key === m.key);
   const old = s.milestones[i];
   if (i === -1 || !old) {
-    s.milestones.push({ ...m, posted: false });
-    return;
+    s.milestones = [...s.milestones, { ...m, posted: false }];
+    return true;
   }
-  if (old.posted) return;
+  if (old.posted) return false;
   const earlier =
     m.timestamp < old.timestamp ||
     (m.timestamp === old.timestamp && canonicalJson(m.data) < canonicalJson(old.data));
-  if (earlier) s.milestones[i] = { ...m, posted: false };
-}
-
-/** Data of an unknown event, bounded for storage: `{ _truncated: "<canonical JSON prefix>" }` if long. */
-function boundedData(data: Record<string, unknown>): Record<string, unknown> {
-  const json = canonicalJson(data);
-  if (json.length <= MILESTONE_DATA_MAX) return data;
-  return { _truncated: json.slice(0, MILESTONE_DATA_MAX) };
+  if (!earlier) return false;
+  s.milestones = s.milestones.map((x, j) => (j === i ? { ...m, posted: false } : x));
+  return true;
 }
 
 function compareMilestones(a: Milestone, b: Milestone): number {
@@ -274,14 +306,18 @@ function capMilestones(s: VideoState): void {
 
 /**
  * The state after `d`. Pure: `state` is not modified; a duplicate returns `state` itself, anything
- * else a new object.
+ * else a new object. Copy-on-write: only what the delivery changes is copied (the presets, the
+ * milestone list, `seen`), every part bounded by its cap, so a batch costs linear time.
+ * Throws RefusedDelivery for a delivery it cannot apply (the same one always throws).
  */
 export function applyDelivery(state: VideoState, d: Delivery): VideoState {
+  checkDelivery(d);
   const key = dedupeKeyOf(d);
   if (state.seen.includes(key)) return state;
-  const s = structuredClone(state);
-  s.seen.push(key);
-  if (s.seen.length > SEEN_CAP) s.seen.splice(0, s.seen.length - SEEN_CAP);
+  const seen =
+    state.seen.length >= SEEN_CAP ? state.seen.slice(state.seen.length - SEEN_CAP + 1) : [...state.seen];
+  seen.push(key);
+  const s: VideoState = { ...state, seen };
 
   const t = d.timestamp;
   if (s.deletedAt !== null && t > s.deletedAt) return s;
@@ -293,11 +329,19 @@ export function applyDelivery(state: VideoState, d: Delivery): VideoState {
   const owner = stringField(d.data, "owner_id");
   if (owner !== undefined && (s.ownerId === null || owner < s.ownerId)) s.ownerId = owner;
 
+  let changed = false;
   if (!d.known) {
-    addMilestone(s, { key: `event:${d.type}:${t}`, type: d.type, timestamp: t, data: boundedData(d.data) });
+    changed = addMilestone(s, {
+      key: `event:${d.type}:${t}`,
+      type: d.type,
+      timestamp: t,
+      data: boundedData(d.data),
+    });
   } else {
     const data = d.data as Record<string, unknown>;
-    const milestone = (key: string) => addMilestone(s, { key, type: d.type, timestamp: t, data });
+    const milestone = (key: string, kept = refFields(data)) => {
+      changed = addMilestone(s, { key, type: d.type, timestamp: t, data: kept }) || changed;
+    };
     switch (d.type) {
       case "video.created":
         s.createdAt = minOf(s.createdAt, t);
@@ -324,20 +368,22 @@ export function applyDelivery(state: VideoState, d: Delivery): VideoState {
       case "video.format.error": {
         const preset = d.data.preset_name;
         if (preset !== undefined) updatePreset(s, preset, "error", 0, t);
-        milestone(`error:${preset ?? ""}`);
+        milestone(`error:${keptName(preset ?? "")}`, errorData(data));
         break;
       }
       case "video.format.deleted": {
         const preset = d.data.preset_name;
         if (preset !== undefined) updatePreset(s, preset, "deleted", 0, t);
-        milestone(`format-deleted:${preset ?? ""}`);
+        milestone(`format-deleted:${keptName(preset ?? "")}`);
         break;
       }
     }
   }
 
   updateStage(s, prevStage, t);
-  s.milestones.sort(compareMilestones);
-  capMilestones(s);
+  if (changed) {
+    s.milestones = [...s.milestones].sort(compareMilestones);
+    capMilestones(s);
+  }
   return s;
 }

@@ -3,6 +3,7 @@
  * (a damaged or older-version one is started afresh by the worker).
  */
 import { z } from "zod";
+import { boundedData, IGNORED_PRESETS_CAP } from "./bounds.js";
 import { setOwn } from "./hash.js";
 import { PRESET_STATUSES, type PresetState, SEEN_CAP, STAGES, type VideoState } from "./state.js";
 
@@ -50,6 +51,13 @@ const VideoStateSchema = z
     renderedHash: z.string().min(1).nullable(),
     lastRenderAt: z.number().nonnegative().nullable(),
     seen: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(SEEN_CAP),
+    ignoredPresets: z
+      .array(z.string().regex(/^[0-9a-f]{1,64}$/))
+      .max(IGNORED_PRESETS_CAP)
+      .optional(),
+    attempt: z
+      .object({ id: z.string().min(1).max(200), n: z.number().int().positive(), reason: z.string().max(500) })
+      .optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
@@ -74,6 +82,16 @@ export function validateState(x: unknown): VideoState | undefined {
     if (!p.success) return undefined;
     setOwn(presets, name, p.data);
   }
-  const state: VideoState = { ...r.data, presets };
+  // Milestone data bounded as the reducer bounds it now: a state written by an older version may
+  // hold foreign data of any size or depth, which must not break a later copy, hash or write.
+  const milestones = r.data.milestones.map((m) => ({ ...m, data: boundedData(m.data) }));
+  const { ignoredPresets, attempt, ...rest } = r.data;
+  const state: VideoState = {
+    ...rest,
+    presets,
+    milestones,
+    ...(ignoredPresets ? { ignoredPresets } : {}),
+    ...(attempt ? { attempt } : {}),
+  };
   return state;
 }

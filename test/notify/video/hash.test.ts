@@ -62,3 +62,17 @@ describe("canonicalJson", () => {
     }
   });
 });
+
+describe("canonicalJson of deeply nested data", () => {
+  it("gives the canonical text 50,000 levels deep, without a stack overflow", () => {
+    let v: unknown = { leaf: [1, { b: 2, a: 1 }] };
+    let expected = '{"leaf":[1,{"a":1,"b":2}]}';
+    for (let i = 0; i < 50_000; i++) {
+      v = i % 2 ? { z: 1, a: v } : [v, null];
+      expected = i % 2 ? `{"a":${expected},"z":1}` : `[${expected},null]`;
+    }
+    const text = canonicalJson(v);
+    expect(text).toBe(expected);
+    expect(sha256Hex(text)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

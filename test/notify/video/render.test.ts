@@ -10,6 +10,7 @@ import {
   renderParent,
   type VideoState,
 } from "../../../src/notify/video/index.js";
+import { PRESET_CAP } from "../../../src/notify/video/state.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
 import { assertWithinLimits, LIMITS, type Message } from "../../../src/slack/blocks/index.js";
 import { applyAll, CTX, delivery, ev, int, lifecycle, pick, prng, T0, VIDEO } from "./fixtures.js";
@@ -64,7 +65,7 @@ describe("renderParent through a lifecycle", () => {
   it("encoding: one line per preset with bar and percentage, and a fallback with the progress", () => {
     const s = upTo((d) => d.type === "video.format.ready");
     const m = renderParent(s, NOW);
-    expect(m.text).toBe("Video x1abc: encoding 0/3 formats (240p 100%, 480p 50%, 720p 30%)");
+    expect(m.text).toBe("Video x1abc: encoding 0/3 formats (`240p` 100%, `480p` 50%, `720p` 30%)");
     const text = all(m);
     expect(text).toContain("⚙️ *Encoding* · 0/3 formats ready");
     expect(text).toContain("`240p` ▰▰▰▰▰▰▰▰▰▰ 100%");
@@ -85,7 +86,7 @@ describe("renderParent through a lifecycle", () => {
     expect(all(pub)).toContain("Published <!date^");
 
     const done = renderParent(applyAll(ds), NOW);
-    expect(done.text).toBe("Video x1abc: complete, all formats ready (240p, 480p, 720p)");
+    expect(done.text).toBe("Video x1abc: complete, all formats ready (`240p`, `480p`, `720p`)");
     expect(all(done)).toContain("🏁 *Complete* <!date^");
     expect(all(done)).toMatch(/Complete <!date\^\d+\^[^>]+>/);
     expect(all(done)).toContain("36 events");
@@ -101,9 +102,9 @@ describe("renderParent through a lifecycle", () => {
   it("a failed format is flagged in the stage line and in its own line", () => {
     const s = applyAll([...ds.slice(0, 10), ev.error(at(9_999), "720p")]);
     const m = renderParent(s, NOW);
-    expect(all(m)).toContain("⚠️ failed: 720p");
+    expect(all(m)).toContain("⚠️ failed: `720p`");
     expect(all(m)).toContain("`720p` ✗ error (at 10%)");
-    expect(m.text).toMatch(/; failed: 720p$/);
+    expect(m.text).toMatch(/; failed: `720p`$/);
   });
 
   it("a deleted format is marked deleted and not counted", () => {
@@ -118,7 +119,7 @@ describe("renderParent through a lifecycle", () => {
     const m = renderParent(s, NOW);
     expect(m.text).toBe("Video x1abc: deleted");
     expect(all(m)).toContain("🗑️ *Video deleted* <!date^");
-    expect(all(m)).toContain("Formats at deletion: 240p ready · 480p 50% · 720p 30%");
+    expect(all(m)).toContain("Formats at deletion: `240p` ready · `480p` 50% · `720p` 30%");
     expect(all(m)).not.toContain("▰");
   });
 
@@ -147,8 +148,8 @@ describe("renderMilestone", () => {
     expect(pub.text).toBe("Video x1abc: published");
     expect(all(pub)).toMatch(/^✅ Published <!date\^\d+\^[^|]+\|2025-03-14 18:00 UTC>$/m);
     const complete = renderMilestone(milestone(done, "complete"), done);
-    expect(texts(complete)[1]).toBe("🏁 Complete: all formats ready (240p, 480p, 720p)");
-    expect(complete.text).toBe("Video x1abc: complete, all formats ready (240p, 480p, 720p)");
+    expect(texts(complete)[1]).toBe("🏁 Complete: all formats ready (`240p`, `480p`, `720p`)");
+    expect(complete.text).toBe("Video x1abc: complete, all formats ready (`240p`, `480p`, `720p`)");
     const del = applyAll([ev.deleted(at(5))]);
     expect(texts(renderMilestone(milestone(del, "deleted"), del))[1]).toMatch(/^🗑️ Video deleted <!date\^/);
   });
@@ -159,7 +160,7 @@ describe("renderMilestone", () => {
       ev.formatDeleted(at(6), "720p"),
     ]);
     const err = renderMilestone(milestone(s, "error:720p"), s);
-    expect(err.text).toBe("Video x1abc: encoding of 720p failed");
+    expect(err.text).toBe("Video x1abc: encoding of `720p` failed");
     expect(texts(err)[1]).toBe('⚠️ Encoding of `720p` failed\n```{"reason":"codec &lt;h265&gt; &amp; co"}```');
     const plain = applyAll([ev.error(at(5), "720p")]);
     expect(texts(renderMilestone(milestone(plain, "error:720p"), plain))[1]).toBe(
@@ -167,7 +168,7 @@ describe("renderMilestone", () => {
     );
     const del = renderMilestone(milestone(s, "format-deleted:720p"), s);
     expect(texts(del)[1]).toBe("🗑️ Format `720p` deleted");
-    expect(del.text).toBe("Video x1abc: format 720p deleted");
+    expect(del.text).toBe("Video x1abc: format `720p` deleted");
   });
 
   it("unknown event: a short line and a compact, escaped, bounded code block of its data", () => {
@@ -280,7 +281,8 @@ describe("Block Kit limits whatever the data", () => {
     let withSixty = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const s = randomState(seed);
-      if (Object.keys(s.presets).length >= 60) withSixty++;
+      // Capped at PRESET_CAP (50); the rest of the 60 names are only counted.
+      if (Object.keys(s.presets).length >= PRESET_CAP && (s.ignoredPresets?.length ?? 0) > 0) withSixty++;
       const parent = renderParent(s, NOW);
       expect(assertWithinLimits(parent), `seed ${seed} parent`).toEqual([]);
       expect(parent.blocks.length, `seed ${seed}`).toBeLessThanOrEqual(10);
@@ -293,20 +295,24 @@ describe("Block Kit limits whatever the data", () => {
     expect(withSixty).toBeGreaterThan(20);
   });
 
-  it("60 presets with 500-character names: capped lines, then 'and N more'", () => {
+  it("60 presets with 500-character names: 50 kept, capped lines, 'and N more', '+10 more formats not shown'", () => {
     const names = Array.from({ length: 60 }, (_, i) => `${"<&>".repeat(166)}${i}`.slice(0, 500));
     let s = initialState({ ...CTX, videoId: "v".repeat(500), ownerId: "<o>".repeat(200) });
     names.forEach((name, i) => {
       s = applyDelivery(s, ev.processing(at(i), name, i));
     });
-    s = applyDelivery(s, ev.error(at(100), names[59] ?? ""));
+    s = applyDelivery(s, ev.error(at(100), names[49] ?? ""));
+    expect(Object.keys(s.presets)).toHaveLength(PRESET_CAP);
     const m = renderParent(s, NOW);
     expect(assertWithinLimits(m)).toEqual([]);
     const presetLines = all(m)
       .split("\n")
       .filter((l) => l.includes("▰") || l.includes("▱") || l.includes("✗ error"));
     expect(presetLines).toHaveLength(MAX_PRESET_LINES);
-    expect(all(m)).toContain(`_and ${60 - MAX_PRESET_LINES} more (${60 - MAX_PRESET_LINES} encoding)_`);
+    const hidden = PRESET_CAP - MAX_PRESET_LINES;
+    expect(all(m)).toContain(`_and ${hidden} more (${hidden} encoding)_`);
+    expect(all(m)).toContain("_+10 more formats not shown_");
+    expect(m.text).toContain("(+10 more formats not shown)");
     // The failed one is among the lines shown even though it sorts last.
     expect(all(m)).toContain("✗ error");
     expect(m.text.length).toBeLessThan(2_000);
@@ -316,7 +322,7 @@ describe("Block Kit limits whatever the data", () => {
       applyAll(names.map((n, i) => ev.ready(at(i), n))),
     );
     expect(assertWithinLimits(complete)).toEqual([]);
-    expect(all(complete)).toContain("and 50 more");
+    expect(all(complete)).toContain(`and ${PRESET_CAP - 10} more`);
   });
 
   it("names cannot inject mentions, links or formatting", () => {
@@ -351,5 +357,46 @@ describe("parentHash", () => {
     const one = renderParent(s, NOW);
     const changed: Message = { ...one, text: `${one.text}.` };
     expect(parentHash(changed)).not.toBe(parentHash(one));
+  });
+});
+
+describe("preset names are inline code in blocks and fallback text", () => {
+  const HOSTILE = ["*bold*", "<https://evil.example|click>", "<!channel>", "_it_ a`b ~s~"];
+  /** A text with its inline code spans taken out: what Slack would format or link. */
+  const outsideCode = (t: string) => t.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+
+  function expectOnlyAsCode(m: Message, where: string): void {
+    for (const t of texts(m)) {
+      const rest = outsideCode(t);
+      for (const bad of ["*bold*", "evil", "channel", "_it_", "~s~", "click"]) {
+        expect(rest, `${where}: ${JSON.stringify(t)}`).not.toContain(bad);
+      }
+      expect(t).not.toMatch(/<(https?:|!channel|!here|!everyone)/);
+    }
+  }
+
+  it("in every stage, milestone and fallback, with backticks neutralised", () => {
+    const processing = applyAll(HOSTILE.map((n, i) => ev.processing(at(i), n, 10 + i)));
+    const failed = applyAll([
+      ...HOSTILE.map((n, i) => ev.processing(at(i), n, 10)),
+      ev.error(at(9), "*bold*"),
+    ]);
+    const complete = applyAll([...HOSTILE.map((n, i) => ev.ready(at(i), n)), ev.complete(at(20))]);
+    const deleted = applyAll([...HOSTILE.map((n, i) => ev.ready(at(i), n)), ev.deleted(at(20))]);
+    const formatGone = applyAll([ev.ready(at(1), "*bold*"), ev.formatDeleted(at(2), "<!channel>")]);
+    for (const [name, s] of Object.entries({ processing, failed, complete, deleted, formatGone })) {
+      expectOnlyAsCode(renderParent(s, NOW), `${name} parent`);
+      for (const m of s.milestones) expectOnlyAsCode(renderMilestone(m, s), `${name} ${m.key}`);
+    }
+    expect(renderParent(processing, NOW).text).toContain("`*bold*` 10%");
+    expect(renderParent(processing, NOW).text).toContain("`_it_ a'b ~s~` 13%");
+    expect(renderParent(failed, NOW).text).toMatch(/; failed: `\*bold\*`$/);
+    const done = renderMilestone(milestone(complete, "complete"), complete);
+    expect(texts(done)[1]).toContain("`*bold*`");
+    expect(done.text).toContain("`&lt;!channel&gt;`");
+    expect(all(renderParent(deleted, NOW))).toContain("`*bold*` ready");
+    expect(renderMilestone(milestone(failed, "error:*bold*"), failed).text).toBe(
+      "Video x1abc: encoding of `*bold*` failed",
+    );
   });
 });

@@ -11,6 +11,16 @@ import {
   validateState,
 } from "../../../src/notify/video/index.js";
 import {
+  DATA_DEPTH_MAX,
+  DETAILS_KEPT_MAX,
+  MILESTONE_DATA_MAX,
+  type Milestone,
+  NAME_KEPT_MAX,
+  PRESET_CAP,
+  RefusedDelivery,
+} from "../../../src/notify/video/state.js";
+import type { Delivery } from "../../../src/platform/schemas.js";
+import {
   applyAll,
   CTX,
   DELIVERY_SEEDS,
@@ -577,5 +587,111 @@ describe("random histories", () => {
         expect([sb, tb], `seed ${seed}`).toEqual([sa, ta]);
       }
     }
+  });
+});
+
+describe("caps: a video's state stays bounded whatever the deliveries", () => {
+  /** `{ a: { a: ... } }` nested `depth` levels (built without recursion). */
+  function deep(depth: number): Record<string, unknown> {
+    let v: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < depth; i++) v = { a: v };
+    return v;
+  }
+
+  it(`keeps at most ${PRESET_CAP} presets and counts the other names once each`, () => {
+    let s = initialState(CTX);
+    for (let i = 0; i < 70; i++) s = applyDelivery(s, ev.processing(at(i), `p${i}`, 10));
+    // Ignored names again (a later progress) are not counted twice; kept presets still move.
+    for (let i = 60; i < 70; i++) s = applyDelivery(s, ev.processing(at(100 + i), `p${i}`, 50));
+    s = applyDelivery(s, ev.ready(at(200), "p0"));
+    expect(Object.keys(s.presets)).toHaveLength(PRESET_CAP);
+    expect(s.ignoredPresets).toHaveLength(70 - PRESET_CAP);
+    expect(s.presets.p0).toMatchObject({ status: "ready", progress: 100 });
+    expect(s.presets.p69).toBeUndefined();
+    expect(validateState(JSON.parse(JSON.stringify(s)))).toEqual(s);
+  });
+
+  it("long preset names are cut but stay distinct", () => {
+    const names = Array.from({ length: 5 }, (_, i) => `${"n".repeat(5000)}${i}`);
+    const s = applyAll(names.map((n, i) => ev.processing(at(i), n, 10)));
+    const kept = Object.keys(s.presets);
+    expect(kept).toHaveLength(5);
+    for (const k of kept) expect(k.length).toBeLessThanOrEqual(NAME_KEPT_MAX);
+  });
+
+  it("milestones keep only what the message shows, each bounded", () => {
+    const huge = "x".repeat(60_000);
+    const s = applyAll([
+      delivery("video.published", at(1), { owner_id: OWNER, video_id: VIDEO, blob: huge }),
+      ev.error(at(2), "720p", { details: huge, nested: { deeper: [huge] } }),
+      ev.error(at(3), "480p", { reason: "codec" }),
+      delivery("video.moderated", at(4), { video_id: VIDEO, blob: huge }),
+    ]);
+    const data = (key: string) => s.milestones.find((m) => m.key.startsWith(key))?.data;
+    expect(data("published")).toEqual({ owner_id: OWNER, video_id: VIDEO });
+    expect(data("error:480p")).toEqual({
+      owner_id: OWNER,
+      video_id: VIDEO,
+      preset_name: "480p",
+      reason: "codec",
+    });
+    const big = data("error:720p") ?? {};
+    expect(Object.keys(big).sort()).toEqual(["_truncated", "owner_id", "preset_name", "video_id"]);
+    expect(String(big._truncated).length).toBeLessThanOrEqual(DETAILS_KEPT_MAX);
+    for (const m of s.milestones) expect(JSON.stringify(m).length).toBeLessThan(MILESTONE_DATA_MAX + 400);
+    expect(JSON.stringify(s).length).toBeLessThan(8_000);
+  });
+
+  it("refuses data nested too deep or of the wrong type, deterministically", () => {
+    const poisoned = {
+      ...ev.error(at(1), "720p"),
+      data: { video_id: VIDEO, preset_name: "720p", x: deep(3600) },
+    };
+    // The dedupe key (and any hash) of such data works: no stack overflow.
+    expect(dedupeKeyOf(poisoned as Delivery)).toMatch(/^[0-9a-f]{64}$/);
+    const s = applyAll([ev.created(at(0))]);
+    expect(() => applyDelivery(s, poisoned as Delivery)).toThrow(RefusedDelivery);
+    expect(() => applyDelivery(s, poisoned as Delivery)).toThrow(/nests deeper/);
+    const bad = (d: unknown) => () => applyDelivery(s, d as Delivery);
+    expect(bad({ ...ev.processing(at(2), "720p", 5), data: { preset_name: 7, progress: 5 } })).toThrow(
+      RefusedDelivery,
+    );
+    expect(bad({ ...ev.processing(at(2), "720p", 5), data: { preset_name: "720p" } })).toThrow(
+      RefusedDelivery,
+    );
+    expect(bad({ ...ev.created(at(2)), timestamp: "soon" })).toThrow(RefusedDelivery);
+    expect(bad({ ...ev.created(at(2)), data: null })).toThrow(RefusedDelivery);
+    // Whatever the route's parser accepts is applied (found by test/fuzz/render.test.ts: a
+    // 200-character type of emoji is longer than 200 code units).
+    const longType = delivery(`${"👩‍👩‍👧".repeat(25)}\ud83d`, at(3), { video_id: VIDEO });
+    expect(applyDelivery(s, longType).milestones).toHaveLength(1);
+    // Nested within the limit is kept (bounded like any unknown event's data).
+    expect(() =>
+      applyDelivery(s, delivery("video.moderated", at(3), deep(DATA_DEPTH_MAX - 1))),
+    ).not.toThrow();
+  });
+
+  it("copies only what a delivery changes: the rest is shared with the previous state", () => {
+    const s = applyAll([ev.created(at(0)), ev.processing(at(1), "240p", 10), ev.published(at(2))]);
+    const next = applyDelivery(s, ev.processing(at(3), "240p", 20));
+    expect(next).not.toBe(s);
+    expect(next.milestones).toBe(s.milestones);
+    expect(next.presets).not.toBe(s.presets);
+    const unknown = applyDelivery(next, delivery("video.moderated", at(4), { video_id: VIDEO }));
+    expect(unknown.presets).toBe(next.presets);
+  });
+
+  it("a stored state with foreign data of any size or depth is bounded on read", () => {
+    const s = applyAll([ev.created(at(0)), ev.error(at(1), "720p")]);
+    const old = JSON.parse(JSON.stringify(s)) as VideoState;
+    const m = old.milestones[0] as Milestone;
+    m.data = { ...m.data, x: deep(3600), blob: "y".repeat(64 * 1024) };
+    const read = validateState(old);
+    if (!read) throw new Error("refused");
+    expect(JSON.stringify(read.milestones[0]?.data).length).toBeLessThanOrEqual(MILESTONE_DATA_MAX + 50);
+    // Later deliveries of the video go on (the old version threw here for ever).
+    const next = applyDelivery(read, ev.published(at(5)));
+    expect(next.stage).toBe("published");
+    expect(validateState(JSON.parse(JSON.stringify(next)))).toEqual(next);
   });
 });
