@@ -12,6 +12,7 @@
  * - After Slack answers `account_inactive`, the workspace's items are dead letters and no further
  *   Slack call is made for it (one warn line for the workspace).
  */
+
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +27,7 @@ import { NotifyWorker } from "../../src/notify/worker.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { workerClientOptions } from "../../src/slack/oauth.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { RECENT } from "../support/recent.js";
 
 const CHANNEL = "C0NEWS";
 const PROFILE = SEED.profiles.newsroom;
@@ -68,7 +70,7 @@ function deep(depth: number): Record<string, unknown> {
   return v;
 }
 
-const T = 1_790_000_000_000;
+const T = RECENT;
 
 function sender(hook: string) {
   return async (type: string, timestamp: number, videoId: string, extra: Record<string, unknown> = {}) => {
