@@ -699,16 +699,14 @@ export function bodyArb(owner: string): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: sized },
     {
       weight: 7,
-      arbitrary: fc
-        .tuple(fc.nat(), fc.nat({ max: 3 }))
-        .map(
-          ([pick, variant]): Body => ({
-            family: "duplicate",
-            pick,
-            variant,
-            build: () => ({ text: "", value: NOT_JSON }),
-          }),
-        ),
+      arbitrary: fc.tuple(fc.nat(), fc.nat({ max: 3 })).map(
+        ([pick, variant]): Body => ({
+          family: "duplicate",
+          pick,
+          variant,
+          build: () => ({ text: "", value: NOT_JSON }),
+        }),
+      ),
     },
   );
 }
