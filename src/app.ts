@@ -6,6 +6,7 @@
 import type { Server, ServerResponse } from "node:http";
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
+import { Authorizer } from "./access/index.js";
 import type { Config } from "./config.js";
 import { frontListener } from "./http/front.js";
 import type { Logger } from "./log.js";
@@ -173,6 +174,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
+  const managers = new ManagerPolicy({
+    managerUserIds: config.managerUserIds,
+    settings: c.settings,
+    logger,
+    cacheTtlMs: c.managerCacheTtlMs,
+  });
   const deps: BotDeps = {
     config,
     platform: c.platform,
@@ -189,12 +196,8 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     },
     logger,
     now: c.now ?? (() => new Date()),
-    managers: new ManagerPolicy({
-      managerUserIds: config.managerUserIds,
-      settings: c.settings,
-      logger,
-      cacheTtlMs: c.managerCacheTtlMs,
-    }),
+    managers,
+    access: new Authorizer({ config, managers, claims: c.settings.claims, platform: c.platform }),
   };
   const blogger = boltLogger(logger);
   const deliveryRoute = ingestor.route;
@@ -223,7 +226,9 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   // OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
   // request with its workspace's installation; otherwise the one bot token.
   const oauth = installations
-    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }))
+    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }), (team, enterprise) =>
+        deps.access.workspaceAllowed(team, enterprise),
+      )
     : undefined;
   const token = oauth ? undefined : config.slack.botToken;
   // The HTTP side in both modes: deliveries, health, metrics and (OAuth) the install pages, on

@@ -30,7 +30,14 @@ const text = (answer: Record<string, unknown>) => JSON.stringify(answer);
 const deliver = (profileId: string, videoId: string) => deliverCreated(b, profileId, videoId);
 
 beforeAll(async () => {
-  b = await startOAuthBot();
+  // Both workspaces may use both profiles (PROFILE_BINDINGS), so the claims decide between them;
+  // A may also try the foreign profile (the platform refuses it).
+  const P = SEED.profiles;
+  b = await startOAuthBot({
+    env: {
+      PROFILE_BINDINGS: `${A}=${P.newsroom},${P.studio},${P.foreign};${B}=${P.newsroom},${P.studio}`,
+    },
+  });
   expect((await b.install()).status).toBe(200);
   await b.addWorkspace(B);
   b.slack.addUser({ id: B_ADMIN.user, team_id: B, name: "beta-admin", is_admin: true });

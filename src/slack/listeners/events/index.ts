@@ -4,7 +4,7 @@
  * the bot asks for no user scopes, and its own token still works.
  */
 import type { App } from "@slack/bolt";
-import type { BotDeps } from "../../context.js";
+import { type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
@@ -34,7 +34,8 @@ export function register(app: App, deps: BotDeps): void {
     if (event.tab !== "home") return;
     const teamId = body.team_id ?? "";
     const log = deps.logger.child({ team: teamId, user: event.user, event: "app_home_opened" });
-    await publishHome(deps, client, teamId, event.user).catch((err: unknown) =>
+    // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
+    await publishHome(deps, subjectOf(client, body, event.user)).catch((err: unknown) =>
       log.error({ err }, "could not publish the App Home"),
     );
   });
