@@ -8,6 +8,7 @@
  */
 import type { Installation } from "@slack/bolt";
 import { request } from "undici";
+import type { StoreUrl } from "../../src/config.js";
 import { SEED } from "../../src/sandbox/server.js";
 import { eventBody, STANDIN, sendSigned } from "../../src/standin/index.js";
 import type { InstallationRepo } from "../../src/store/index.js";
@@ -47,10 +48,13 @@ export async function startOAuthBot(
     namespace?: string;
     manualWorker?: boolean;
     env?: Record<string, string>;
+    /** Default memory://; a sqlite file lets a test restart the bot on the same store. */
+    store?: StoreUrl;
   } = {},
 ): Promise<OAuthBot> {
   const h = await startHarness({
     env: { ...OAUTH_ENV, ...opts.env },
+    ...(opts.store ? { store: opts.store } : {}),
     oauth: {
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,

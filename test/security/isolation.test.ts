@@ -90,6 +90,16 @@ describe("A's manager and B's profile", () => {
     expect(await b.built.deps.settings.claims.owner(B_PROFILE)).toBe(B);
   });
 
+  it("cannot change its events with `/webhook events <profile> <event>` (no modal): refused, nothing sent", async () => {
+    const before = { hook: structuredClone(hookOf(B_PROFILE)), requests: b.sandbox.requests.length };
+    const r = await b.slash("/webhook", `events ${B_PROFILE} video.created`, A_ADMIN);
+    const answer = await b.answer(r.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(text(answer)).toContain("managed from another Slack workspace");
+    expect(b.sandbox.requests.length).toBe(before.requests);
+    expect(hookOf(B_PROFILE)).toEqual(before.hook);
+  });
+
   it("cannot remove it with a forged button value", async () => {
     const before = { hook: structuredClone(hookOf(B_PROFILE)), patches: patches() };
     for (const action of [ACTIONS.webhookRemoveConfirm, ACTIONS.webhookRemove]) {

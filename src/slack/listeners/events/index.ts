@@ -29,6 +29,12 @@ function target(body: EventEnvelope): UninstallTarget {
   };
 }
 
+/**
+ * Slack-signed lifecycle events: they forget a workspace and act on nobody's request, so they are
+ * not authorized (every other event is, as an entry point of src/access).
+ */
+export const LIFECYCLE_EVENTS = ["app_uninstalled", "tokens_revoked"] as const;
+
 export function register(app: App, deps: BotDeps): void {
   app.event("app_home_opened", async ({ event, body, client }) => {
     if (event.tab !== "home") return;
