@@ -17,6 +17,7 @@ import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import { isPlatformError, type PlatformClient } from "./platform/index.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
+import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./slack/grammar.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
@@ -119,17 +120,7 @@ function healthRoutes(o: {
 }
 
 /** Bounded label values for the commands metric. */
-const KNOWN_SUBCOMMANDS = new Set([
-  "status",
-  "ingest",
-  "help",
-  "set",
-  "show",
-  "events",
-  "remove",
-  "test",
-  "managers",
-]);
+const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCOMMANDS]);
 
 export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   const logger = c.logger;

@@ -148,3 +148,21 @@ describe("a workspace removed from ALLOWED_WORKSPACES after it installed", () =>
     expect(json(await b.answer(a.responseUrl))).toContain('"in_channel"');
   });
 });
+
+describe("ALLOWED_WORKSPACES=*", () => {
+  it("is warned about at start-up; any workspace installs, but acts on no profile without a binding", async () => {
+    const star = await startOAuthBot({
+      env: { ALLOWED_WORKSPACES: "*", PROFILE_BINDINGS: `${A}=${A_PROFILE}` },
+    });
+    try {
+      expect(star.logs.join("")).toMatch(/ALLOWED_WORKSPACES is \*/);
+      expect((await star.install(EVIL)).status).toBe(200);
+      const before = star.sandbox.requests.length;
+      const r = await star.slash("/webhook", `show ${A_PROFILE}`, { team: EVIL, user: "U0ADMIN" });
+      expect(json(await star.answer(r.responseUrl))).toContain("is not bound to this Slack workspace");
+      expect(star.sandbox.requests.length).toBe(before);
+    } finally {
+      await star.close();
+    }
+  });
+});
