@@ -188,7 +188,13 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     logger,
     now: c.now ?? (() => new Date()),
     managers,
-    access: new Authorizer({ config, managers, claims: c.settings.claims, platform: c.platform }),
+    access: new Authorizer({
+      config,
+      managers,
+      claims: c.settings.claims,
+      platform: c.platform,
+      logger: logger.child({ component: "access" }),
+    }),
   };
   const blogger = boltLogger(logger);
   const deliveryRoute = ingestor.route;

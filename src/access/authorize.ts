@@ -14,6 +14,7 @@
 import { randomBytes } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
 import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
 import type { ManagerPolicy } from "../slack/managers.js";
 import type { ProfileClaims } from "../store/claims.js";
@@ -32,6 +33,8 @@ export interface AuthorizerOptions {
   managers: ManagerPolicy;
   claims: ProfileClaims;
   platform: Pick<PlatformClient, "getLivestream">;
+  /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
+  logger?: Logger;
 }
 
 /** The profile field read with every livestream (spec 2.1/4.1: dot notation). */
@@ -85,8 +88,10 @@ export class Authorizer {
     if (rule.resource !== resource.kind)
       throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
     const profileId = resource.kind === "profile" ? resource.profileId : undefined;
-    const refuse = (reason: Parameters<typeof refusal>[0]) =>
-      refusal(reason, { verb: rule.verb, teamId: s.teamId, ...(profileId ? { profileId } : {}) });
+    const refuse = (reason: Parameters<typeof refusal>[0]) => {
+      this.o.logger?.info({ team: s.teamId, user: s.userId, action, reason, profile: profileId }, "refused");
+      return refusal(reason, { verb: rule.verb, teamId: s.teamId, ...(profileId ? { profileId } : {}) });
+    };
     if (!this.workspaceAllowed(s.teamId, s.enterpriseId)) return refuse("workspace_not_allowed");
     let manager = false;
     if (rule.role !== "anyone") {
@@ -120,7 +125,13 @@ export class Authorizer {
       ? fields
       : [...fields, LIVESTREAM_PROFILE_FIELD];
     const ls = await this.o.platform.getLivestream(livestreamId, withProfile);
-    if (!this.profileBound(s, ls.profile?.profile_id)) throw livestreamNotFound(livestreamId);
+    if (!this.profileBound(s, ls.profile?.profile_id)) {
+      this.o.logger?.info(
+        { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },
+        "refused: the livestream's profile is not bound to the workspace; answered as missing",
+      );
+      throw livestreamNotFound(livestreamId);
+    }
     return { allowed: true, livestream: ls, manager: d.manager };
   }
 }
