@@ -6,6 +6,7 @@
 import type { Server } from "node:http";
 import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
+import { Authorizer } from "./access/index.js";
 import type { Config } from "./config.js";
 import { frontListener } from "./http/front.js";
 import { healthRoutes } from "./http/health.js";
@@ -18,6 +19,7 @@ import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import type { PlatformClient } from "./platform/index.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import type { BotDeps } from "./slack/context.js";
+import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./slack/grammar.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
@@ -62,17 +64,7 @@ export interface BuiltApp {
 }
 
 /** Bounded label values for the commands metric. */
-const KNOWN_SUBCOMMANDS = new Set([
-  "status",
-  "ingest",
-  "help",
-  "set",
-  "show",
-  "events",
-  "remove",
-  "test",
-  "managers",
-]);
+const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCOMMANDS]);
 
 export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   const logger = c.logger;
@@ -117,6 +109,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
+  const managers = new ManagerPolicy({
+    managerUserIds: config.managerUserIds,
+    settings: c.settings,
+    logger,
+    cacheTtlMs: c.managerCacheTtlMs,
+  });
   const deps: BotDeps = {
     config,
     platform: c.platform,
@@ -133,11 +131,13 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     },
     logger,
     now: c.now ?? (() => new Date()),
-    managers: new ManagerPolicy({
-      managerUserIds: config.managerUserIds,
-      settings: c.settings,
-      logger,
-      cacheTtlMs: c.managerCacheTtlMs,
+    managers,
+    access: new Authorizer({
+      config,
+      managers,
+      claims: c.settings.claims,
+      platform: c.platform,
+      logger: logger.child({ component: "access" }),
     }),
   };
   const blogger = boltLogger(logger);
@@ -173,7 +173,9 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   // OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
   // request with its workspace's installation; otherwise the one bot token.
   const oauth = installations
-    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }))
+    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }), (team, enterprise) =>
+        deps.access.workspaceAllowed(team, enterprise),
+      )
     : undefined;
   const token = oauth ? undefined : config.slack.botToken;
   // The HTTP side in both modes: deliveries, health, metrics and (OAuth) the install pages, on

@@ -118,6 +118,39 @@ export const scopeName = z
 export const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, {
   error: entry("is not a Slack user id (like U012ABCDEF); separate ids with commas"),
 });
+export const workspaceId = z.string().regex(/^(\*|[TE][A-Z0-9]{2,})$/, {
+  error: entry(
+    "is not a Slack team id (T…) or enterprise id (E…); separate ids with commas, or use * for any",
+  ),
+});
+
+/**
+ * `T0AAA=x2vq8nw,x3abcd;T0BBB=x9zzzz` → { T0AAA: [x2vq8nw, x3abcd], T0BBB: [x9zzzz] }: one problem
+ * per bad entry, each saying what an entry looks like.
+ */
+export const profileBindings = z.string().transform((raw, ctx) => {
+  const out: Record<string, string[]> = Object.create(null);
+  const fix =
+    "write bindings as TEAM=profile,profile;TEAM=profile (for example T0AAA=x2vq8nw,x3abcd;T0BBB=x9zzzz)";
+  for (const part of raw.split(/\s*;\s*/).filter((s) => s !== "")) {
+    const [team, ids, extra] = part.split(/\s*=\s*/);
+    const profiles = (ids ?? "").split(COMMA).filter((s) => s !== "");
+    if (extra !== undefined || !team || !/^[TE][A-Z0-9]{2,}$/.test(team)) {
+      ctx.addIssue(
+        `"${part}" does not start with a Slack team id (T…) or enterprise id (E…) and "=": ${fix}`,
+      );
+    } else if (profiles.length === 0) ctx.addIssue(`"${part}" names no profile: ${fix}`);
+    else if (Object.hasOwn(out, team))
+      ctx.addIssue(`${team} is bound twice: list all its profiles in one entry`);
+    else {
+      const bad = profiles.filter((p) => !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(p));
+      if (bad.length > 0) ctx.addIssue(`"${bad.join(", ")}" is not a profile id (in the entry of ${team})`);
+      else out[team] = profiles;
+    }
+  }
+  return out;
+});
+
 export const addressOrCidr = z.string().refine(isAddressOrCidr, {
   error: entry("is not an IP address or CIDR block; separate entries with commas"),
 });

@@ -25,12 +25,14 @@ import {
   maskCredentials,
   parseEnv,
   parseUrl,
+  profileBindings,
   required,
   scopeName,
   secret,
   slackUserId,
   token,
   wholeNumber,
+  workspaceId,
 } from "./config-rules.js";
 
 export {
@@ -87,6 +89,10 @@ export interface Config {
   webhookAllowedIps: string[];
   trustProxy: boolean;
   logLevel: LogLevel;
+  /** Multi-workspace mode: the team and enterprise ids allowed (`*` = any); empty in single-workspace mode. */
+  allowedWorkspaces: string[];
+  /** Team or enterprise id → the profile ids it may read and change. */
+  profileBindings: Record<string, string[]>;
   /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
 }
@@ -170,6 +176,8 @@ const botEnv = z
       .transform((v) => v === "true" || v === "1" || v === "yes")
       .prefault("false"),
     LOG_LEVEL: logLevel,
+    ALLOWED_WORKSPACES: list(COMMA, z.array(workspaceId)).optional(),
+    PROFILE_BINDINGS: profileBindings.prefault(""),
     METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
     PLATFORM_MAX_CONNECTIONS: wholeNumber(
       1,
@@ -201,6 +209,12 @@ const botEnv = z
       // Some of the trio given: the missing ones are reported, each with its own fix.
       if (!bot && given.length > 0) {
         for (const name of trio) if (env[name] === undefined) problem(name, OAUTH_TRIO[name]);
+      }
+      if (!bot && given.length > 0 && env.ALLOWED_WORKSPACES === undefined) {
+        problem(
+          "ALLOWED_WORKSPACES",
+          "is required in multi-workspace mode: the Slack team ids (T…) or enterprise ids (E…) allowed to install, comma-separated (* allows any workspace)",
+        );
       }
     },
     // By default zod skips an object's refinements once a property has failed; run it anyway so
@@ -249,6 +263,8 @@ export function loadConfig(env: Env): Config {
     webhookAllowedIps: v.WEBHOOK_ALLOWED_IPS,
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
+    allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
+    profileBindings: v.PROFILE_BINDINGS,
     metricsToken: v.METRICS_TOKEN,
   };
 }

@@ -34,6 +34,7 @@ const OAUTH: Env = {
   SLACK_STATE_SECRET: "0123456789abcdef0123",
   PLATFORM_CLIENT_ID: "platform-client-id",
   PLATFORM_CLIENT_SECRET: "platform-client-secret",
+  ALLOWED_WORKSPACES: "T0AAA",
 };
 
 function configError(run: () => unknown): ConfigError {
@@ -610,6 +611,64 @@ describe("loadConfig: LOG_LEVEL", () => {
   });
 });
 
+describe("loadConfig: ALLOWED_WORKSPACES", () => {
+  it("is required in multi-workspace mode, naming the variable and the fix", () => {
+    const line = onlyProblem({ ...OAUTH, ALLOWED_WORKSPACES: undefined }, "ALLOWED_WORKSPACES");
+    expect(line).toMatch(/required in multi-workspace mode/);
+    expect(line).toContain("*");
+  });
+
+  it("takes team and enterprise ids, and *", () => {
+    expect(loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "T0AAA, E0BBB,T0CCC" }).allowedWorkspaces).toEqual([
+      "T0AAA",
+      "E0BBB",
+      "T0CCC",
+    ]);
+    expect(loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "*" }).allowedWorkspaces).toEqual(["*"]);
+  });
+
+  it("reports each entry that is not a team or enterprise id", () => {
+    const problems = problemsOf({ ...OAUTH, ALLOWED_WORKSPACES: "T0AAA,acme,U0XYZ" });
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^ALLOWED_WORKSPACES: "acme" is not a Slack team id/);
+    expect(problems[1]).toMatch(/^ALLOWED_WORKSPACES: "U0XYZ" is not a Slack team id/);
+  });
+
+  it("is ignored in single-workspace mode", () => {
+    expect(loadConfig(VALID).allowedWorkspaces).toEqual([]);
+    expect(loadConfig({ ...VALID, ALLOWED_WORKSPACES: "T0AAA" }).allowedWorkspaces).toEqual([]);
+  });
+});
+
+describe("loadConfig: PROFILE_BINDINGS", () => {
+  it("is empty by default", () => {
+    expect(loadConfig(VALID).profileBindings).toEqual({});
+  });
+
+  it("parses TEAM=profile,profile;TEAM=profile", () => {
+    const c = loadConfig({ ...OAUTH, PROFILE_BINDINGS: "T0AAA=x2vq8nw, x3abcd ; E0BBB=x9zzzz;" });
+    expect({ ...c.profileBindings }).toEqual({ T0AAA: ["x2vq8nw", "x3abcd"], E0BBB: ["x9zzzz"] });
+  });
+
+  it.each([
+    ["x2vq8nw", /"x2vq8nw" does not start with a Slack team id/],
+    ["acme=x2vq8nw", /"acme=x2vq8nw" does not start with a Slack team id/],
+    ["T0AAA=", /"T0AAA=" names no profile/],
+    ["T0AAA=a=b", /does not start with a Slack team id/],
+    ["T0AAA=x2vq8nw;T0AAA=x3abcd", /T0AAA is bound twice/],
+    ["T0AAA=x2 vq,ok", /"x2 vq" is not a profile id/],
+  ])("refuses %j with one line naming the variable and the fix", (value, why) => {
+    const line = onlyProblem({ ...VALID, PROFILE_BINDINGS: value }, "PROFILE_BINDINGS");
+    expect(line).toMatch(why);
+  });
+
+  it("reports every bad entry, one line each", () => {
+    const problems = problemsOf({ ...VALID, PROFILE_BINDINGS: "bad;T0AAA=x1;T0BBB=" });
+    expect(names(problems)).toEqual(["PROFILE_BINDINGS", "PROFILE_BINDINGS"]);
+    expect(problems[0]).toContain("for example T0AAA=x2vq8nw,x3abcd;T0BBB=x9zzzz");
+  });
+});
+
 describe("loadConfig: several problems at once", () => {
   it("reports every missing required variable, one line each", () => {
     const err = configError(() => loadConfig({}));
@@ -948,6 +1007,7 @@ describe("loadConfig: problem order across per-variable and cross-variable rules
       "SLACK_CLIENT_ID",
       "SLACK_CLIENT_SECRET",
       "SLACK_STATE_SECRET",
+      "ALLOWED_WORKSPACES",
     ]);
     expect(problems[4]).toContain("at least 16 characters");
   });

@@ -3,6 +3,8 @@
  * tests build the app with a sandbox platform, a memory store and a Slack stand-in.
  */
 import type { RespondArguments } from "@slack/bolt";
+import type { WebClient } from "@slack/web-api";
+import type { Authorizer, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
@@ -31,8 +33,28 @@ export interface BotDeps {
    */
   ingest: (target: string | Route, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;
+  /** The one authorization function (src/access): every entry point asks it first. */
+  access: Authorizer;
   logger: Logger;
   now: () => Date;
+}
+
+/** Who is asking, from a request body (slash command, block action, view submission, event). */
+export function subjectOf(
+  client: WebClient,
+  b: {
+    team_id?: string | undefined;
+    enterprise_id?: string | undefined;
+    user_id?: string | undefined;
+    team?: { id?: string; enterprise_id?: string } | null | undefined;
+    enterprise?: { id?: string } | null | undefined;
+    user?: { id?: string; team_id?: string } | undefined;
+  },
+  userId?: string,
+): Subject {
+  const teamId = b.team_id ?? b.team?.id ?? b.user?.team_id ?? "";
+  const enterpriseId = b.enterprise_id ?? b.enterprise?.id ?? b.team?.enterprise_id ?? undefined;
+  return { teamId, enterpriseId, userId: userId ?? b.user_id ?? b.user?.id ?? "", client };
 }
 
 export function ephemeral(m: Message): RespondArguments {

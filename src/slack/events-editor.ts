@@ -5,8 +5,9 @@
  * webhook that changed since the modal opened (it shows the current state instead), and reports
  * platform errors inside the modal.
  */
-import type { ViewsUpdateArguments, WebClient } from "@slack/web-api";
+import type { ViewsUpdateArguments } from "@slack/web-api";
 import { request } from "undici";
+import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import { isPlatformError } from "../platform/index.js";
 import { ProfileClaimedError } from "../store/index.js";
@@ -22,12 +23,10 @@ import {
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
-import { checkProfileAccess, readWebhook } from "./webhook-ops.js";
+import { readWebhook } from "./webhook-ops.js";
 
 export interface OpenEditor {
   triggerId: string;
-  teamId: string;
-  userId: string;
   profileId: string;
   channelId?: string;
   /** The message the button was on, to update after saving. */
@@ -40,9 +39,6 @@ function sameSet(a: readonly string[] | null, b: readonly string[] | null): bool
   return sa.size === sb.size && [...sa].every((x) => sb.has(x));
 }
 
-const NOT_MANAGER =
-  "Only managers (workspace admins and owners, the users in MANAGER_USER_IDS and users added with `/webhook managers add`) can change webhook events. Nothing was changed.";
-
 function explain(err: unknown): string {
   if (err instanceof ProfileClaimedError)
     return `Profile \`${err.profileId}\` is managed from another Slack workspace: its events can only be changed from there. Nothing was changed.`;
@@ -51,13 +47,14 @@ function explain(err: unknown): string {
 
 export async function openEventsEditor(
   deps: BotDeps,
-  client: WebClient,
+  subject: Subject,
   o: OpenEditor,
   log: Logger,
 ): Promise<void> {
+  const { client } = subject;
   const meta = (original: string[] | null) =>
     encodeMeta({
-      teamId: o.teamId,
+      teamId: subject.teamId,
       profileId: o.profileId,
       channelId: o.channelId,
       responseUrl: o.responseUrl,
@@ -70,8 +67,11 @@ export async function openEventsEditor(
       triggerId: o.triggerId,
       loading: eventsModalLoading(meta(null), o.profileId),
       fill: async () => {
-        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return error(NOT_MANAGER);
-        await checkProfileAccess(deps, o.teamId, o.profileId);
+        const d = await deps.access.authorize(subject, "webhook.events", {
+          kind: "profile",
+          profileId: o.profileId,
+        });
+        if (!d.allowed) return error(d.text);
         const webhook = await deps.platform.getProfileWebhook(o.profileId);
         if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
           return error(
@@ -88,21 +88,15 @@ export async function openEventsEditor(
 
 export interface Submission {
   viewId: string;
-  userId: string;
-  teamId: string;
   privateMetadata: string;
   selected: string[];
 }
 
 /** After the ack: checks, writes and shows the outcome in the modal (and on the message). */
-export async function saveEvents(
-  deps: BotDeps,
-  client: WebClient,
-  s: Submission,
-  log: Logger,
-): Promise<void> {
+export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission, log: Logger): Promise<void> {
+  const { client } = subject;
   const meta = decodeMeta(s.privateMetadata);
-  if (!meta || meta.teamId !== s.teamId) {
+  if (!meta || meta.teamId !== subject.teamId) {
     await client.views.update({
       view_id: s.viewId,
       view: eventsModalError({
@@ -115,19 +109,17 @@ export async function saveEvents(
   }
   const show = (args: ViewsUpdateArguments) => client.views.update(args);
   try {
-    const decision = await deps.managers.decide(client, s.teamId, s.userId);
-    if (!decision.manager) {
+    const d = await deps.access.authorize(subject, "webhook.events", {
+      kind: "profile",
+      profileId: meta.profileId,
+    });
+    if (!d.allowed) {
       await show({
         view_id: s.viewId,
-        view: eventsModalError({
-          meta: s.privateMetadata,
-          profileId: meta.profileId,
-          message: NOT_MANAGER,
-        }),
+        view: eventsModalError({ meta: s.privateMetadata, profileId: meta.profileId, message: d.text }),
       });
       return;
     }
-    await checkProfileAccess(deps, s.teamId, meta.profileId);
     const current = await deps.platform.getProfileWebhook(meta.profileId);
     if (!sameSet(current.events, meta.original)) {
       // Changed elsewhere since the modal opened: show the current state instead of overwriting it.
@@ -144,15 +136,18 @@ export async function saveEvents(
       return;
     }
     const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
-    const saved = await deps.settings.getProfile(s.teamId, meta.profileId);
+    const saved = await deps.settings.getProfile(subject.teamId, meta.profileId);
     if (saved)
-      await deps.settings.saveProfile(s.teamId, { ...saved, events: [...(updated.events ?? s.selected)] });
+      await deps.settings.saveProfile(subject.teamId, {
+        ...saved,
+        events: [...(updated.events ?? s.selected)],
+      });
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),
     });
     if (meta.responseUrl) {
-      const view = await readWebhook(deps, s.teamId, meta.profileId);
+      const view = await readWebhook(deps, subject.teamId, meta.profileId);
       const msg = webhookConfigMessage({ ...view, isManager: true, now: deps.now() });
       await request(meta.responseUrl, {
         method: "POST",
@@ -166,7 +161,7 @@ export async function saveEvents(
       await client.chat
         .postEphemeral({
           channel: meta.channelId,
-          user: s.userId,
+          user: subject.userId,
           text: `✅ Events of profile \`${meta.profileId}\` saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
         })
         .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));

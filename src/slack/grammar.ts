@@ -20,6 +20,20 @@ export type WebhookCommand =
   | { kind: "managers"; action: "list" }
   | { kind: "managers"; action: "add" | "remove"; userId: string };
 
+/**
+ * Every subcommand of `/live` and `/webhook` (help included): the entry points the authorization
+ * covers (test/security/entry-points.test.ts has one row per name). The types below fail to
+ * compile when a command kind is missing from its list.
+ */
+export const LIVE_SUBCOMMANDS = ["help", "status", "ingest"] as const;
+export const WEBHOOK_SUBCOMMANDS = ["help", "set", "show", "events", "remove", "test", "managers"] as const;
+type Exhaustive<Kind, Listed> = [Exclude<Kind, Listed>] extends [never] ? true : never;
+const listsAreComplete: [
+  Exhaustive<LiveCommand["kind"], (typeof LIVE_SUBCOMMANDS)[number]>,
+  Exhaustive<WebhookCommand["kind"], (typeof WEBHOOK_SUBCOMMANDS)[number]>,
+] = [true, true];
+void listsAreComplete;
+
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** Whether `s` has the shape of a platform id (profile or livestream): what commands accept. */

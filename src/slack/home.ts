@@ -2,7 +2,7 @@
  * The App Home tab: every configured profile of the workspace with its channel, events, last
  * delivery and 24 h counts, the platform connection's health, and (for managers) the buttons.
  */
-import type { WebClient } from "@slack/web-api";
+import type { Subject } from "../access/index.js";
 import { isPlatformError } from "../platform/index.js";
 import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
@@ -28,17 +28,21 @@ async function platformHealth(deps: BotDeps): Promise<Parameters<typeof homeView
   return value;
 }
 
-export async function publishHome(
-  deps: BotDeps,
-  client: WebClient,
-  teamId: string,
-  userId: string,
-): Promise<void> {
+export async function publishHome(deps: BotDeps, subject: Subject): Promise<void> {
+  const { client, teamId, userId } = subject;
   const now = deps.now();
-  const [profiles, added, decision, platform] = await Promise.all([
+  const decision = await deps.access.authorize(subject, "home.view", { kind: "workspace" });
+  if (!decision.allowed) {
+    // A workspace that is not allowed sees why, and nothing else (no platform health check).
+    await client.views.publish({
+      user_id: userId,
+      view: { type: "home", blocks: [{ type: "section", text: { type: "mrkdwn", text: decision.text } }] },
+    });
+    return;
+  }
+  const [profiles, added, platform] = await Promise.all([
     deps.settings.listProfiles(teamId),
     deps.settings.listManagers(teamId),
-    deps.managers.decide(client, teamId, userId),
     platformHealth(deps),
   ]);
   const rows = await Promise.all(

@@ -6,7 +6,9 @@
  * GET /slack/install sends the browser to Slack's consent screen (directInstall) with a signed
  * `state` also set as an HttpOnly cookie; GET /slack/oauth_redirect checks both (Bolt's default
  * state verification), exchanges the code with oauth.v2.access on SLACK_API_URL and stores the
- * installation. Requests from a workspace are then authorized with its own bot token.
+ * installation, unless the workspace is not in ALLOWED_WORKSPACES: then the redirect page says
+ * so and nothing is stored. Requests from a workspace are then authorized with its own bot token
+ * (and by src/access, which refuses at request time a workspace removed from the list since).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HTTPReceiverOptions, Installation } from "@slack/bolt";
@@ -73,8 +75,32 @@ function failureText(code: string | undefined): string {
   }
 }
 
-export function callbackOptions(logger: Logger): CallbackOptions {
+/** Whether a workspace may install (ALLOWED_WORKSPACES); the same rule as src/access. */
+export type InstallAllowed = (teamId: string | undefined, enterpriseId: string | undefined) => boolean;
+
+export function callbackOptions(logger: Logger, allowed: InstallAllowed = () => true): CallbackOptions {
   return {
+    // Runs after oauth.v2.access and before the installation store is written: answering false
+    // (with the page written here) makes Bolt's installer return without storing anything.
+    afterInstallation: async (installation, _options, _req, res) => {
+      const teamId = installation.team?.id;
+      const enterpriseId = installation.enterprise?.id;
+      if (allowed(teamId, enterpriseId)) return true;
+      logger.warn(
+        { team: teamId, enterprise: enterpriseId, installer: installation.user?.id },
+        "installation refused: the workspace is not in ALLOWED_WORKSPACES; nothing stored",
+      );
+      const name = installation.team?.name ?? installation.enterprise?.name ?? "This workspace";
+      const id = teamId ?? enterpriseId ?? "unknown";
+      page(
+        res,
+        403,
+        "Installation refused",
+        `<p><strong>${escapeHtml(name)}</strong> (<code>${escapeHtml(id)}</code>) is not allowed to install this app: the bot's operator has not listed this workspace in <code>ALLOWED_WORKSPACES</code>.</p>
+<p>Nothing was stored and the app is not active in this workspace. If it should be, ask the bot's operator to add <code>${escapeHtml(id)}</code> to <code>ALLOWED_WORKSPACES</code>, then install again.</p>`,
+      );
+      return false;
+    },
     success: (installation: Installation, _options, _req: IncomingMessage, res: ServerResponse) => {
       const org = installation.isEnterpriseInstall === true;
       logger.info(
@@ -115,6 +141,7 @@ export function oauthReceiverOptions(
   config: Config,
   installations: InstallationRepo,
   logger: Logger,
+  allowed?: InstallAllowed,
 ): Pick<
   HTTPReceiverOptions,
   "clientId" | "clientSecret" | "stateSecret" | "scopes" | "installationStore" | "redirectUri"
@@ -132,7 +159,7 @@ export function oauthReceiverOptions(
       directInstall: true,
       // oauth.v2.access and auth.test go to SLACK_API_URL, like every other Web API call.
       clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 },
-      callbackOptions: callbackOptions(logger),
+      callbackOptions: callbackOptions(logger, allowed),
     },
   };
 }

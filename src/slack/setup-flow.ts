@@ -8,7 +8,7 @@
  * message becomes the same confirmation `/webhook set` posts; on a platform error it is deleted
  * and the form comes back with the error in plain words (with the correlation id).
  */
-import type { WebClient } from "@slack/web-api";
+import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../notify/slack-errors.js";
 import { isPlatformError } from "../platform/index.js";
@@ -32,8 +32,6 @@ import { publishHome } from "./home.js";
 import { openThenFill } from "./open-modal.js";
 import { setWebhook } from "./webhook-ops.js";
 
-const NOT_MANAGER =
-  "🔒 Only managers (workspace admins and owners, the users in MANAGER_USER_IDS and the users added as managers) can do this. Ask one of them. Nothing was changed.";
 const EXPIRED = "This form is no longer valid; open it again from the Home tab.";
 
 function explain(err: unknown): string {
@@ -62,22 +60,21 @@ function channelProblem(code: string, channelId: string): string {
   }
 }
 
-async function refreshHome(deps: BotDeps, client: WebClient, teamId: string, userId: string, log: Logger) {
-  await publishHome(deps, client, teamId, userId).catch((err: unknown) =>
+async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
+  await publishHome(deps, subject).catch((err: unknown) =>
     log.warn({ err }, "could not refresh the App Home"),
   );
 }
 
 export interface OpenModal {
   triggerId: string;
-  teamId: string;
-  userId: string;
   /** Set-up only: the configured profile to change (prefilled), or undefined for a new one. */
   profileId?: string | undefined;
 }
 
-export async function openSetup(deps: BotDeps, client: WebClient, o: OpenModal, log: Logger): Promise<void> {
-  const meta = encodeSetupMeta({ teamId: o.teamId, kind: "setup" });
+export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, log: Logger): Promise<void> {
+  const { client } = subject;
+  const meta = encodeSetupMeta({ teamId: subject.teamId, kind: "setup" });
   const message = (text: string) => formMessage({ kind: "setup", meta, text });
   await openThenFill(
     client,
@@ -85,8 +82,9 @@ export async function openSetup(deps: BotDeps, client: WebClient, o: OpenModal, 
       triggerId: o.triggerId,
       loading: formMessage({ kind: "setup", meta, text: "⏳ Loading…", close: "Cancel" }),
       fill: async () => {
-        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return message(NOT_MANAGER);
-        const saved = o.profileId ? await deps.settings.getProfile(o.teamId, o.profileId) : undefined;
+        const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
+        if (!d.allowed) return message(d.text);
+        const saved = o.profileId ? await deps.settings.getProfile(subject.teamId, o.profileId) : undefined;
         const values = saved
           ? {
               profileId: saved.profileId,
@@ -105,14 +103,13 @@ export async function openSetup(deps: BotDeps, client: WebClient, o: OpenModal, 
 
 export interface SetupSubmission {
   viewId: string;
-  teamId: string;
-  userId: string;
   privateMetadata: string;
   parsed: ParsedSetup["values"];
 }
 
 /** After the ack ("saving…"): checks, posts in the channel, sets the webhook, shows the outcome. */
-export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmission, log: Logger) {
+export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmission, log: Logger) {
+  const { client, teamId, userId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const metaText = s.privateMetadata;
   const show = (view: Parameters<typeof setupModal>[0]["values"] | null, text: string) =>
@@ -123,24 +120,28 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
           ? formMessage({ kind: "setup", meta: metaText, text })
           : setupModal({ meta: metaText, values: view, notice: `⚠️ ${text}` }),
     });
-  if (meta?.kind !== "setup" || meta.teamId !== s.teamId) {
+  if (meta?.kind !== "setup" || meta.teamId !== teamId) {
     await show(null, EXPIRED);
     return;
   }
   const p = s.parsed;
   let placeholder: { channel: string; ts: string } | undefined;
   try {
-    if (!(await deps.managers.decide(client, s.teamId, s.userId)).manager) {
-      await show(null, NOT_MANAGER);
+    // Not a manager, a profile not bound to this workspace or another workspace's profile:
+    // refused before anything is posted or sent.
+    const d = await deps.access.authorize(subject, "webhook.set", {
+      kind: "profile",
+      profileId: p.profileId,
+    });
+    if (!d.allowed) {
+      await show(d.reason === "not_manager" ? null : p, d.text);
       return;
     }
-    // Another workspace's profile: refused before anything is posted or sent.
-    await deps.settings.claims.check(p.profileId, s.teamId);
     if (p.url === null && p.channelId) {
       try {
         const posted = await client.chat.postMessage({
           channel: p.channelId,
-          text: `⏳ <@${s.userId}> is setting up the notifications of profile ${profileText(p.profileId)} here…`,
+          text: `⏳ <@${userId}> is setting up the notifications of profile ${profileText(p.profileId)} here…`,
         });
         if (posted.channel && posted.ts) placeholder = { channel: posted.channel, ts: posted.ts };
       } catch (err) {
@@ -157,15 +158,15 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
       }
     }
     const view = await setWebhook(deps, {
-      teamId: s.teamId,
+      teamId: teamId,
       profileId: p.profileId,
       channelId: p.channelId ?? "",
-      userId: s.userId,
+      userId: userId,
       url: p.url,
       events: p.events,
     });
     if (placeholder) {
-      const m = webhookSetMessage({ ...view, byUser: s.userId, now: deps.now() });
+      const m = webhookSetMessage({ ...view, byUser: userId, now: deps.now() });
       await client.chat
         .update({ channel: placeholder.channel, ts: placeholder.ts, text: m.text, blocks: m.blocks })
         .catch((err: unknown) => log.warn({ err }, "could not post the confirmation in the channel"));
@@ -180,7 +181,7 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
         events: view.webhook.events ?? p.events,
       }),
     });
-    await refreshHome(deps, client, s.teamId, s.userId, log);
+    await refreshHome(deps, subject, log);
   } catch (err) {
     log.warn({ err }, "set-up failed");
     if (placeholder) {
@@ -195,11 +196,12 @@ export async function saveSetup(deps: BotDeps, client: WebClient, s: SetupSubmis
 
 export async function openManagers(
   deps: BotDeps,
-  client: WebClient,
+  subject: Subject,
   o: OpenModal,
   log: Logger,
 ): Promise<void> {
-  const meta = encodeSetupMeta({ teamId: o.teamId, kind: "managers" });
+  const { client } = subject;
+  const meta = encodeSetupMeta({ teamId: subject.teamId, kind: "managers" });
   const message = (text: string) => formMessage({ kind: "managers", meta, text });
   await openThenFill(
     client,
@@ -207,8 +209,9 @@ export async function openManagers(
       triggerId: o.triggerId,
       loading: formMessage({ kind: "managers", meta, text: "⏳ Loading…", close: "Cancel" }),
       fill: async () => {
-        if (!(await deps.managers.decide(client, o.teamId, o.userId)).manager) return message(NOT_MANAGER);
-        const added = (await deps.settings.listManagers(o.teamId)).map((m) => m.userId);
+        const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
+        if (!d.allowed) return message(d.text);
+        const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
         return managersModal({ meta, configured: deps.config.managerUserIds, added });
       },
       failed: () => message("⚠️ The bot's settings could not be read; try again in a moment."),
@@ -220,34 +223,36 @@ export async function openManagers(
 /** After the ack: applies the difference between the stored and the chosen managers. */
 export async function saveManagers(
   deps: BotDeps,
-  client: WebClient,
-  s: { viewId: string; teamId: string; userId: string; privateMetadata: string; chosen: string[] },
+  subject: Subject,
+  s: { viewId: string; privateMetadata: string; chosen: string[] },
   log: Logger,
 ): Promise<void> {
+  const { client, teamId, userId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const text = (t: string) => formMessage({ kind: "managers", meta: s.privateMetadata, text: t });
-  if (meta?.kind !== "managers" || meta.teamId !== s.teamId) {
+  if (meta?.kind !== "managers" || meta.teamId !== teamId) {
     await client.views.update({ view_id: s.viewId, view: text(EXPIRED) });
     return;
   }
   try {
-    if (!(await deps.managers.decide(client, s.teamId, s.userId)).manager) {
-      await client.views.update({ view_id: s.viewId, view: text(NOT_MANAGER) });
+    const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
+    if (!d.allowed) {
+      await client.views.update({ view_id: s.viewId, view: text(d.text) });
       return;
     }
-    const before = new Set((await deps.settings.listManagers(s.teamId)).map((m) => m.userId));
+    const before = new Set((await deps.settings.listManagers(teamId)).map((m) => m.userId));
     const chosen = new Set(s.chosen);
     const added = [...chosen].filter((u) => !before.has(u));
     const removed = [...before].filter((u) => !chosen.has(u));
-    for (const u of added) await deps.settings.addManager(s.teamId, u, s.userId, deps.now());
-    for (const u of removed) await deps.settings.removeManager(s.teamId, u);
-    const now = (await deps.settings.listManagers(s.teamId)).map((m) => m.userId);
+    for (const u of added) await deps.settings.addManager(teamId, u, userId, deps.now());
+    for (const u of removed) await deps.settings.removeManager(teamId, u);
+    const now = (await deps.settings.listManagers(teamId)).map((m) => m.userId);
     log.info({ added: added.length, removed: removed.length }, "managers changed from the App Home");
     await client.views.update({
       view_id: s.viewId,
       view: managersModalSaved({ meta: s.privateMetadata, added, removed, now }),
     });
-    await refreshHome(deps, client, s.teamId, s.userId, log);
+    await refreshHome(deps, subject, log);
   } catch (err) {
     log.warn({ err }, "could not save the managers");
     await client.views

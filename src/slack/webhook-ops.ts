@@ -12,10 +12,10 @@
  * If the store fails after step 2, the platform already points at a route that exists, so
  * deliveries still reach the channel; the person is told the settings could not be saved.
  *
- * Workspaces: before anything changes, `set` takes the profile's claim (store/claims.ts) and
- * `remove` checks it, so a workspace cannot repoint or remove a profile another workspace manages
- * (ProfileClaimedError, nothing changed). A claim taken by a `set` the platform then refused is
- * given back; `remove` releases it.
+ * Workspaces: who may do what is decided before these run, by the one authorizer (src/access:
+ * workspace, role, profile binding, claim). `set` then takes the profile's claim (store/claims.ts;
+ * a concurrent claim by another workspace still throws ProfileClaimedError, nothing changed). A
+ * claim taken by a `set` the platform then refused is given back; `remove` releases it.
  */
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
@@ -155,19 +155,16 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
   };
 }
 
-/** Removes the platform's webhook, then this workspace's route and settings for the profile. */
+/**
+ * Removes the platform's webhook, then this workspace's route and settings for the profile. The
+ * caller authorized "webhook.remove" first (src/access: role, binding, claim).
+ */
 export async function removeWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
-  await deps.settings.claims.check(profileId, teamId);
   const settings = await deps.settings.getProfile(teamId, profileId);
   await deps.platform.removeWebhook(profileId);
   if (settings?.routeId) await deps.routes.deleteById(settings.routeId);
   if (settings) await deps.settings.removeProfile(teamId, profileId);
   await deps.settings.claims.release(profileId, teamId);
-}
-
-/** Throws ProfileClaimedError when another workspace manages the profile (events editor, buttons). */
-export async function checkProfileAccess(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
-  await deps.settings.claims.check(profileId, teamId);
 }
 
 export type TestOutcome =

@@ -273,8 +273,12 @@ export const METHODS: Record<string, Method> = {
     handle: ({ ws, args, authorization }) => {
       const basic = authorization?.toLowerCase().startsWith("basic ") ?? false;
       if (str(args.client_id) === undefined && !basic) throw new SlackFailure("invalid_client_id");
-      if (str(args.code) !== STANDIN.goodCode) throw new SlackFailure("invalid_code");
-      const token = `xoxb-installed-${ws.teamId}-${ws.nextSeq()}`;
+      // `good-code` installs the stand-in's own team; `good-code:T0OTHER` another workspace (its
+      // token is accepted like the others), so tests can install several through the real flow.
+      const m = /^([^:]+)(?::([TE][A-Z0-9]{2,40}))?$/.exec(str(args.code) ?? "");
+      if (m?.[1] !== STANDIN.goodCode) throw new SlackFailure("invalid_code");
+      const teamId = m[2] ?? ws.teamId;
+      const token = `xoxb-installed-${teamId}-${ws.nextSeq()}`;
       ws.issuedTokens.add(token);
       return {
         ok: true,
@@ -283,7 +287,7 @@ export const METHODS: Record<string, Method> = {
         scope: STANDIN.scope,
         bot_user_id: STANDIN.botUserId,
         app_id: STANDIN.appId,
-        team: { id: ws.teamId, name: STANDIN.teamName },
+        team: { id: teamId, name: teamId === ws.teamId ? STANDIN.teamName : `Workspace ${teamId}` },
         enterprise: null,
         is_enterprise_install: false,
         authed_user: { id: STANDIN.installingUser },

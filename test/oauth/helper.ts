@@ -8,6 +8,8 @@
  */
 import type { Installation } from "@slack/bolt";
 import { request } from "undici";
+import type { StoreUrl } from "../../src/config.js";
+import { SEED } from "../../src/sandbox/server.js";
 import { eventBody, STANDIN, sendSigned } from "../../src/standin/index.js";
 import type { InstallationRepo } from "../../src/store/index.js";
 import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness } from "../support/harness.js";
@@ -24,17 +26,35 @@ export interface OAuthBot extends Harness {
   beginInstall(): Promise<{ status: number; location: string; state: string; cookie: string }>;
   /** GET /slack/oauth_redirect with the given query and cookie. */
   redirect(query: Record<string, string>, cookie?: string): Promise<{ status: number; body: string }>;
-  /** The whole flow for the stand-in's workspace with the good code; resolves with the page. */
-  install(): Promise<{ status: number; body: string }>;
+  /**
+   * The whole flow with the good code, for the stand-in's workspace or (teamId) another one the
+   * stand-in then issues a token for; resolves with the page.
+   */
+  install(teamId?: string): Promise<{ status: number; body: string }>;
   /** Stores an installation for another workspace, using the stand-in's default bot token. */
   addWorkspace(teamId: string): Promise<void>;
   event(event: Record<string, unknown>, teamId: string): Promise<{ status: number }>;
 }
 
+/** The workspaces the OAuth suites use, and the seeded profiles both may read and change. */
+export const OAUTH_ENV = {
+  ALLOWED_WORKSPACES: "T0STANDIN,T0BETA",
+  PROFILE_BINDINGS: `T0STANDIN=${SEED.profiles.newsroom},${SEED.profiles.studio};T0BETA=${SEED.profiles.newsroom},${SEED.profiles.studio}`,
+};
+
 export async function startOAuthBot(
-  opts: { encryptionKey?: string; namespace?: string; manualWorker?: boolean } = {},
+  opts: {
+    encryptionKey?: string;
+    namespace?: string;
+    manualWorker?: boolean;
+    env?: Record<string, string>;
+    /** Default memory://; a sqlite file lets a test restart the bot on the same store. */
+    store?: StoreUrl;
+  } = {},
 ): Promise<OAuthBot> {
   const h = await startHarness({
+    env: { ...OAUTH_ENV, ...opts.env },
+    ...(opts.store ? { store: opts.store } : {}),
     oauth: {
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
@@ -70,9 +90,10 @@ export async function startOAuthBot(
       );
       return { status: r.status, body: r.body };
     },
-    async install() {
+    async install(teamId) {
       const b = await bot.beginInstall();
-      return bot.redirect({ code: STANDIN.goodCode, state: b.state }, b.cookie);
+      const code = teamId ? `${STANDIN.goodCode}:${teamId}` : STANDIN.goodCode;
+      return bot.redirect({ code, state: b.state }, b.cookie);
     },
     async addWorkspace(teamId) {
       const installation: Installation = {

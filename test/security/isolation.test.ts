@@ -30,7 +30,14 @@ const text = (answer: Record<string, unknown>) => JSON.stringify(answer);
 const deliver = (profileId: string, videoId: string) => deliverCreated(b, profileId, videoId);
 
 beforeAll(async () => {
-  b = await startOAuthBot();
+  // Both workspaces may use both profiles (PROFILE_BINDINGS), so the claims decide between them;
+  // A may also try the foreign profile (the platform refuses it).
+  const P = SEED.profiles;
+  b = await startOAuthBot({
+    env: {
+      PROFILE_BINDINGS: `${A}=${P.newsroom},${P.studio},${P.foreign};${B}=${P.newsroom},${P.studio}`,
+    },
+  });
   expect((await b.install()).status).toBe(200);
   await b.addWorkspace(B);
   b.slack.addUser({ id: B_ADMIN.user, team_id: B, name: "beta-admin", is_admin: true });
@@ -81,6 +88,16 @@ describe("A's manager and B's profile", () => {
     expect(hookOf(B_PROFILE)).toEqual(before.hook);
     expect(await b.built.deps.settings.getProfile(A, B_PROFILE)).toBeUndefined();
     expect(await b.built.deps.settings.claims.owner(B_PROFILE)).toBe(B);
+  });
+
+  it("cannot change its events with `/webhook events <profile> <event>` (no modal): refused, nothing sent", async () => {
+    const before = { hook: structuredClone(hookOf(B_PROFILE)), requests: b.sandbox.requests.length };
+    const r = await b.slash("/webhook", `events ${B_PROFILE} video.created`, A_ADMIN);
+    const answer = await b.answer(r.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(text(answer)).toContain("managed from another Slack workspace");
+    expect(b.sandbox.requests.length).toBe(before.requests);
+    expect(hookOf(B_PROFILE)).toEqual(before.hook);
   });
 
   it("cannot remove it with a forged button value", async () => {

@@ -372,6 +372,7 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
       SLACK_CLIENT_ID: "1111.2222",
       SLACK_CLIENT_SECRET: "oauth-client-secret-socket-0123",
       SLACK_STATE_SECRET: "oauth-state-secret-socket-0123456789",
+      ALLOWED_WORKSPACES: "T0STANDIN",
     });
     const server = await built.start();
     url = `http://127.0.0.1:${(server?.address() as AddressInfo | undefined)?.port}`;

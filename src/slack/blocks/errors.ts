@@ -251,3 +251,26 @@ export function profileClaimedMessage(profileId: string): Message {
     ]),
   ]);
 }
+
+/** The profile is not one this workspace may use (PROFILE_BINDINGS): nothing was sent. */
+export function profileNotBoundMessage(profileId: string): Message {
+  const id = code(profileId, 100);
+  return message(
+    `Profile ${profileId} is not bound to this Slack workspace; nothing was sent to the platform.`,
+    [
+      section(
+        `🔒 *Profile ${id} is not bound to this Slack workspace.* The bot's operator decides which profiles each workspace may read and change (the PROFILE_BINDINGS setting). Nothing was sent to the platform.`,
+      ),
+      context(["Check the profile id, or ask the bot's operator to bind this profile to this workspace."]),
+    ],
+  );
+}
+
+/** The workspace is not (or no longer) in ALLOWED_WORKSPACES. */
+export function workspaceNotAllowedMessage(teamId: string): Message {
+  return message("This Slack workspace is not allowed to use this bot; nothing was sent to the platform.", [
+    section(
+      `🔒 *This Slack workspace (${code(teamId, 40)}) is not allowed to use this bot.* Its operator's ALLOWED_WORKSPACES setting does not list it. Nothing was sent to the platform.`,
+    ),
+  ]);
+}

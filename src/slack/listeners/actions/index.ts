@@ -1,21 +1,29 @@
 /**
- * Buttons: Refresh on the livestream card (anyone), and the webhook buttons (managers only; a
- * non-manager is told why, ephemerally, and nothing changes). Webhook buttons live on messages
- * (answered through response_url) and on the App Home (re-published after the change).
+ * Buttons: Refresh on the livestream card (anyone), and the webhook buttons (managers only). Each
+ * is authorized (src/access) before anything reaches the platform; a refused person is told why,
+ * ephemerally, and nothing changes. Webhook buttons live on messages (answered through
+ * response_url) and on the App Home (re-published after the change).
  */
 import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
-import type { WebClient } from "@slack/web-api";
+import type { ProfileAction, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
 import {
   ACTIONS,
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
-  notManagerMessage,
   testResultMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, type Reply, replace, safeRespond } from "../../context.js";
+import {
+  answerErrors,
+  type BotDeps,
+  ephemeral,
+  type Reply,
+  replace,
+  safeRespond,
+  subjectOf,
+} from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { publishHome } from "../../home.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
@@ -23,59 +31,71 @@ import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
-function who(body: BlockButtonAction) {
-  return { teamId: body.team?.id ?? body.user.team_id ?? "", userId: body.user.id };
-}
-
 interface ButtonContext {
   profileId: string;
-  teamId: string;
-  userId: string;
+  subject: Subject;
   body: BlockButtonAction;
-  client: WebClient;
   log: Logger;
   /** Shows the outcome where the button was: the message (replace or ephemeral) or the App Home. */
   done(m: Message, how: "replace" | "ephemeral"): Promise<void>;
 }
 
 export function register(app: App, deps: BotDeps): void {
-  app.action<BlockButtonAction>(ACTIONS.liveRefresh, async ({ ack, body, action, respond }: ButtonArgs) => {
-    await ack();
-    const { teamId, userId } = who(body);
-    const log = deps.logger.child({ team: teamId, user: userId, action: ACTIONS.liveRefresh });
-    const id = action.value ?? "";
-    await answerErrors(
-      respond,
-      log,
-      `Could not refresh livestream ${id}`,
-      async () => {
-        const ls = await deps.platform.getLivestream(id, LIVESTREAM_CARD_FIELDS);
-        const now = deps.now();
-        await respond(replace(livestreamCard(ls, { now, refreshedAt: now, requestedBy: userId })));
-      },
-      deps.metrics,
-    );
-  });
-
-  /** A manager-only button: the role is checked first; errors are answered in words. */
-  const managerButton = (actionId: string, verb: string, work: (c: ButtonContext) => Promise<void>) => {
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, respond, client }: ButtonArgs) => {
+  app.action<BlockButtonAction>(
+    ACTIONS.liveRefresh,
+    async ({ ack, body, action, respond, client }: ButtonArgs) => {
       await ack();
-      const { teamId, userId } = who(body);
-      const log = deps.logger.child({ team: teamId, user: userId, action: actionId });
-      const profileId = action.value ?? "";
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({
+        team: subject.teamId,
+        user: subject.userId,
+        action: ACTIONS.liveRefresh,
+      });
+      const id = action.value ?? "";
+      await answerErrors(
+        respond,
+        log,
+        `Could not refresh livestream ${id}`,
+        async () => {
+          const r = await deps.access.readLivestream(subject, "live.refresh", id, LIVESTREAM_CARD_FIELDS);
+          if (!r.allowed) {
+            await respond(ephemeral(r.message));
+            return;
+          }
+          const now = deps.now();
+          await respond(
+            replace(livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: subject.userId })),
+          );
+        },
+        deps.metrics,
+      );
+    },
+  );
+
+  /** A profile button: authorized first; errors are answered in words. */
+  const profileButton = (
+    actionId: string,
+    action: ProfileAction,
+    verb: string,
+    work: (c: ButtonContext) => Promise<void>,
+  ) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, action: a, respond, client }: ButtonArgs) => {
+      await ack();
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
+      const profileId = a.value ?? "";
       const onHome = body.view?.type === "home";
       // The App Home has no response_url: answers go to the person as a message from the app.
       const answer: Reply = onHome
         ? (args) =>
             client.chat.postMessage({
-              channel: userId,
+              channel: subject.userId,
               text: args.text ?? "",
               blocks: "blocks" in args ? args.blocks : undefined,
             })
         : respond;
       const done = async (m: Message, how: "replace" | "ephemeral") => {
-        if (onHome) await publishHome(deps, client, teamId, userId);
+        if (onHome) await publishHome(deps, subject);
         else await respond(how === "replace" ? replace(m) : ephemeral(m));
       };
       await answerErrors(
@@ -83,12 +103,12 @@ export function register(app: App, deps: BotDeps): void {
         log,
         `Could not ${verb} for profile ${profileId}`,
         async () => {
-          const d = await deps.managers.decide(client, teamId, userId);
-          if (!d.manager) {
-            await answer(ephemeral(notManagerMessage(verb)));
+          const d = await deps.access.authorize(subject, action, { kind: "profile", profileId });
+          if (!d.allowed) {
+            await answer(ephemeral(d.message));
             return;
           }
-          await work({ profileId, teamId, userId, body, client, log, done });
+          await work({ profileId, subject, body, log, done });
         },
         deps.metrics,
       );
@@ -96,20 +116,28 @@ export function register(app: App, deps: BotDeps): void {
   };
 
   const remove = async (c: ButtonContext) => {
-    await removeWebhook(deps, c.teamId, c.profileId);
-    await c.done(webhookRemovedMessage(c.profileId, c.userId, deps.now()), "replace");
+    await removeWebhook(deps, c.subject.teamId, c.profileId);
+    await c.done(webhookRemovedMessage(c.profileId, c.subject.userId, deps.now()), "replace");
   };
-  managerButton(ACTIONS.webhookRemove, "remove the webhook", remove);
-  managerButton(ACTIONS.webhookRemoveConfirm, "remove the webhook", remove);
+  profileButton(ACTIONS.webhookRemove, "webhook.remove", "remove the webhook", remove);
+  profileButton(ACTIONS.webhookRemoveConfirm, "webhook.remove", "remove the webhook", remove);
+  profileButton(ACTIONS.webhookTest, "webhook.test", "send a test event", async (c) => {
+    const outcome = await sendTestLifecycle(deps, c.subject.teamId, c.profileId);
+    await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
+  });
 
-  // Not a managerButton: the modal must open within the trigger's 3 s, so the role is checked
-  // inside it (a non-manager sees why in the modal).
+  // Not a profileButton: the modal must open within the trigger's 3 s, so it is authorized
+  // inside it (a refused person sees why in the modal).
   app.action<BlockButtonAction>(
     ACTIONS.webhookEditEvents,
     async ({ ack, body, action, client, respond }: ButtonArgs) => {
       await ack();
-      const { teamId, userId } = who(body);
-      const log = deps.logger.child({ team: teamId, user: userId, action: ACTIONS.webhookEditEvents });
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({
+        team: subject.teamId,
+        user: subject.userId,
+        action: ACTIONS.webhookEditEvents,
+      });
       const profileId = action.value ?? "";
       const reply: Reply = body.view?.type === "home" ? async () => undefined : respond;
       await answerErrors(
@@ -119,11 +147,9 @@ export function register(app: App, deps: BotDeps): void {
         () =>
           openEventsEditor(
             deps,
-            client,
+            subject,
             {
               triggerId: body.trigger_id,
-              teamId,
-              userId,
               profileId,
               channelId: body.channel?.id,
               responseUrl: body.view?.type === "home" ? undefined : body.response_url,
@@ -135,28 +161,40 @@ export function register(app: App, deps: BotDeps): void {
     },
   );
 
-  // The App Home's set-up and managers forms: opened at once, the role is checked inside.
+  // The App Home's set-up and managers forms: opened at once, authorized inside.
   const formButton = (actionId: string, open: typeof openSetup) => {
     app.action<BlockButtonAction>(actionId, async ({ ack, body, action, client }: ButtonArgs) => {
       await ack();
-      const { teamId, userId } = who(body);
-      const log = deps.logger.child({ team: teamId, user: userId, action: actionId });
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
       const profileId = action.value?.trim() || undefined;
-      await open(deps, client, { triggerId: body.trigger_id, teamId, userId, profileId }, log).catch(
-        (err: unknown) => log.warn({ err }, "could not open the form"),
+      await open(deps, subject, { triggerId: body.trigger_id, profileId }, log).catch((err: unknown) =>
+        log.warn({ err }, "could not open the form"),
       );
     });
   };
   formButton(ACTIONS.webhookSetup, openSetup);
   formButton(ACTIONS.managersEdit, openManagers);
 
-  managerButton(ACTIONS.webhookTest, "send a test event", async (c) => {
-    const outcome = await sendTestLifecycle(deps, c.teamId, c.profileId);
-    await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
+  // The App Home's Refresh: publishes the Home again (authorized there, as "home.view").
+  app.action<BlockButtonAction>(ACTIONS.homeRefresh, async ({ ack, body, client }: ButtonArgs) => {
+    await ack();
+    const subject = subjectOf(client, body);
+    await publishHome(deps, subject).catch((err: unknown) =>
+      deps.logger.warn({ err, team: subject.teamId }, "could not refresh the App Home"),
+    );
   });
 
-  app.action<BlockButtonAction>(ACTIONS.webhookRemoveCancel, async ({ ack, respond, body }: ButtonArgs) => {
-    await ack();
-    await safeRespond(respond, deps.logger.child({ user: body.user.id }), { delete_original: true });
-  });
+  app.action<BlockButtonAction>(
+    ACTIONS.webhookRemoveCancel,
+    async ({ ack, respond, body, client }: ButtonArgs) => {
+      await ack();
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({ team: subject.teamId, user: subject.userId });
+      await answerErrors(respond, log, "Could not dismiss the message", async () => {
+        const d = await deps.access.authorize(subject, "message.dismiss", { kind: "workspace" });
+        await safeRespond(respond, log, d.allowed ? { delete_original: true } : ephemeral(d.message));
+      });
+    },
+  );
 }

@@ -1,7 +1,8 @@
 /**
  * `/live status <id or URL>` (anyone: a status card in the channel, with Refresh),
  * `/live ingest <id or URL>` (managers: ingest addresses, ephemeral, they carry the stream key),
- * `/live help`. Acknowledged first; the platform is read after the ack.
+ * `/live help`. Acknowledged first; every subcommand is authorized (src/access) before the
+ * platform is read, and a livestream of a profile not bound to the workspace reads as missing.
  */
 import type { App } from "@slack/bolt";
 import {
@@ -9,10 +10,9 @@ import {
   LIVESTREAM_CARD_FIELDS,
   liveHelp,
   livestreamCard,
-  notManagerMessage,
   usageError,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond } from "../../context.js";
+import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
 
 /** Exactly what the ingest message shows. */
@@ -22,14 +22,16 @@ export function register(app: App, deps: BotDeps): void {
   app.command("/live", async ({ command, ack, respond, client }) => {
     await ack();
     const log = deps.logger.child({ team: command.team_id, user: command.user_id, command: "/live" });
+    const subject = subjectOf(client, command);
     const parsed = parseLive(command.text);
-    if (!parsed.ok) {
-      await safeRespond(respond, log, ephemeral(usageError("/live", parsed.problem)));
-      return;
-    }
-    const cmd = parsed.value;
-    if (cmd.kind === "help") {
-      await safeRespond(respond, log, ephemeral(liveHelp()));
+    const cmd = parsed.ok ? parsed.value : undefined;
+    if (cmd === undefined || cmd.kind === "help") {
+      await answerErrors(respond, log, "Could not answer /live", async () => {
+        const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
+        if (!d.allowed) await respond(ephemeral(d.message));
+        else if (!parsed.ok) await respond(ephemeral(usageError("/live", parsed.problem)));
+        else await respond(ephemeral(liveHelp()));
+      });
       return;
     }
     if (cmd.kind === "status") {
@@ -38,10 +40,19 @@ export function register(app: App, deps: BotDeps): void {
         log,
         `Could not read livestream ${cmd.livestreamId}`,
         async () => {
-          const ls = await deps.platform.getLivestream(cmd.livestreamId, LIVESTREAM_CARD_FIELDS);
+          const r = await deps.access.readLivestream(
+            subject,
+            "live.status",
+            cmd.livestreamId,
+            LIVESTREAM_CARD_FIELDS,
+          );
+          if (!r.allowed) {
+            await respond(ephemeral(r.message));
+            return;
+          }
           const now = deps.now();
           await respond(
-            inChannel(livestreamCard(ls, { now, refreshedAt: now, requestedBy: command.user_id })),
+            inChannel(livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: command.user_id })),
           );
         },
         deps.metrics,
@@ -53,13 +64,12 @@ export function register(app: App, deps: BotDeps): void {
       log,
       `Could not read the ingest addresses of ${cmd.livestreamId}`,
       async () => {
-        const decision = await deps.managers.decide(client, command.team_id, command.user_id);
-        if (!decision.manager) {
-          await respond(ephemeral(notManagerMessage("see ingest addresses")));
+        const r = await deps.access.readLivestream(subject, "live.ingest", cmd.livestreamId, INGEST_FIELDS);
+        if (!r.allowed) {
+          await respond(ephemeral(r.message));
           return;
         }
-        const ls = await deps.platform.getLivestream(cmd.livestreamId, INGEST_FIELDS);
-        await respond(ephemeral(ingestMessage(ls)));
+        await respond(ephemeral(ingestMessage(r.livestream)));
       },
       deps.metrics,
     );

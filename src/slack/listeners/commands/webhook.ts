@@ -1,14 +1,14 @@
 /**
  * `/webhook set|show|events|remove|test|managers|help`, following the contract's grammar.
- * Acknowledged first; managers are checked before anything reaches the platform.
+ * Acknowledged first; every subcommand is authorized (src/access) before anything reaches the
+ * platform: `/webhook events <profile> <event…>` included.
  */
 import type { App, RespondFn } from "@slack/bolt";
-import type { WebClient } from "@slack/web-api";
+import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
 import {
   managersMessage,
   noProfileMessage,
-  notManagerMessage,
   removeConfirmMessage,
   testResultMessage,
   usageError,
@@ -17,14 +17,14 @@ import {
   webhookHelp,
   webhookSetMessage,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond } from "../../context.js";
+import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
 import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
 interface Ctx {
   deps: BotDeps;
-  client: WebClient;
+  subject: Subject;
   respond: RespondFn;
   log: Logger;
   teamId: string;
@@ -33,26 +33,30 @@ interface Ctx {
   triggerId: string | undefined;
 }
 
-async function requireManager(ctx: Ctx, action: string): Promise<boolean> {
-  const d = await ctx.deps.managers.decide(ctx.client, ctx.teamId, ctx.userId);
-  if (!d.manager) {
-    await ctx.respond(ephemeral(notManagerMessage(action)));
-    return false;
-  }
-  return true;
+/** Asks the authorizer; a refusal is answered ephemerally (why), and false is returned. */
+async function allowed(ctx: Ctx, action: Action, resource: Resource): Promise<Decision | null> {
+  const d = await ctx.deps.access.authorize(ctx.subject, action, resource);
+  if (d.allowed) return d;
+  await ctx.respond(ephemeral(d.message));
+  return null;
 }
 
-async function profileOrExplain(ctx: Ctx, given: string | null): Promise<string | null> {
+/** The profile a command means (given, or the workspace's one), authorized for `action`. */
+async function profileFor(ctx: Ctx, given: string | null, action: ProfileAction): Promise<string | null> {
   const id = await resolveProfileId(ctx.deps, ctx.teamId, given);
-  if (id === null) await ctx.respond(ephemeral(noProfileMessage()));
-  return id;
+  if (id === null) {
+    // Still refuse first a workspace that is not allowed or a person who is not a manager.
+    if (await allowed(ctx, "help", { kind: "workspace" })) await ctx.respond(ephemeral(noProfileMessage()));
+    return null;
+  }
+  return (await allowed(ctx, action, { kind: "profile", profileId: id })) ? id : null;
 }
 
 async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Promise<void> {
   const { deps, respond } = ctx;
   switch (cmd.kind) {
     case "set": {
-      if (!(await requireManager(ctx, "set a webhook"))) return;
+      if (!(await allowed(ctx, "webhook.set", { kind: "profile", profileId: cmd.profileId }))) return;
       const view = await setWebhook(deps, {
         teamId: ctx.teamId,
         profileId: cmd.profileId,
@@ -65,38 +69,34 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       return;
     }
     case "show": {
-      const id = await profileOrExplain(ctx, cmd.profileId);
-      if (id === null) return;
-      const [view, decision] = await Promise.all([
-        readWebhook(deps, ctx.teamId, id),
-        deps.managers.decide(ctx.client, ctx.teamId, ctx.userId),
-      ]);
-      await respond(
-        ephemeral(webhookConfigMessage({ ...view, isManager: decision.manager, now: deps.now() })),
-      );
+      const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
+      if (id === null) {
+        if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
+        return;
+      }
+      const d = await allowed(ctx, "webhook.show", { kind: "profile", profileId: id });
+      if (!d?.allowed) return;
+      const view = await readWebhook(deps, ctx.teamId, id);
+      await respond(ephemeral(webhookConfigMessage({ ...view, isManager: d.manager, now: deps.now() })));
       return;
     }
     case "events": {
       if (cmd.events === null && ctx.triggerId) {
-        // The editor opens at once (the trigger lives 3 s) and checks the role inside.
-        const id = await profileOrExplain(ctx, cmd.profileId);
-        if (id === null) return;
+        // The editor opens at once (the trigger lives 3 s) and is authorized inside.
+        const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
+        if (id === null) {
+          if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
+          return;
+        }
         await openEventsEditor(
           deps,
-          ctx.client,
-          {
-            triggerId: ctx.triggerId,
-            teamId: ctx.teamId,
-            userId: ctx.userId,
-            profileId: id,
-            channelId: ctx.channelId,
-          },
+          ctx.subject,
+          { triggerId: ctx.triggerId, profileId: id, channelId: ctx.channelId },
           ctx.log,
         );
         return;
       }
-      if (!(await requireManager(ctx, "edit webhook events"))) return;
-      const id = await profileOrExplain(ctx, cmd.profileId);
+      const id = await profileFor(ctx, cmd.profileId, "webhook.events");
       if (id === null) return;
       if (cmd.events === null) {
         const webhook = await deps.platform.getProfileWebhook(id);
@@ -114,26 +114,25 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       return;
     }
     case "remove": {
-      if (!(await requireManager(ctx, "remove a webhook"))) return;
-      const id = await profileOrExplain(ctx, cmd.profileId);
+      const id = await profileFor(ctx, cmd.profileId, "webhook.remove");
       if (id === null) return;
       await respond(ephemeral(removeConfirmMessage(id)));
       return;
     }
     case "test": {
-      if (!(await requireManager(ctx, "send a test event"))) return;
-      const id = await profileOrExplain(ctx, cmd.profileId);
+      const id = await profileFor(ctx, cmd.profileId, "webhook.test");
       if (id === null) return;
       await respond(ephemeral(testResultMessage(id, await sendTestLifecycle(deps, ctx.teamId, id))));
       return;
     }
     case "managers": {
       if (cmd.action === "list") {
+        if (!(await allowed(ctx, "managers.list", { kind: "workspace" }))) return;
         const added = await deps.settings.listManagers(ctx.teamId);
         await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
         return;
       }
-      if (!(await requireManager(ctx, "change who the managers are"))) return;
+      if (!(await allowed(ctx, "managers.change", { kind: "workspace" }))) return;
       if (cmd.action === "add")
         await deps.settings.addManager(ctx.teamId, cmd.userId, ctx.userId, deps.now());
       else await deps.settings.removeManager(ctx.teamId, cmd.userId);
@@ -149,18 +148,20 @@ export function register(app: App, deps: BotDeps): void {
     await ack();
     const log = deps.logger.child({ team: command.team_id, user: command.user_id, command: "/webhook" });
     const parsed = parseWebhook(command.text);
-    if (!parsed.ok) {
-      await safeRespond(respond, log, ephemeral(usageError("/webhook", parsed.problem)));
-      return;
-    }
-    const cmd = parsed.value;
-    if (cmd.kind === "help") {
-      await safeRespond(respond, log, ephemeral(webhookHelp()));
+    const subject = subjectOf(client, command);
+    const cmd = parsed.ok ? parsed.value : undefined;
+    if (cmd === undefined || cmd.kind === "help") {
+      await answerErrors(respond, log, "Could not answer /webhook", async () => {
+        const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
+        if (!d.allowed) await respond(ephemeral(d.message));
+        else if (!parsed.ok) await respond(ephemeral(usageError("/webhook", parsed.problem)));
+        else await respond(ephemeral(webhookHelp()));
+      });
       return;
     }
     const ctx: Ctx = {
       deps,
-      client,
+      subject,
       respond,
       log,
       teamId: command.team_id,

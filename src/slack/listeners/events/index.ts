@@ -4,7 +4,7 @@
  * the bot asks for no user scopes, and its own token still works.
  */
 import type { App } from "@slack/bolt";
-import type { BotDeps } from "../../context.js";
+import { type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
@@ -29,12 +29,19 @@ function target(body: EventEnvelope): UninstallTarget {
   };
 }
 
+/**
+ * Slack-signed lifecycle events: they forget a workspace and act on nobody's request, so they are
+ * not authorized (every other event is, as an entry point of src/access).
+ */
+export const LIFECYCLE_EVENTS = ["app_uninstalled", "tokens_revoked"] as const;
+
 export function register(app: App, deps: BotDeps): void {
   app.event("app_home_opened", async ({ event, body, client }) => {
     if (event.tab !== "home") return;
     const teamId = body.team_id ?? "";
     const log = deps.logger.child({ team: teamId, user: event.user, event: "app_home_opened" });
-    await publishHome(deps, client, teamId, event.user).catch((err: unknown) =>
+    // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
+    await publishHome(deps, subjectOf(client, body, event.user)).catch((err: unknown) =>
       log.error({ err }, "could not publish the App Home"),
     );
   });

@@ -1,4 +1,7 @@
-/** Modal submissions: the events editor, the set-up form and the managers form. */
+/**
+ * Modal submissions: the events editor, the set-up form and the managers form. Each is authorized
+ * (src/access) after its ack, before anything reaches the platform; a refusal shows in the modal.
+ */
 import type { App } from "@slack/bolt";
 import {
   BLOCKS,
@@ -11,7 +14,7 @@ import {
   profileText,
   VIEWS,
 } from "../../blocks/index.js";
-import type { BotDeps } from "../../context.js";
+import { type BotDeps, subjectOf } from "../../context.js";
 import { saveEvents } from "../../events-editor.js";
 import { saveManagers, saveSetup } from "../../setup-flow.js";
 
@@ -32,8 +35,8 @@ export function register(app: App, deps: BotDeps): void {
     const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.eventsModal });
     await saveEvents(
       deps,
-      client,
-      { viewId: view.id, userId: body.user.id, teamId, privateMetadata: view.private_metadata, selected },
+      subjectOf(client, body),
+      { viewId: view.id, privateMetadata: view.private_metadata, selected },
       log,
     ).catch((err: unknown) => log.error({ err }, "events editor failed"));
   });
@@ -57,14 +60,8 @@ export function register(app: App, deps: BotDeps): void {
     const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.setupModal });
     await saveSetup(
       deps,
-      client,
-      {
-        viewId: view.id,
-        teamId,
-        userId: body.user.id,
-        privateMetadata: view.private_metadata,
-        parsed: values,
-      },
+      subjectOf(client, body),
+      { viewId: view.id, privateMetadata: view.private_metadata, parsed: values },
       log,
     ).catch((err: unknown) => log.error({ err }, "set-up form failed"));
   });
@@ -79,8 +76,8 @@ export function register(app: App, deps: BotDeps): void {
     const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.managersModal });
     await saveManagers(
       deps,
-      client,
-      { viewId: view.id, teamId, userId: body.user.id, privateMetadata: view.private_metadata, chosen },
+      subjectOf(client, body),
+      { viewId: view.id, privateMetadata: view.private_metadata, chosen },
       log,
     ).catch((err: unknown) => log.error({ err }, "managers form failed"));
   });

@@ -1,0 +1,137 @@
+/**
+ * The one authorization module: every command, subcommand, button, modal submission and event
+ * asks it before anything reaches the platform. One platform key serves every workspace, so the
+ * bot itself decides who may see and change what, in this order:
+ *
+ *  1. the workspace is allowed (multi-workspace mode: ALLOWED_WORKSPACES, checked at each
+ *     request, so an installation stored before its workspace was removed from the list is refused);
+ *  2. the role (manager-only actions: ManagerPolicy);
+ *  3. the profile is bound to the workspace (PROFILE_BINDINGS; single-workspace mode without
+ *     bindings: every profile); a livestream's profile is read in the same single GET
+ *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
+ *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it.
+ */
+import { randomBytes } from "node:crypto";
+import type { WebClient } from "@slack/web-api";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
+import type { ManagerPolicy } from "../slack/managers.js";
+import type { ProfileClaims } from "../store/claims.js";
+import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
+import { type Decision, type Refused, refusal } from "./decision.js";
+
+export interface Subject {
+  teamId: string;
+  enterpriseId?: string | undefined;
+  userId: string;
+  client: WebClient;
+}
+
+export interface AuthorizerOptions {
+  config: Pick<Config, "allowedWorkspaces" | "profileBindings"> & { slack: Pick<Config["slack"], "mode"> };
+  managers: ManagerPolicy;
+  claims: ProfileClaims;
+  platform: Pick<PlatformClient, "getLivestream">;
+  /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
+  logger?: Logger;
+}
+
+/** The profile field read with every livestream (spec 2.1/4.1: dot notation). */
+export const LIVESTREAM_PROFILE_FIELD = "profile.profile_id";
+
+export type LivestreamRead = { allowed: true; livestream: Livestream; manager: boolean } | Refused;
+
+/** The error the platform gives for a livestream that does not exist (sandbox and spec 7). */
+export function livestreamNotFound(id: string): PlatformError {
+  return new PlatformError({
+    kind: "http",
+    status: 404,
+    code: "RESOURCE_NOT_FOUND",
+    message: `The livestream "${id}" was not found`,
+    correlationId: randomBytes(12).toString("hex"),
+    details: { object_id: id, reason: "not_found", object_type: "livestream", param: "id" },
+    method: "GET",
+    path: `/livestreams/${id}`,
+  });
+}
+
+export class Authorizer {
+  private readonly any: boolean;
+  private readonly allowed: Set<string>;
+
+  constructor(private readonly o: AuthorizerOptions) {
+    this.any = o.config.allowedWorkspaces.includes("*");
+    this.allowed = new Set(o.config.allowedWorkspaces);
+  }
+
+  workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean {
+    if (this.o.config.slack.mode !== "oauth" || this.any) return true;
+    return (
+      (teamId !== undefined && this.allowed.has(teamId)) ||
+      (enterpriseId !== undefined && this.allowed.has(enterpriseId))
+    );
+  }
+
+  /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
+  profileBound(s: Pick<Subject, "teamId" | "enterpriseId">, profileId: string | undefined): boolean {
+    const b = this.o.config.profileBindings;
+    const entries = Object.keys(b).length;
+    if (this.o.config.slack.mode !== "oauth" && entries === 0) return true;
+    if (profileId === undefined) return false;
+    const of = (id: string | undefined) => (id !== undefined && Object.hasOwn(b, id) ? (b[id] ?? []) : []);
+    return of(s.teamId).includes(profileId) || of(s.enterpriseId).includes(profileId);
+  }
+
+  async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
+    const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
+    if (rule.resource !== resource.kind)
+      throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
+    const profileId = resource.kind === "profile" ? resource.profileId : undefined;
+    const refuse = (reason: Parameters<typeof refusal>[0]) => {
+      this.o.logger?.info({ team: s.teamId, user: s.userId, action, reason, profile: profileId }, "refused");
+      return refusal(reason, { verb: rule.verb, teamId: s.teamId, ...(profileId ? { profileId } : {}) });
+    };
+    if (!this.workspaceAllowed(s.teamId, s.enterpriseId)) return refuse("workspace_not_allowed");
+    let manager = false;
+    if (rule.role !== "anyone") {
+      manager = (await this.o.managers.decide(s.client, s.teamId, s.userId)).manager;
+      if (rule.role === "manager" && !manager) return refuse("not_manager");
+    }
+    if (resource.kind === "profile") {
+      if (!this.profileBound(s, resource.profileId)) return refuse("profile_not_bound");
+      if (rule.claim) {
+        const owner = await this.o.claims.owner(resource.profileId);
+        if (owner !== undefined && owner !== s.teamId) return refuse("profile_claimed");
+      }
+    }
+    return { allowed: true, manager };
+  }
+
+  /**
+   * Authorizes `action` on a livestream and reads it: ONE sparse GET with `fields` plus the owning
+   * profile. A livestream whose profile is not bound to the workspace throws the same not-found
+   * error as a livestream that does not exist (the caller words both the same way).
+   */
+  async readLivestream(
+    s: Subject,
+    action: LivestreamAction,
+    livestreamId: string,
+    fields: readonly string[],
+  ): Promise<LivestreamRead> {
+    const d = await this.authorize(s, action, { kind: "livestream", livestreamId });
+    if (!d.allowed) return d;
+    const withProfile = fields.includes(LIVESTREAM_PROFILE_FIELD)
+      ? fields
+      : [...fields, LIVESTREAM_PROFILE_FIELD];
+    const ls = await this.o.platform.getLivestream(livestreamId, withProfile);
+    if (!this.profileBound(s, ls.profile?.profile_id)) {
+      this.o.logger?.info(
+        { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },
+        "refused: the livestream's profile is not bound to the workspace; answered as missing",
+      );
+      throw livestreamNotFound(livestreamId);
+    }
+    return { allowed: true, livestream: ls, manager: d.manager };
+  }
+}
