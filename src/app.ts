@@ -8,7 +8,8 @@ import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { Authorizer } from "./access/index.js";
 import type { Config } from "./config.js";
-import { frontListener } from "./http/front.js";
+import { frontListener } from "./deliveries/front.js";
+import { createIngestor } from "./deliveries/receive.js";
 import { healthRoutes } from "./http/health.js";
 import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
 import type { Logger } from "./log.js";
@@ -24,7 +25,6 @@ import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "./store/index.js";
-import { createIngestor } from "./webhooks/receive.js";
 
 export interface AppCollaborators {
   platform: PlatformClient;
@@ -191,7 +191,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     processBeforeResponse: false,
     ...oauth,
   });
-  // Deliveries are answered before Bolt's router (src/http/front.ts); the rest goes on to it.
+  // Deliveries are answered before Bolt's router (src/deliveries/front.ts); the rest goes on to it.
   http.requestListener = frontListener(http.requestListener, {
     delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
   });

@@ -115,7 +115,7 @@ export class Metrics {
    */
   received(status: number, reason?: string): void {
     this.receivedSince.set(status, (this.receivedSince.get(status) ?? 0) + 1);
-    // A refusal of src/webhooks/limits.ts (too deep, too old...) or "over_quota" (429): also
+    // A refusal of src/deliveries/limits.ts (too deep, too old...) or "over_quota" (429): also
     // counted in {stage="refused", result=<reason>}; a fixed, short list of reasons.
     if (reason !== undefined) this.refusedSince.set(reason, (this.refusedSince.get(reason) ?? 0) + 1);
   }

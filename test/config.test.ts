@@ -6,13 +6,13 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { loadSandboxConfig } from "../fakes/platform/config.js";
 import {
   ConfigError,
   type Env,
   isAddressOrCidr,
   LOG_LEVELS,
   loadConfig,
-  loadSandboxConfig,
   readConfigOrExit,
 } from "../src/config.js";
 
@@ -860,6 +860,7 @@ describe("readConfigOrExit in process", () => {
 
 describe("readConfigOrExit in a child process", () => {
   const CONFIG_URL = new URL("../src/config.ts", import.meta.url).href;
+  const SANDBOX_CONFIG_URL = new URL("../fakes/platform/config.ts", import.meta.url).href;
   const CWD = fileURLToPath(new URL("..", import.meta.url));
 
   interface Run {
@@ -898,7 +899,8 @@ describe("readConfigOrExit in a child process", () => {
   ].join("\n");
 
   const SANDBOX = [
-    `const { readConfigOrExit, loadSandboxConfig } = await import(${JSON.stringify(CONFIG_URL)});`,
+    `const { readConfigOrExit } = await import(${JSON.stringify(CONFIG_URL)});`,
+    `const { loadSandboxConfig } = await import(${JSON.stringify(SANDBOX_CONFIG_URL)});`,
     "const c = readConfigOrExit(loadSandboxConfig);",
     "process.stdout.write(JSON.stringify({ port: c.port }));",
   ].join("\n");

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runDemo } from "../src/demo/run.js";
-import { SEED } from "../src/sandbox/server.js";
+import { runDemo } from "../demo/run.js";
+import { SEED } from "../fakes/platform/server.js";
 
 let dir: string;
 let result: { lines: string[]; htmlPath: string };
@@ -136,7 +136,7 @@ describe("npm run demo, as a program", () => {
     const cwd = await mkdtemp(join(tmpdir(), "demo-cli-"));
     try {
       // From another folder, so the page lands there: tsx by its absolute path, like `npm run demo`.
-      const script = join(process.cwd(), "src", "demo", "run.ts");
+      const script = join(process.cwd(), "demo", "run.ts");
       const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
       const child = spawn(process.execPath, ["--import", tsx, script], {
         cwd,

@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../src/sandbox/server.js";
+import { SEED } from "../fakes/platform/server.js";
 import { type Harness, startHarness, waitFor } from "./support/harness.js";
 
 let h: Harness;

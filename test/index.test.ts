@@ -9,8 +9,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../src/sandbox/server.js";
-import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../src/standin/index.js";
+import { type Sandbox, SEED, startSandbox } from "../fakes/platform/server.js";
+import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
 import { waitFor } from "./support/harness.js";
 
 const SECRET = "index-test-signing-secret-0123456789";

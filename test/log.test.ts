@@ -3,9 +3,9 @@
  * tokens or ingest URLs (stream keys). Captures pino's JSON lines in memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, SEED, startSandbox } from "../fakes/platform/server.js";
 import { createLogger, originOnly, REDACTED, scrubSecrets } from "../src/log.js";
 import { PlatformClient } from "../src/platform/index.js";
-import { type Sandbox, SEED, startSandbox } from "../src/sandbox/server.js";
 import { type Harness, startHarness } from "./support/harness.js";
 import { scanForSecrets } from "./support/secret-scan.js";
 

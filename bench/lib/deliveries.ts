@@ -8,7 +8,7 @@
  * pre-split JSON templates, so the generator costs the load tool next to nothing and the same for
  * every target.
  */
-import { lifecycleEvents } from "../../src/sandbox/deliver.js";
+import { lifecycleEvents } from "../../fakes/platform/deliver.js";
 
 const TS = "@@TS@@";
 const VID = "@@VID@@";

@@ -51,7 +51,7 @@ export interface ProfileSummary {
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 
-/** Where a frame's code comes from: "GC", "node:http", "@slack/bolt", "src/webhooks/receive.ts"… */
+/** Where a frame's code comes from: "GC", "node:http", "@slack/bolt", "src/deliveries/receive.ts"… */
 export function originOf(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (url === "") {

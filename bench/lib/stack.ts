@@ -5,13 +5,13 @@
  * and sent over HTTP to the bot's real Bolt receiver.
  */
 import { Agent, request } from "undici";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../fakes/platform/server.js";
 import {
   type SlackStandin,
   signSlackRequest,
   slashCommandBody,
   startSlackStandin,
-} from "../../src/standin/index.js";
+} from "../../fakes/slack/index.js";
 import type { WorkerSpec } from "./protocol.js";
 import { startTarget, type TargetHandle } from "./target.js";
 

@@ -11,8 +11,8 @@
  * Nothing may be lost: one parent message per video, each reflecting its last event (complete).
  */
 import { Agent, request } from "undici";
-import { lifecycleEvents } from "../../src/sandbox/deliver.js";
-import { SEED } from "../../src/sandbox/server.js";
+import { lifecycleEvents } from "../../fakes/platform/deliver.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { startStack } from "../lib/stack.js";
 
 const CHANNEL = "C0NEWS";

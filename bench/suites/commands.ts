@@ -20,7 +20,7 @@
  * The commands are sent from a client process of their own (bench/lib/slash-client.ts), so the
  * sandbox and stand-in in the runner never delay the client's clock.
  */
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { type LatencySummary, summarize } from "../lib/load.js";
 import { type SentReply, sendFromClient } from "../lib/slash-client.js";
 import { BENCH_SIGNING_SECRET, type PreparedSlash, type Stack, startStack } from "../lib/stack.js";

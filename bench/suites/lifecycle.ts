@@ -10,7 +10,7 @@
  * outbox is empty: the chat.postMessage and chat.update calls of the channel, against the naive
  * one post per event.
  */
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { eventually, type Harness, startHarness, waitFor } from "../../test/support/harness.js";
 
 const CHANNEL = "C0NEWS";

@@ -12,7 +12,7 @@
  *
  * An answer that is an error message (timeout, "try again") does not count as answered.
  */
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { type LatencySummary, summarize } from "../lib/load.js";
 import { type SentReply, sendFromClient } from "../lib/slash-client.js";
 import { type PreparedSlash, type Stack, startStack } from "../lib/stack.js";

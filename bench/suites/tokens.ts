@@ -9,10 +9,11 @@
  * (expires_in minus the provider's margin: 60 s, at most 10% of the lifetime), i.e.
  * ceil(simulated time / (expires_in - margin)).
  */
+
+import { SEED, startSandbox } from "../../fakes/platform/server.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { createPlatformClient } from "../../src/platform/index.js";
-import { SEED, startSandbox } from "../../src/sandbox/server.js";
 import { LIVESTREAM_CARD_FIELDS } from "../../src/slack/blocks/index.js";
 
 export interface TokenSimRun {

@@ -9,11 +9,12 @@
  * The logger logs at info (the production default) into a counter, so logging cost is included
  * without flooding the runner's output.
  */
+
+import { type Sandbox, startSandbox } from "../../fakes/platform/server.js";
+import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/server.js";
-import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
 import { newCallbackToken, RouteRepo } from "../../src/store/index.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import type { RunningTarget } from "./types.js";

@@ -17,15 +17,12 @@
  * a concurrent claim by another workspace still throws ProfileClaimedError, nothing changed). A
  * claim taken by a `set` the platform then refused is given back; `remove` releases it.
  */
+import { callbackUrlFor } from "../http/paths.js";
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
 import type { WebhookEvent } from "../platform/schemas.js";
 import { newCallbackToken, type ProfileSettings, routeIdOf, tokenMatchesRouteId } from "../store/index.js";
 import type { BotDeps } from "./context.js";
-
-export function callbackUrlFor(publicUrl: string, token: string): string {
-  return `${publicUrl}/hooks/platform/${token}`;
-}
 
 export interface WebhookView {
   profileId: string;

@@ -10,7 +10,7 @@
  * The platform is reached through a relay that can refuse connections (platform down).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Fault, SEED } from "../../src/sandbox/server.js";
+import { type Fault, SEED } from "../../fakes/platform/server.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import { changedKeys, configureProfile, memorySnapshot, Relay } from "./support.js";
 

@@ -15,15 +15,15 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/log.js";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import {
   type SlackStandin,
   sendSigned,
   slashCommandBody,
   startSlackStandin,
-} from "../../src/standin/index.js";
+} from "../../fakes/slack/index.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
 import { freePort } from "../store/helpers.js";
 import { type Bot, PUBLIC_URL, startBot, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";

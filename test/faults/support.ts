@@ -6,7 +6,7 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { type Harness, PUBLIC_URL } from "../support/harness.js";
 
 /**

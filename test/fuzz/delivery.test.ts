@@ -21,7 +21,7 @@ import { createClient } from "@keyv/redis";
 import fc from "fast-check";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import type { Route } from "../../src/store/index.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
@@ -506,7 +506,7 @@ describe("POST /hooks/platform/<token>, tokens and broken HTTP", () => {
 
   it("regression: a malformed escape in the path is a 400, not Bolt's 500", async () => {
     // Found by the property above: Bolt's router threw URIError on "%" / "%zz" (fixed in
-    // src/http/front.ts).
+    // src/deliveries/front.ts).
     for (const path of ["/hooks/platform/%", "/hooks/platform/%zz", `/hooks/platform/${token}%`]) {
       for (const method of ["POST", "GET"] as const) {
         const res = await request(`${h.url}${path}`, {

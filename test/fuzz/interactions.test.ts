@@ -6,7 +6,8 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/ids.js";
 import {
   assertViewWithinLimits,
@@ -14,7 +15,6 @@ import {
   type Message,
   type ModalView,
 } from "../../src/slack/blocks/index.js";
-import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
 import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";

@@ -9,7 +9,7 @@ import { createClient } from "@keyv/redis";
 import fc from "fast-check";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { assertWithinLimits, type Message } from "../../src/slack/blocks/index.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, runs, validDeliveryArb } from "./arbitraries.js";

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sqlite3 from "sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { SEED } from "../../fakes/platform/server.js";
 import { decodeItem } from "../../src/notify/outbox/common.js";
-import { SEED } from "../../src/sandbox/server.js";
 import { eventually, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
+import { SEED } from "../../fakes/platform/server.js";
 import type { StoreUrl } from "../../src/config.js";
-import { SEED } from "../../src/sandbox/server.js";
 import { type Bot, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
 
 const CHANNEL = "C0NEWS";

@@ -5,8 +5,8 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SEED } from "../../fakes/platform/server.js";
 import { sampleLifecycle } from "../../src/notify/sample.js";
-import { SEED } from "../../src/sandbox/server.js";
 import { eventually, type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

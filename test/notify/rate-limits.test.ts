@@ -6,9 +6,9 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SEED } from "../../fakes/platform/server.js";
+import type { RecordedCall } from "../../fakes/slack/index.js";
 import { sampleLifecycle } from "../../src/notify/sample.js";
-import { SEED } from "../../src/sandbox/server.js";
-import type { RecordedCall } from "../../src/standin/index.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

@@ -5,8 +5,8 @@
 import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
-import { MAX_DELIVERY_BYTES } from "../../src/webhooks/receive.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { MAX_DELIVERY_BYTES } from "../../src/deliveries/receive.js";
 import { type Harness, PUBLIC_URL, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

@@ -8,9 +8,9 @@
  */
 import type { Installation } from "@slack/bolt";
 import { request } from "undici";
+import { SEED } from "../../fakes/platform/server.js";
+import { eventBody, STANDIN, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
-import { SEED } from "../../src/sandbox/server.js";
-import { eventBody, STANDIN, sendSigned } from "../../src/standin/index.js";
 import type { InstallationRepo } from "../../src/store/index.js";
 import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness } from "../support/harness.js";
 

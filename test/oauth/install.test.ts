@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { STANDIN } from "../../fakes/slack/index.js";
 import { BOT_SCOPES } from "../../src/slack/oauth.js";
-import { STANDIN } from "../../src/standin/index.js";
 import { eventually, waitFor } from "../support/harness.js";
 import { CLIENT_ID, localHook, type OAuthBot, PUBLIC_URL, startOAuthBot } from "./helper.js";
 

@@ -4,8 +4,8 @@
  * left (and reported) otherwise; deliveries already queued are dead-lettered, never posted.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
-import { eventBody, sendSigned } from "../../src/standin/index.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import { eventually, SIGNING_SECRET, startHarness } from "../support/harness.js";
 import { deliverCreated, type OAuthBot, startOAuthBot } from "./helper.js";
 

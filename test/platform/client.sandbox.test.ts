@@ -3,6 +3,7 @@
  * client (tokens, sparse fields, webhook rules and state table, errors, retries, timeouts).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { silentLogger } from "../../src/log.js";
 import { ApiTransport } from "../../src/platform/api.js";
 import { TokenProvider } from "../../src/platform/auth.js";
@@ -14,7 +15,6 @@ import {
   ProfileSchema,
   WEBHOOK_EVENTS,
 } from "../../src/platform/index.js";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
 
 const TIMEOUTS = { connectMs: 2000, headersMs: 2000, bodyMs: 2000 };
 let sb: Sandbox;

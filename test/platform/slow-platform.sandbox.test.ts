@@ -11,6 +11,7 @@
  *   waited behind others on a single connection.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import {
@@ -18,7 +19,6 @@ import {
   PlatformClient,
   type PlatformClientOptions,
 } from "../../src/platform/index.js";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
 
 const ID = SEED.livestreams.offAir;
 let sb: Sandbox;

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { at, call, form } from "./helpers.js";
 
 const freePort = () =>
@@ -21,7 +21,7 @@ afterEach(() => {
 });
 
 function run(env: Record<string, string>) {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/sandbox/cli.ts"], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "fakes/platform/cli.ts"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

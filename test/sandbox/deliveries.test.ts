@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { lifecycleEvents } from "../../src/sandbox/deliver.js";
-import { SANDBOX_WEBHOOK_SOURCE_IPS, type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { lifecycleEvents } from "../../fakes/platform/deliver.js";
+import { SANDBOX_WEBHOOK_SOURCE_IPS, type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { Receiver } from "./receiver.js";
 
 const ALL_EVENTS = [

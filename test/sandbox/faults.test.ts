@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, form, tokenFor } from "./helpers.js";
 
 let sb: Sandbox;

@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { expect } from "vitest";
-import type { Sandbox } from "../../src/sandbox/server.js";
+import type { Sandbox } from "../../fakes/platform/server.js";
 
 export interface Reply {
   status: number;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, call, tokenFor } from "./helpers.js";
 
 let sb: Sandbox;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, expectEnvelope, keys, tokenFor } from "./helpers.js";
 
 const NOW = Date.parse("2025-03-01T10:00:00Z");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, form, keys, tokenFor } from "./helpers.js";
 
 let sb: Sandbox;

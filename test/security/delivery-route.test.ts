@@ -18,8 +18,8 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
-import { allowList, clientAddress } from "../../src/webhooks/source.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { allowList, clientAddress } from "../../src/deliveries/source.js";
 import { configureProfile, localHookUrl, memorySnapshot } from "../faults/support.js";
 import { type Harness, startHarness } from "../support/harness.js";
 

@@ -15,12 +15,12 @@
  */
 import type { App } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { eventBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/slack/blocks/index.js";
 import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/grammar.js";
 import { LIFECYCLE_EVENTS } from "../../src/slack/listeners/events/index.js";
 import { registerListeners } from "../../src/slack/listeners/index.js";
-import { eventBody, sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
 import { waitFor } from "../support/harness.js";
 

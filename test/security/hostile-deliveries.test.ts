@@ -1,12 +1,12 @@
 /**
- * Hostile deliveries over the real route (src/webhooks/receive.ts, limits.ts), one test per way a
+ * Hostile deliveries over the real route (src/deliveries/receive.ts, limits.ts), one test per way a
  * sender could hurt the bot: deep nesting, impossible timestamps, a flood on one route, and slow
  * or unknown-token connections (src/http/timeouts.ts).
  */
 import { connect, type Socket } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { configureProfile } from "../faults/support.js";
 import { type Harness, startHarness } from "../support/harness.js";
 

@@ -7,9 +7,9 @@
  *    modal metadata): a clear ephemeral answer, and the platform is never written.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, encodeMeta, VIEWS } from "../../src/slack/blocks/index.js";
-import { sendSigned, viewSubmissionBody } from "../../src/standin/index.js";
 import { deliverCreated, type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
 import { eventually, waitFor } from "../support/harness.js";
 

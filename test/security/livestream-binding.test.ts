@@ -6,7 +6,7 @@
  * `profile.profile_id`, and never its ingest addresses.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type Harness, startHarness } from "../support/harness.js";
 

@@ -7,8 +7,8 @@
  */
 import { WebClient } from "@slack/web-api";
 import { describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
-import type { RecordedCall } from "../../src/standin/index.js";
+import { SEED } from "../../fakes/platform/server.js";
+import type { RecordedCall } from "../../fakes/slack/index.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import { type KnownSecret, SecretLeakError, scanForSecrets } from "../support/secret-scan.js";
 

@@ -13,7 +13,7 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import {
   eventBody,
   type SlackSignatureHeaders,
@@ -21,7 +21,7 @@ import {
   slackSignature,
   slashCommandBody,
   urlVerificationBody,
-} from "../../src/standin/index.js";
+} from "../../fakes/slack/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 let h: Harness;

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 

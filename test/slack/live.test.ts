@@ -3,7 +3,7 @@
  * sandbox behind it, answers read from the Slack stand-in's response_url.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type Harness, startHarness } from "../support/harness.js";
 

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
-import { sendSigned, slackSignature, slashCommandBody } from "../../src/standin/index.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { sendSigned, slackSignature, slashCommandBody } from "../../fakes/slack/index.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
 
 describe("request verification", () => {

@@ -9,14 +9,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { type BuiltApp, buildApp } from "../../src/app.js";
-import { type Config, loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/log.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
-import { createPlatformClient } from "../../src/platform/index.js";
-import { eventData } from "../../src/sandbox/deliver.js";
-import { type Sandbox, SEED, startSandbox } from "../../src/sandbox/server.js";
-import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
+import { eventData } from "../../fakes/platform/deliver.js";
+import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import {
   blockActionsPayload,
   DEFAULT_APP_TOKEN,
@@ -27,8 +21,14 @@ import {
   slashCommandFields,
   startSlackStandin,
   viewSubmissionPayload,
-} from "../../src/standin/index.js";
-import type { SlackStandin } from "../../src/standin/types.js";
+} from "../../fakes/slack/index.js";
+import type { SlackStandin } from "../../fakes/slack/types.js";
+import { type BuiltApp, buildApp } from "../../src/app.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createPlatformClient } from "../../src/platform/index.js";
+import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
 import { InstallationRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 

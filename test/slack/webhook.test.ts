@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
 

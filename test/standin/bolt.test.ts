@@ -15,7 +15,7 @@ import {
   startSlackStandin,
   urlVerificationBody,
   viewSubmissionBody,
-} from "../../src/standin/index.js";
+} from "../../fakes/slack/index.js";
 import { clientFor, waitFor } from "./helpers.js";
 
 const SECRET = "bolt-test-signing-secret";

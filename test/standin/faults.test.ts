@@ -1,7 +1,7 @@
 /** Fault injection as the real @slack/web-api client sees it: rate limits, 5xx, errors, latency. */
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
+import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { type Client, caught, clientFor, ErrorCode, postJson } from "./helpers.js";
 
 let s: SlackStandin;

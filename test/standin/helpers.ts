@@ -1,5 +1,5 @@
 import { webApi } from "@slack/bolt";
-import type { SlackStandin } from "../../src/standin/index.js";
+import type { SlackStandin } from "../../fakes/slack/index.js";
 
 export const { WebClient, ErrorCode, LogLevel } = webApi;
 export type Client = InstanceType<typeof WebClient>;

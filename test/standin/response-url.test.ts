@@ -1,6 +1,6 @@
 /** response_url posts: recording, channel view, replace/delete original, validation, use limits. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
+import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { type Client, clientFor, postJson, section } from "./helpers.js";
 
 let s: SlackStandin;

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifySlackRequest } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendSigned, signSlackRequest, slackSignature, slashCommandBody } from "../../src/standin/index.js";
+import { sendSigned, signSlackRequest, slackSignature, slashCommandBody } from "../../fakes/slack/index.js";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 

@@ -4,7 +4,7 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type SlackStandin, startSlackStandin } from "../../src/standin/index.js";
+import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { type Client, caught, clientFor, ErrorCode, section } from "./helpers.js";
 
 let s: SlackStandin;

@@ -4,20 +4,20 @@
  * requests and read what the bot answered through response_url and the Web API.
  */
 
-import type { AppCollaborators, BuiltApp } from "../../src/app.js";
-import { type ComposedBot, startComposedBot } from "../../src/compose.js";
-import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/log.js";
-import type { Outbox } from "../../src/notify/types.js";
-import type { PlatformClient } from "../../src/platform/index.js";
-import { type Sandbox, type SandboxOptions, SEED, startSandbox } from "../../src/sandbox/server.js";
+import { type Sandbox, type SandboxOptions, SEED, startSandbox } from "../../fakes/platform/server.js";
 import {
   blockActionsBody,
   type SlackStandin,
   sendSigned,
   slashCommandBody,
   startSlackStandin,
-} from "../../src/standin/index.js";
+} from "../../fakes/slack/index.js";
+import type { AppCollaborators, BuiltApp } from "../../src/app.js";
+import { type ComposedBot, startComposedBot } from "../../src/compose.js";
+import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
+import { createLogger, type Logger } from "../../src/log.js";
+import type { Outbox } from "../../src/notify/types.js";
+import type { PlatformClient } from "../../src/platform/index.js";
 import type { Store } from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
 

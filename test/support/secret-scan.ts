@@ -15,9 +15,10 @@
  *   updates, views) they are a leak.
  * Leaks are reported by kind and place, never by value.
  */
+
+import type { Sandbox } from "../../fakes/platform/server.js";
+import type { RecordedCall, SlackStandin } from "../../fakes/slack/index.js";
 import type { Config } from "../../src/config.js";
-import type { Sandbox } from "../../src/sandbox/server.js";
-import type { RecordedCall, SlackStandin } from "../../src/standin/index.js";
 
 export interface KnownSecret {
   kind: string;

@@ -1,6 +1,6 @@
 import { WebClient } from "@slack/web-api";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
 import { workerClientOptions } from "../../src/slack/oauth.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { WatchService, type WatchServiceOptions } from "../../src/watch/service.js";

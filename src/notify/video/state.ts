@@ -23,6 +23,7 @@
  *   preset lines keep what they had, they are shown as "at deletion" anyway.
  */
 import type { Delivery } from "../../platform/schemas.js";
+import { dedupeKeyOf } from "../item.js";
 import {
   boundedData,
   checkDelivery,
@@ -165,11 +166,6 @@ export function initialState(ctx: {
     lastRenderAt: null,
     seen: [],
   };
-}
-
-/** sha256 hex of `type|timestamp|canonical JSON of data`: the same delivery gives the same key. */
-export function dedupeKeyOf(d: Delivery): string {
-  return sha256Hex(`${d.type}|${d.timestamp}|${canonicalJson(d.data)}`);
 }
 
 function minOf(a: number | null, b: number): number {
@@ -387,3 +383,5 @@ export function applyDelivery(state: VideoState, d: Delivery): VideoState {
   }
   return s;
 }
+
+export { dedupeKeyOf };

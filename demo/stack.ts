@@ -7,15 +7,15 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BuiltApp } from "../app.js";
-import { startComposedBot } from "../compose.js";
-import { type Config, loadConfig } from "../config.js";
-import { createLogger, type Logger } from "../log.js";
-import type { Outbox } from "../notify/types.js";
-import type { PlatformClient } from "../platform/index.js";
-import { type Sandbox, startSandbox } from "../sandbox/server.js";
-import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../standin/index.js";
-import type { Store } from "../store/index.js";
+import { type Sandbox, startSandbox } from "../fakes/platform/server.js";
+import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
+import type { BuiltApp } from "../src/app.js";
+import { startComposedBot } from "../src/compose.js";
+import { type Config, loadConfig } from "../src/config.js";
+import { createLogger, type Logger } from "../src/log.js";
+import type { Outbox } from "../src/notify/types.js";
+import type { PlatformClient } from "../src/platform/index.js";
+import type { Store } from "../src/store/index.js";
 
 /** The address the platform is told to call; deliveries are re-routed to the local bot. */
 export const DEMO_PUBLIC_URL = "https://bot.example.com";

@@ -5,7 +5,7 @@
  * constant time by RouteRepo) before a byte of the body is read (the 403/404 answers close the
  * connection, so the unread body does not matter), size (413, reading stops at the limit),
  * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
- * timestamp window (400 with the reason; src/webhooks/limits.ts). Then the delivery is stored
+ * timestamp window (400 with the reason; src/deliveries/limits.ts). Then the delivery is stored
  * durably in the outbox, deduplicated on (workspace, profile, type, timestamp, data), and only
  * then answered 200; a route with too many items not yet processed gets 429 with Retry-After
  * (the outbox's per-route quota). Storing is the only work on the request path; Slack is the
@@ -14,10 +14,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
+import { DELIVERY_ROUTE } from "../http/paths.js";
 import type { Logger } from "../log.js";
+import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
-import { videoKeyOf } from "../notify/types.js";
-import { dedupeKeyOf } from "../notify/video/state.js";
 import { parseDelivery } from "../platform/schemas.js";
 import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
 import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
@@ -39,7 +39,7 @@ export interface ReceiveOptions {
 export interface IngestResult {
   status: 200 | 400 | 403 | 404 | 413 | 429 | 503;
   body: Record<string, unknown>;
-  /** Why a hostile delivery was refused (a 400 of src/webhooks/limits.ts, or 429 "over_quota"). */
+  /** Why a hostile delivery was refused (a 400 of src/deliveries/limits.ts, or 429 "over_quota"). */
   reason?: RefusalReason | "over_quota";
 }
 
@@ -152,7 +152,7 @@ export interface Ingestor {
   ingest(target: string | Route, body: Buffer | string): Promise<IngestResult>;
   /**
    * Answers one delivery request for `token` (the path segment after /hooks/platform/); resolves
-   * once the answer is written. Used by the front listener (src/http/front.ts).
+   * once the answer is written. Used by the front listener (src/deliveries/front.ts).
    */
   handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void>;
   /** The same as a Bolt custom route (Socket Mode's HTTP server, and odd paths the front defers). */
@@ -206,19 +206,8 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     const at = now();
     const late = timestampProblem(d.timestamp, at);
     if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
-    const videoId = typeof d.data.video_id === "string" ? d.data.video_id : null;
-    const outcome = await o.outbox.enqueue(
-      {
-        teamId: route.teamId,
-        profileId: route.profileId,
-        channelId: route.channelId,
-        videoKey: videoKeyOf(route.teamId, route.profileId, videoId),
-        delivery: d,
-        receivedAt: at,
-      },
-      `${route.teamId}:${route.profileId}:${dedupeKeyOf(d)}`,
-      at,
-    );
+    const { item, dedupeKey } = outboxItemOf(route, d, at);
+    const outcome = await o.outbox.enqueue(item, dedupeKey, at);
     if (outcome === "full") {
       return refused(429, "over_quota", "too many deliveries of this route are waiting to be processed");
     }
@@ -273,7 +262,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     ingest,
     handle,
     route: {
-      path: "/hooks/platform/:token",
+      path: DELIVERY_ROUTE,
       method: ["POST"],
       handler: (req, res) =>
         void handle(

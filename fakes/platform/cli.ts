@@ -3,7 +3,8 @@
  * `loadSandboxConfig` (SANDBOX_PORT, SANDBOX_HOST, PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET,
  * SANDBOX_TOKEN_LIFETIME_SECONDS, SANDBOX_DELIVER_TO, LOG_LEVEL).
  */
-import { loadSandboxConfig, readConfigOrExit } from "../config.js";
+import { readConfigOrExit } from "../../src/config.js";
+import { loadSandboxConfig } from "./config.js";
 import { CONTROL_ENDPOINTS } from "./control.js";
 import { SANDBOX_WEBHOOK_SOURCE_IPS, SEED, startSandbox } from "./server.js";
 

@@ -3,7 +3,7 @@
  * (chat.postMessage, chat.update, chat.delete, response_url posts) and prints each one as a new
  * message, a thread reply, an edit or a deletion, with the message rendered as text.
  */
-import type { RecordedCall, SlackStandin } from "../standin/index.js";
+import type { RecordedCall, SlackStandin } from "../fakes/slack/index.js";
 import { str } from "./blocks.js";
 import { maskDeep, type Names } from "./mrkdwn.js";
 import type { Style } from "./style.js";

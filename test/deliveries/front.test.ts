@@ -1,13 +1,13 @@
 /**
- * The front listener (src/http/front.ts) over real HTTP: plain delivery paths are answered before
+ * The front listener (src/deliveries/front.ts) over real HTTP: plain delivery paths are answered before
  * Bolt's router, every other spelling still reaches the same handler through Bolt, and the rest
  * of the server (Slack requests, health routes, unknown paths) behaves as before.
  */
 
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plainDeliveryToken } from "../../src/http/front.js";
-import { SEED } from "../../src/sandbox/server.js";
+import { SEED } from "../../fakes/platform/server.js";
+import { plainDeliveryToken } from "../../src/deliveries/front.js";
 import { type Harness, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

@@ -10,9 +10,9 @@ import { realpathSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { lifecycleEvents, type WebhookEvent } from "../sandbox/deliver.js";
-import { SEED } from "../sandbox/server.js";
-import { SEED_CHANNELS } from "../standin/index.js";
+import { lifecycleEvents, type WebhookEvent } from "../fakes/platform/deliver.js";
+import { SEED } from "../fakes/platform/server.js";
+import { SEED_CHANNELS } from "../fakes/slack/index.js";
 import { channelHtml } from "./html.js";
 import { maskDeep, maskSecrets, type Names } from "./mrkdwn.js";
 import { DEMO_PUBLIC_URL, type Stack, startStack } from "./stack.js";
@@ -330,7 +330,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   return { lines, htmlPath };
 }
 
-/** True when this file is the program (`tsx src/demo/run.ts`), not imported (the test). */
+/** True when this file is the program (`tsx demo/run.ts`), not imported (the test). */
 function isMain(): boolean {
   const entry = process.argv[1];
   if (entry === undefined) return false;

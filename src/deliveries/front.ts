@@ -11,13 +11,12 @@
  * The receiver's start(), stop() and error handling are untouched.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { DELIVERY_PREFIX } from "../http/paths.js";
 
 export interface FrontRoutes {
   /** Answers a delivery for `token`. */
   delivery(req: IncomingMessage, res: ServerResponse, token: string): void;
 }
-
-export const DELIVERY_PREFIX = "/hooks/platform/";
 
 /** A token segment the front answers itself: base64url, nothing to decode. */
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -1,0 +1,41 @@
+/**
+ * What the delivery route stores and the worker reads back: one outbox item per delivery, keyed by
+ * its video (the order and lease unit) and deduplicated by its content. Built here, once, for both
+ * sides, so the route and the worker cannot disagree on a video key or a dedupe key.
+ */
+import type { Delivery } from "../platform/schemas.js";
+import type { NewOutboxItem } from "./types.js";
+import { videoKeyOf } from "./types.js";
+import { canonicalJson, sha256Hex } from "./video/hash.js";
+
+/** sha256 hex of `type|timestamp|canonical JSON of data`: the same delivery gives the same key. */
+export function dedupeKeyOf(d: Delivery): string {
+  return sha256Hex(`${d.type}|${d.timestamp}|${canonicalJson(d.data)}`);
+}
+
+/** Where a delivery goes: the route's workspace, profile and channel. */
+export interface ItemRoute {
+  teamId: string;
+  profileId: string;
+  channelId: string;
+}
+
+/** The outbox item for a delivery received on `route` at `receivedAt`, and its dedupe key. */
+export function outboxItemOf(
+  route: ItemRoute,
+  d: Delivery,
+  receivedAt: number,
+): { item: NewOutboxItem; dedupeKey: string } {
+  const videoId = typeof d.data.video_id === "string" ? d.data.video_id : null;
+  return {
+    item: {
+      teamId: route.teamId,
+      profileId: route.profileId,
+      channelId: route.channelId,
+      videoKey: videoKeyOf(route.teamId, route.profileId, videoId),
+      delivery: d,
+      receivedAt,
+    },
+    dedupeKey: `${route.teamId}:${route.profileId}:${dedupeKeyOf(d)}`,
+  };
+}
