@@ -21,7 +21,14 @@ import { InstallationMissingError, type InstallationRepo } from "../store/index.
 type InstallerOptions = NonNullable<HTTPReceiverOptions["installerOptions"]>;
 type CallbackOptions = NonNullable<InstallerOptions["callbackOptions"]>;
 
-export const BOT_SCOPES = ["commands", "chat:write", "chat:write.public", "users:read"];
+export const BOT_SCOPES = [
+  "commands",
+  "chat:write",
+  "chat:write.public",
+  "users:read",
+  "links:read",
+  "links:write",
+];
 export const INSTALL_PATH = "/slack/install";
 export const REDIRECT_PATH = "/slack/oauth_redirect";
 
