@@ -97,6 +97,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
     managerUserIds: config.managerUserIds,
+    videoUrlTemplate: config.videoUrlTemplate,
     coalesceMs: c.worker?.coalesceMs,
     pollMs: c.worker?.pollMs,
     leaseMs: c.worker?.leaseMs,
