@@ -24,6 +24,7 @@ import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./slack/grammar.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
+import { TokenRotation } from "./slack/rotation.js";
 import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "./store/index.js";
 
 export interface AppCollaborators {
@@ -89,14 +90,28 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
   // per workspace from its installation (OAuth), or the one bot token.
   const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
+  // Token rotation (multi-workspace mode): expiring bot tokens are refreshed before use.
+  const rotation =
+    installations && config.slack.clientId && config.slack.clientSecret
+      ? new TokenRotation({
+          installations,
+          apiUrl: config.slack.apiUrl,
+          clientId: config.slack.clientId,
+          clientSecret: config.slack.clientSecret,
+          logger,
+        })
+      : undefined;
   const worker = new NotifyWorker({
     outbox: c.outbox,
-    slackFor: installations ? workspaceClients(installations, config.slack.apiUrl) : async () => workerClient,
+    slackFor: installations
+      ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
+      : async () => workerClient,
     settings: c.settings,
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
     managerUserIds: config.managerUserIds,
+    videoUrlTemplate: config.videoUrlTemplate,
     coalesceMs: c.worker?.coalesceMs,
     pollMs: c.worker?.pollMs,
     leaseMs: c.worker?.leaseMs,
@@ -173,8 +188,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   // OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
   // request with its workspace's installation; otherwise the one bot token.
   const oauth = installations
-    ? oauthReceiverOptions(config, installations, logger.child({ component: "oauth" }), (team, enterprise) =>
-        deps.access.workspaceAllowed(team, enterprise),
+    ? oauthReceiverOptions(
+        config,
+        installations,
+        logger.child({ component: "oauth" }),
+        (team, enterprise) => deps.access.workspaceAllowed(team, enterprise),
+        rotation,
       )
     : undefined;
   const token = oauth ? undefined : config.slack.botToken;

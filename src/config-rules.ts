@@ -151,6 +151,30 @@ export const profileBindings = z.string().transform((raw, ctx) => {
   return out;
 });
 
+/** A DNS host name (`dailymotion.com`, `dai.ly`): letters, digits and hyphens in dot-separated labels. */
+export const hostName = z
+  .string()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/, {
+    error: entry("is not a domain name (like dailymotion.com); separate domains with commas"),
+  });
+
+/**
+ * An https URL template holding `{id}` once or more (`https://www.dailymotion.com/video/{id}`).
+ */
+export const urlTemplate = z.string().refine(
+  (raw) => {
+    if (!raw.includes("{id}")) return false;
+    const u = parseUrl(raw.replaceAll("{id}", "x0id"));
+    return u?.protocol === "https:" && u.username === "" && u.password === "";
+  },
+  {
+    error: got(
+      "must be an https URL containing {id}, for example https://www.dailymotion.com/video/{id} (set it empty for no link)",
+    ),
+  },
+);
+
 export const addressOrCidr = z.string().refine(isAddressOrCidr, {
   error: entry("is not an IP address or CIDR block; separate entries with commas"),
 });

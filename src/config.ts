@@ -18,6 +18,7 @@ import {
   ConfigError,
   type Env,
   got,
+  hostName,
   type LogLevel,
   list,
   logLevel,
@@ -30,6 +31,7 @@ import {
   secret,
   slackUserId,
   token,
+  urlTemplate,
   wholeNumber,
   workspaceId,
 } from "./config-rules.js";
@@ -92,6 +94,10 @@ export interface Config {
   allowedWorkspaces: string[];
   /** Team or enterprise id → the profile ids it may read and change. */
   profileBindings: Record<string, string[]>;
+  /** UNFURL_DOMAINS: domains (and their subdomains) whose livestream links are previewed. */
+  unfurlDomains: string[];
+  /** VIDEO_URL_TEMPLATE: a video's link (`{id}` = the video id), or undefined for no link. */
+  videoUrlTemplate: string | undefined;
   /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
 }
@@ -177,6 +183,11 @@ const botEnv = z
     LOG_LEVEL: logLevel,
     ALLOWED_WORKSPACES: list(COMMA, z.array(workspaceId)).optional(),
     PROFILE_BINDINGS: profileBindings.prefault(""),
+    UNFURL_DOMAINS: list(
+      COMMA,
+      z.array(hostName).min(1, "name at least one domain, for example dailymotion.com,dai.ly"),
+    ).prefault("dailymotion.com,dai.ly"),
+    VIDEO_URL_TEMPLATE: urlTemplate.prefault("https://www.dailymotion.com/video/{id}"),
     METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
     PLATFORM_MAX_CONNECTIONS: wholeNumber(
       1,
@@ -264,6 +275,12 @@ export function loadConfig(env: Env): Config {
     logLevel: v.LOG_LEVEL,
     allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
     profileBindings: v.PROFILE_BINDINGS,
+    unfurlDomains: v.UNFURL_DOMAINS,
+    // Set but empty means "no link" (elsewhere an empty value counts as unset).
+    videoUrlTemplate:
+      env.VIDEO_URL_TEMPLATE !== undefined && env.VIDEO_URL_TEMPLATE.trim() === ""
+        ? undefined
+        : v.VIDEO_URL_TEMPLATE,
     metricsToken: v.METRICS_TOKEN,
   };
 }

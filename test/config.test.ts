@@ -1038,3 +1038,51 @@ describe("loadConfig: METRICS_TOKEN", () => {
     expect(line).not.toContain("short-token-15c");
   });
 });
+
+describe("loadConfig: UNFURL_DOMAINS", () => {
+  it("defaults to the platform's domains (the manifest's unfurl_domains)", () => {
+    expect(loadConfig(VALID).unfurlDomains).toEqual(["dailymotion.com", "dai.ly"]);
+  });
+
+  it("takes comma-separated host names, lower-cased", () => {
+    expect(loadConfig({ ...VALID, UNFURL_DOMAINS: "Video.Example.COM , ex.io" }).unfurlDomains).toEqual([
+      "video.example.com",
+      "ex.io",
+    ]);
+  });
+
+  it.each(["https://dailymotion.com", "dailymotion.com/video", "*.dailymotion.com", "localhost", "a..b"])(
+    "refuses %s, naming it",
+    (value) => {
+      const line = onlyProblem({ ...VALID, UNFURL_DOMAINS: `dai.ly,${value}` }, "UNFURL_DOMAINS");
+      expect(line).toContain("is not a domain name");
+      expect(line).toContain(value.toLowerCase());
+    },
+  );
+});
+
+describe("loadConfig: VIDEO_URL_TEMPLATE", () => {
+  it("defaults to the platform's video page", () => {
+    expect(loadConfig(VALID).videoUrlTemplate).toBe("https://www.dailymotion.com/video/{id}");
+  });
+
+  it("set but empty means no link", () => {
+    expect(loadConfig({ ...VALID, VIDEO_URL_TEMPLATE: "" }).videoUrlTemplate).toBeUndefined();
+    expect(loadConfig({ ...VALID, VIDEO_URL_TEMPLATE: "  " }).videoUrlTemplate).toBeUndefined();
+  });
+
+  it("keeps an https template with {id}", () => {
+    const t = "https://videos.example.com/watch?v={id}";
+    expect(loadConfig({ ...VALID, VIDEO_URL_TEMPLATE: t }).videoUrlTemplate).toBe(t);
+  });
+
+  it.each([
+    "https://www.dailymotion.com/video/",
+    "http://www.dailymotion.com/video/{id}",
+    "javascript:alert({id})",
+    "www.dailymotion.com/video/{id}",
+  ])("refuses %s", (value) => {
+    const line = onlyProblem({ ...VALID, VIDEO_URL_TEMPLATE: value }, "VIDEO_URL_TEMPLATE");
+    expect(line).toContain("must be an https URL containing {id}");
+  });
+});

@@ -7,6 +7,8 @@ export {
   blockActionsPayload,
   eventBody,
   eventPayload,
+  type LinkSharedOptions,
+  linkSharedEvent,
   newTriggerId,
   type SlashCommandOptions,
   slashCommandBody,

@@ -2,10 +2,10 @@
  * The Web API methods the stand-in implements, answering like Slack: {ok:true, ...} or a
  * SlackFailure ({ok:false, error}). Arguments arrive decoded (blocks, view... as JSON values).
  */
-import { viewErrors } from "./blocks.js";
+import { blockErrors, MAX_MESSAGE_BLOCKS, viewErrors } from "./blocks.js";
 import { channelName, SEED_CHANNELS, STANDIN } from "./seed.js";
 import type { SlackUser } from "./types.js";
-import { isObj, type Obj, readContent, SlackFailure, str, type Workspace } from "./workspace.js";
+import { flag, isObj, type Obj, readContent, SlackFailure, str, type Workspace } from "./workspace.js";
 
 export interface CallContext {
   ws: Workspace;
@@ -212,6 +212,57 @@ export const METHODS: Record<string, Method> = {
     },
   },
 
+  "chat.unfurl": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const unfurlId = str(args.unfurl_id);
+      const source = str(args.source);
+      const channel = str(args.channel);
+      const ts = str(args.ts);
+      if ((unfurlId === undefined || source === undefined) && (channel === undefined || ts === undefined))
+        throw new SlackFailure("invalid_arguments", {
+          errors: ["give channel and ts, or unfurl_id and source"],
+        });
+      const unfurls = args.unfurls;
+      if (!isObj(unfurls) || Object.keys(unfurls).length === 0)
+        throw new SlackFailure("invalid_unfurls_format");
+      for (const [url, preview] of Object.entries(unfurls)) {
+        if (!isObj(preview)) throw new SlackFailure("invalid_unfurls_format");
+        if (preview.blocks !== undefined) {
+          const errors = blockErrors(preview.blocks, MAX_MESSAGE_BLOCKS, `/unfurls/${url}/blocks`);
+          if (errors.length > 0) throw new SlackFailure("invalid_blocks", { errors });
+        }
+      }
+      if (channel !== undefined && !ws.exists(ws.resolveChannel(channel)))
+        throw new SlackFailure("channel_not_found");
+      ws.unfurls.push({
+        ...(channel !== undefined ? { channel, ts } : {}),
+        ...(unfurlId !== undefined ? { unfurl_id: unfurlId, source } : {}),
+        unfurls: structuredClone(unfurls),
+      });
+      return { ok: true };
+    },
+  },
+
+  "conversations.history": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
+      if (!ws.exists(channel)) throw new SlackFailure("channel_not_found");
+      const withMetadata = flag(args.include_all_metadata);
+      const messages = ws
+        .list(channel)
+        .filter((m) => m.ephemeralTo === undefined && m.thread_ts === undefined)
+        .reverse()
+        .map((m) => {
+          const wire = ws.wire(m);
+          if (!withMetadata) delete wire.metadata;
+          return wire;
+        });
+      return { ok: true, messages, has_more: false };
+    },
+  },
+
   "chat.delete": {
     auth: true,
     handle: ({ ws, args }) => {
@@ -273,16 +324,33 @@ export const METHODS: Record<string, Method> = {
     handle: ({ ws, args, authorization }) => {
       const basic = authorization?.toLowerCase().startsWith("basic ") ?? false;
       if (str(args.client_id) === undefined && !basic) throw new SlackFailure("invalid_client_id");
+      if (str(args.grant_type) === "refresh_token") {
+        // Token rotation: a refresh token works once and gives a new pair.
+        const refresh = str(args.refresh_token);
+        const teamId = refresh === undefined ? undefined : ws.refreshTokens.get(refresh);
+        if (refresh === undefined || teamId === undefined || ws.rotation === undefined)
+          throw new SlackFailure("invalid_refresh_token");
+        ws.refreshTokens.delete(refresh);
+        return {
+          ok: true,
+          ...ws.issueToken(teamId),
+          token_type: "bot",
+          scope: STANDIN.scope,
+          bot_user_id: STANDIN.botUserId,
+          app_id: STANDIN.appId,
+          team: { id: teamId, name: teamId === ws.teamId ? STANDIN.teamName : `Workspace ${teamId}` },
+          enterprise: null,
+          is_enterprise_install: false,
+        };
+      }
       // `good-code` installs the stand-in's own team; `good-code:T0OTHER` another workspace (its
       // token is accepted like the others), so tests can install several through the real flow.
       const m = /^([^:]+)(?::([TE][A-Z0-9]{2,40}))?$/.exec(str(args.code) ?? "");
       if (m?.[1] !== STANDIN.goodCode) throw new SlackFailure("invalid_code");
       const teamId = m[2] ?? ws.teamId;
-      const token = `xoxb-installed-${teamId}-${ws.nextSeq()}`;
-      ws.issuedTokens.add(token);
       return {
         ok: true,
-        access_token: token,
+        ...ws.issueToken(teamId),
         token_type: "bot",
         scope: STANDIN.scope,
         bot_user_id: STANDIN.botUserId,

@@ -246,3 +246,29 @@ export function eventPayload(opts: { event: Record<string, unknown>; teamId?: st
 export function urlVerificationBody(challenge: string): string {
   return JSON.stringify({ token: STANDIN.verificationToken, challenge, type: "url_verification" });
 }
+
+export interface LinkSharedOptions {
+  urls: string[];
+  userId?: string;
+  teamId?: string;
+  channelId?: string;
+  /** ts of the message holding the links (default: a new one) */
+  messageTs?: string;
+  /** a link pasted in the message composer: Slack sends unfurl_id and source "composer" */
+  composer?: boolean;
+}
+
+/** The `link_shared` event Slack sends for links on the app's unfurl domains (wrap with eventBody). */
+export function linkSharedEvent(opts: LinkSharedOptions): Obj {
+  const event: Obj = {
+    type: "link_shared",
+    channel: opts.composer ? "COMPOSER" : (opts.channelId ?? DEFAULT_CHANNEL),
+    is_bot_user_member: true,
+    user: opts.userId ?? DEFAULT_USER,
+    message_ts: opts.messageTs ?? slackTs(),
+    links: opts.urls.map((url) => ({ domain: new URL(url).hostname, url })),
+    source: opts.composer ? "composer" : "conversations_history",
+  };
+  if (opts.composer) event.unfurl_id = `C${randomBytes(8).toString("hex").toUpperCase()}`;
+  return event;
+}

@@ -206,6 +206,8 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
       if (spec.auth) {
         if (token === undefined) throw new SlackFailure("not_authed");
         if (token !== botToken && !ws.issuedTokens.has(token)) throw new SlackFailure("invalid_auth");
+        const expires = ws.tokenExpiry.get(token);
+        if (expires !== undefined && now() >= expires) throw new SlackFailure("token_expired");
       }
       const ctx: CallContext = { ws, args: structuredClone(args) };
       if (header !== undefined) ctx.authorization = header;
@@ -318,6 +320,10 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
     issuedTokens: () => [...ws.issuedTokens],
+    unfurls: () => structuredClone(ws.unfurls),
+    setTokenRotation: (rotation) => {
+      ws.rotation = rotation === undefined ? undefined : { ...rotation };
+    },
     socket: socketModeFacade(socket, appToken),
     reset: () => {
       calls.length = 0;

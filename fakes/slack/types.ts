@@ -38,6 +38,23 @@ export interface ChannelMessage {
   user?: string;
   /** set on ephemeral messages: the only user who sees it */
   ephemeralTo?: string;
+  /** Slack message metadata ({event_type, event_payload}) given with chat.postMessage / chat.update */
+  metadata?: Record<string, unknown>;
+}
+
+/** A `chat.unfurl` the stand-in accepted. */
+export interface RecordedUnfurl {
+  channel?: string;
+  ts?: string;
+  unfurl_id?: string;
+  source?: string;
+  /** URL → attachment-like preview ({blocks} or {text}) */
+  unfurls: Record<string, unknown>;
+}
+
+/** Token rotation: installs and refreshes issue tokens that expire after `expiresInS` seconds. */
+export interface TokenRotation {
+  expiresInS: number;
 }
 
 export interface StandinFault {
@@ -145,6 +162,13 @@ export interface SlackStandin {
   clearFaults(): void;
   /** stand-in addition: the tokens oauth.v2.access issued since the last reset (tests scan for leaks) */
   issuedTokens(): string[];
+  /** the previews accepted by chat.unfurl, in order */
+  unfurls(): RecordedUnfurl[];
+  /**
+   * Token rotation on (installs answer refresh_token/expires_in, oauth.v2.access takes
+   * grant_type=refresh_token, expired tokens get `token_expired`) or off (undefined).
+   */
+  setTokenRotation(rotation: TokenRotation | undefined): void;
   /** Socket Mode: apps.connections.open with the app token, envelopes over a WebSocket */
   socket: SocketModeStandin;
   /** clears calls, messages, views, response urls, faults, Socket Mode acks; re-seeds users and channels */

@@ -5,7 +5,7 @@
  */
 import { blockErrors, MAX_TEXT_CHARS } from "./blocks.js";
 import { STANDIN, seedChannels, seedUsers } from "./seed.js";
-import type { ChannelMessage, SlackUser, StandinChannels } from "./types.js";
+import type { ChannelMessage, RecordedUnfurl, SlackUser, StandinChannels, TokenRotation } from "./types.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -43,6 +43,7 @@ export interface MessageContent {
   text?: string;
   blocks?: unknown[];
   attachments?: unknown[];
+  metadata?: Obj;
 }
 
 /** Slack's reading of a boolean argument ("true"/"1" in forms, true in JSON). */
@@ -82,6 +83,12 @@ export function readContent(args: Obj, optional = false): MessageContent {
     (out.blocks !== undefined && out.blocks.length > 0) ||
     (out.attachments !== undefined && out.attachments.length > 0);
   if (!hasContent && !optional) throw new SlackFailure("no_text");
+  if (args.metadata !== undefined && args.metadata !== "") {
+    const m = args.metadata;
+    if (!isObj(m) || typeof m.event_type !== "string" || !isObj(m.event_payload))
+      throw new SlackFailure("invalid_metadata_format");
+    out.metadata = m;
+  }
   return out;
 }
 
@@ -98,6 +105,12 @@ export class Workspace {
   readonly homeViews = new Map<string, string>();
   readonly responseUrls = new Map<string, ResponseUrlState>();
   readonly issuedTokens = new Set<string>();
+  /** token → when it expires (ms on the clock), for rotated tokens */
+  readonly tokenExpiry = new Map<string, number>();
+  /** refresh token → team id; a refresh token works once */
+  readonly refreshTokens = new Map<string, string>();
+  readonly unfurls: RecordedUnfurl[] = [];
+  rotation: TokenRotation | undefined;
   private readonly messagesByChannel = new Map<string, StoredMessage[]>();
   private lastMicros = 0;
   private seq = 0;
@@ -117,6 +130,10 @@ export class Workspace {
     this.homeViews.clear();
     this.responseUrls.clear();
     this.issuedTokens.clear();
+    this.tokenExpiry.clear();
+    this.refreshTokens.clear();
+    this.unfurls.length = 0;
+    this.rotation = undefined;
     this.messagesByChannel.clear();
     // The clock and the sequence keep going: a ts or an id is never handed out twice.
   }
@@ -132,6 +149,25 @@ export class Workspace {
   nextSeq(): number {
     this.seq += 1;
     return this.seq;
+  }
+
+  /**
+   * A new bot token for `teamId`; with rotation on, it expires and comes with a refresh token
+   * (the answer's refresh_token / expires_in).
+   */
+  issueToken(teamId: string): Obj {
+    const seq = this.nextSeq();
+    if (this.rotation === undefined) {
+      const token = `xoxb-installed-${teamId}-${seq}`;
+      this.issuedTokens.add(token);
+      return { access_token: token };
+    }
+    const token = `xoxe.xoxb-rotated-${teamId}-${seq}`;
+    const refresh = `xoxe-1-refresh-${teamId}-${seq}`;
+    this.issuedTokens.add(token);
+    this.tokenExpiry.set(token, this.now() + this.rotation.expiresInS * 1000);
+    this.refreshTokens.set(refresh, teamId);
+    return { access_token: token, refresh_token: refresh, expires_in: this.rotation.expiresInS };
   }
 
   /** A user id given as a channel means the bot's DM with that user ("U0ADMIN" → "D0ADMIN"). */
@@ -185,6 +221,7 @@ export class Workspace {
     if (extra.thread_ts !== undefined) message.thread_ts = extra.thread_ts;
     if (content.blocks !== undefined) message.blocks = content.blocks;
     if (content.attachments !== undefined) message.attachments = content.attachments;
+    if (content.metadata !== undefined) message.metadata = content.metadata;
     if (extra.ephemeralTo !== undefined) message.ephemeralTo = extra.ephemeralTo;
     const list = this.messagesByChannel.get(channel) ?? [];
     list.push(message);
@@ -197,6 +234,7 @@ export class Workspace {
     if (content.text !== undefined) message.text = content.text;
     if (content.blocks !== undefined) message.blocks = content.blocks;
     if (content.attachments !== undefined) message.attachments = content.attachments;
+    if (content.metadata !== undefined) message.metadata = content.metadata;
     message.edits += 1;
   }
 
@@ -224,6 +262,7 @@ export class Workspace {
     if (m.blocks !== undefined) out.blocks = m.blocks;
     if (m.attachments !== undefined) out.attachments = m.attachments;
     if (m.edits > 0) out.edited = { user: m.user, ts: m.ts };
+    if (m.metadata !== undefined) out.metadata = m.metadata;
     return out;
   }
 
@@ -234,6 +273,7 @@ export class Workspace {
     if (m.blocks !== undefined) out.blocks = structuredClone(m.blocks);
     if (m.user !== undefined) out.user = m.user;
     if (m.ephemeralTo !== undefined) out.ephemeralTo = m.ephemeralTo;
+    if (m.metadata !== undefined) out.metadata = structuredClone(m.metadata);
     return out;
   }
 }

@@ -40,6 +40,9 @@ export interface AuthorizerOptions {
 /** The profile field read with every livestream (spec 2.1/4.1: dot notation). */
 export const LIVESTREAM_PROFILE_FIELD = "profile.profile_id";
 
+/** The one sparse GET of a livestream (`fields` include the owning profile). */
+export type LivestreamGet = (livestreamId: string, fields: readonly string[]) => Promise<Livestream>;
+
 export type LivestreamRead = { allowed: true; livestream: Livestream; manager: boolean } | Refused;
 
 /** The error the platform gives for a livestream that does not exist (sandbox and spec 7). */
@@ -112,19 +115,22 @@ export class Authorizer {
    * Authorizes `action` on a livestream and reads it: ONE sparse GET with `fields` plus the owning
    * profile. A livestream whose profile is not bound to the workspace throws the same not-found
    * error as a livestream that does not exist (the caller words both the same way).
+   * `get` replaces the platform read (link previews share one cached GET between requests); the
+   * decision and the binding check stay here.
    */
   async readLivestream(
     s: Subject,
     action: LivestreamAction,
     livestreamId: string,
     fields: readonly string[],
+    get: LivestreamGet = (id, f) => this.o.platform.getLivestream(id, f),
   ): Promise<LivestreamRead> {
     const d = await this.authorize(s, action, { kind: "livestream", livestreamId });
     if (!d.allowed) return d;
     const withProfile = fields.includes(LIVESTREAM_PROFILE_FIELD)
       ? fields
       : [...fields, LIVESTREAM_PROFILE_FIELD];
-    const ls = await this.o.platform.getLivestream(livestreamId, withProfile);
+    const ls = await get(livestreamId, withProfile);
     if (!this.profileBound(s, ls.profile?.profile_id)) {
       this.o.logger?.info(
         { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },

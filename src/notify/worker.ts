@@ -31,7 +31,7 @@ import { GoneWorkspaces } from "./gone.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
-import { parentHash, renderMilestone, renderParent } from "./video/render.js";
+import { parentHash, parentMetadata, renderMilestone, renderParent } from "./video/render.js";
 import type { VideoState } from "./video/state.js";
 
 export interface WorkerOptions {
@@ -48,6 +48,8 @@ export interface WorkerOptions {
   gate: ChannelGate;
   logger: Logger;
   managerUserIds: readonly string[];
+  /** VIDEO_URL_TEMPLATE: the link of a video in its messages (none when unset). */
+  videoUrlTemplate?: string | undefined;
   owner?: string;
   now?: () => number;
   /** Idle poll interval when nothing is due (ms). */
@@ -75,8 +77,10 @@ interface Tally extends ActivityDelta {
 }
 
 export class NotifyWorker {
-  private readonly o: Required<Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity">> &
-    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity">;
+  private readonly o: Required<
+    Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate">
+  > &
+    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate">;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
@@ -297,7 +301,10 @@ export class NotifyWorker {
     try {
       // 1. The parent message: posted once, then updated in place (coalesced).
       if (state.videoId !== null) {
-        const msg = renderParent(state, new Date(this.o.now()));
+        const links = { videoUrlTemplate: this.o.videoUrlTemplate };
+        const msg = renderParent(state, new Date(this.o.now()), links);
+        // Metadata (video_status: id, profile, stage) lets the map be rebuilt from Slack.
+        const metadata = parentMetadata(state);
         const hash = parentHash(msg);
         if (state.parentTs === null) {
           const wait = gate.takePostSlot(channel);
@@ -307,6 +314,7 @@ export class NotifyWorker {
             channel,
             text: msg.text,
             blocks: msg.blocks,
+            ...(metadata ? { metadata } : {}),
             unfurl_links: false,
           });
           gate.succeeded(channel);
@@ -323,7 +331,13 @@ export class NotifyWorker {
           if (updateAt === null) {
             await hold();
             calling = "chat.update";
-            await client.chat.update({ channel, ts: state.parentTs, text: msg.text, blocks: msg.blocks });
+            await client.chat.update({
+              channel,
+              ts: state.parentTs,
+              text: msg.text,
+              blocks: msg.blocks,
+              ...(metadata ? { metadata } : {}),
+            });
             calling = PER_CHANNEL_METHOD;
             gate.succeeded(channel);
             this.o.onPosted?.("update", channel);
@@ -337,7 +351,7 @@ export class NotifyWorker {
         if (m.posted) continue;
         const wait = gate.takePostSlot(channel);
         if (wait) return { dueAt: wait };
-        const msg = renderMilestone(m, state);
+        const msg = renderMilestone(m, state, { videoUrlTemplate: this.o.videoUrlTemplate });
         await hold();
         await client.chat.postMessage({
           channel,

@@ -6,6 +6,7 @@ import type { Subject } from "../access/index.js";
 import { isPlatformError } from "../platform/index.js";
 import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
+import { refreshFailureOf } from "./rotation.js";
 
 const HEALTH_TTL_MS = 30_000;
 let health: { at: number; value: Parameters<typeof homeView>[0]["platform"] } | undefined;
@@ -40,10 +41,12 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     });
     return;
   }
-  const [profiles, added, platform] = await Promise.all([
+  const [profiles, added, platform, installation] = await Promise.all([
     deps.settings.listProfiles(teamId),
     deps.settings.listManagers(teamId),
     platformHealth(deps),
+    // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
+    deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
   ]);
   const rows = await Promise.all(
     profiles.map(async (p) => {
@@ -59,6 +62,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     platform,
     profiles: rows,
     managers: { configured: [...deps.config.managerUserIds], added: added.map((m) => m.userId) },
+    tokenRefreshFailure: refreshFailureOf(installation),
   });
   await client.views.publish({ user_id: userId, view });
 }

@@ -16,12 +16,20 @@ import { WebClient, type WebClientOptions, LogLevel as WebLogLevel } from "@slac
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { InstallationMissingError, type InstallationRepo } from "../store/index.js";
+import { REFRESH_WINDOW_S, rotatingInstallationStore, type TokenRotation } from "./rotation.js";
 
 /** The bot scopes of manifest.yml (oauth_config.scopes.bot); a test keeps the two equal. */
 type InstallerOptions = NonNullable<HTTPReceiverOptions["installerOptions"]>;
 type CallbackOptions = NonNullable<InstallerOptions["callbackOptions"]>;
 
-export const BOT_SCOPES = ["commands", "chat:write", "chat:write.public", "users:read"];
+export const BOT_SCOPES = [
+  "commands",
+  "chat:write",
+  "chat:write.public",
+  "users:read",
+  "links:read",
+  "links:write",
+];
 export const INSTALL_PATH = "/slack/install";
 export const REDIRECT_PATH = "/slack/oauth_redirect";
 
@@ -142,6 +150,7 @@ export function oauthReceiverOptions(
   installations: InstallationRepo,
   logger: Logger,
   allowed?: InstallAllowed,
+  rotation?: TokenRotation,
 ): Pick<
   HTTPReceiverOptions,
   "clientId" | "clientSecret" | "stateSecret" | "scopes" | "installationStore" | "redirectUri"
@@ -151,7 +160,8 @@ export function oauthReceiverOptions(
     clientSecret: config.slack.clientSecret,
     stateSecret: config.slack.stateSecret,
     scopes: BOT_SCOPES,
-    installationStore: installations,
+    // Fetching an installation refreshes its bot token first when it is about to expire.
+    installationStore: rotatingInstallationStore(installations, rotation),
     redirectUri: `${config.publicUrl}${REDIRECT_PATH}`,
     installerOptions: {
       installPath: INSTALL_PATH,
@@ -173,6 +183,7 @@ export function workspaceClients(
   installations: InstallationRepo,
   apiUrl: string,
   ttlMs = 30_000,
+  rotation?: TokenRotation,
 ): (teamId: string) => Promise<WebClient> {
   const cache = new Map<string, { token: string; client: WebClient; at: number }>();
   installations.onChange((teamId) => {
@@ -182,13 +193,22 @@ export function workspaceClients(
   return async (teamId) => {
     const hit = cache.get(teamId);
     if (hit && Date.now() - hit.at < ttlMs) return hit.client;
-    const token = (await installations.find({ teamId }))?.bot?.token;
+    const found = await installations.find({ teamId });
+    // An expiring token is refreshed (token rotation) before it is used.
+    const installation = found && rotation ? await rotation.fresh(found) : found;
+    const token = installation?.bot?.token;
     if (!token) {
       cache.delete(teamId);
       throw new InstallationMissingError(`workspace ${teamId}`);
     }
     const client = hit?.token === token ? hit.client : new WebClient(token, workerClientOptions(apiUrl));
-    cache.set(teamId, { token, client, at: Date.now() });
+    // A rotating token is cached no later than the start of its refresh window.
+    const expiresAt = installation?.bot?.expiresAt;
+    const at =
+      expiresAt === undefined
+        ? Date.now()
+        : Math.min(Date.now(), (expiresAt - REFRESH_WINDOW_S) * 1000 - ttlMs);
+    cache.set(teamId, { token, client, at });
     return client;
   };
 }

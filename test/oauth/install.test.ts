@@ -8,6 +8,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { STANDIN } from "../../fakes/slack/index.js";
+import { loadConfig } from "../../src/config.js";
 import { BOT_SCOPES } from "../../src/slack/oauth.js";
 import { eventually, waitFor } from "../support/harness.js";
 import { CLIENT_ID, localHook, type OAuthBot, PUBLIC_URL, startOAuthBot } from "./helper.js";
@@ -28,6 +29,23 @@ describe("install flow", () => {
     const bot = /scopes:\s*\n\s*bot:\s*\n((?:\s+(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "";
     const scopes = [...bot.matchAll(/- ([a-z:.]+)/g)].map((m) => m[1]);
     expect(scopes).toEqual(BOT_SCOPES);
+  });
+
+  it("manifest.yml: unfurl_domains equal the default UNFURL_DOMAINS; link_shared subscribed; rotation on", () => {
+    const manifest = readFileSync(new URL("../../manifest.yml", import.meta.url), "utf8");
+    const block = /\n {2}unfurl_domains:\s*\n((?:\s+(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "";
+    const domains = [...block.matchAll(/- ([a-z0-9.-]+)/g)].map((m) => m[1]);
+    const defaults = loadConfig({
+      PUBLIC_URL,
+      SLACK_SIGNING_SECRET: "s",
+      SLACK_BOT_TOKEN: "xoxb-1",
+      PLATFORM_CLIENT_ID: "c",
+      PLATFORM_CLIENT_SECRET: "s",
+    }).unfurlDomains;
+    expect(domains).toEqual(defaults);
+    const events = /bot_events:\s*\n((?:\s+- .*\n)+)/.exec(manifest)?.[1] ?? "";
+    expect(events).toMatch(/- link_shared\n/);
+    expect(manifest).toMatch(/\n {2}token_rotation_enabled: true\n/);
   });
 
   it("GET /slack/install redirects to Slack's consent screen with a state also set as an HttpOnly cookie", async () => {

@@ -16,7 +16,7 @@
 import type { App } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { eventBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
+import { eventBody, linkSharedEvent, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/slack/blocks/index.js";
 import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/grammar.js";
 import { LIFECYCLE_EVENTS } from "../../src/slack/listeners/events/index.js";
@@ -34,7 +34,8 @@ interface Who {
   team: string;
   user: string;
 }
-type Target = "profile" | "livestream" | "none";
+/** "silent-livestream": refused with no answer at all (link previews). */
+type Target = "profile" | "livestream" | "silent-livestream" | "none";
 interface Row {
   /** `/live status`, `action:<id>`, `view:<callback_id>`, `event:<type>`. */
   entry: string;
@@ -97,6 +98,22 @@ const submission =
     expect((await sendSigned(b.eventsUrl, body, SIGNING_SECRET)).status).toBe(200);
     return nextCall("views.update", before, viewId);
   };
+
+/**
+ * A link preview is refused silently (a refusal must not tell an unbound livestream from a missing
+ * one): resolves with the previews made for it ("" when none), once the bot has handled the event.
+ */
+const linkShared = (id: string) => async (who: Who) => {
+  const handled = () => b.logs.filter((l) => l.includes('"link_shared handled"')).length;
+  const [before, unfurls] = [handled(), b.slack.unfurls().length];
+  const url = `https://www.dailymotion.com/video/${id}`;
+  const body = eventBody({ teamId: who.team, event: linkSharedEvent({ urls: [url], userId: who.user }) });
+  expect((await sendSigned(b.eventsUrl, body, SIGNING_SECRET)).status).toBe(200);
+  // A workspace not allowed is stopped before the listener (nothing handled): give it time.
+  await waitFor(() => handled() > before, 3000, "link_shared handled").catch(() => undefined);
+  const made = b.slack.unfurls().slice(unfurls);
+  return made.length === 0 ? "" : json(made);
+};
 
 const ROWS: Row[] = [
   { entry: "/live help", managerOnly: false, target: "none", run: slash("/live", "help") },
@@ -247,6 +264,12 @@ const ROWS: Row[] = [
     }),
   },
   {
+    entry: "event:link_shared",
+    managerOnly: false,
+    target: "silent-livestream",
+    run: linkShared(UNBOUND_LIVE),
+  },
+  {
     entry: "event:app_home_opened",
     managerOnly: false,
     target: "none",
@@ -327,6 +350,10 @@ describe.each(ROWS.map((r, i) => [`${r.entry} #${i}`, r] as const))("%s", (_name
       if (row.target === "profile") {
         expect(shown).toContain("is not bound to this Slack workspace");
         expect(platformRequests()).toBe(requests);
+      } else if (row.target === "silent-livestream") {
+        // No preview at all, after the one authorizing GET; never its ingest.
+        expect(shown).toBe("");
+        expect(livestreamGets()).toBe(gets + 1);
       } else {
         // Answered as a missing livestream, after the one authorizing GET; never its ingest.
         expect(shown).toContain("The platform has no livestream");
@@ -346,7 +373,8 @@ describe.each(ROWS.map((r, i) => [`${r.entry} #${i}`, r] as const))("%s", (_name
   it("(iii) a workspace not in ALLOWED_WORKSPACES (installed before): refused, nothing sent", async () => {
     const requests = platformRequests();
     const shown = await row.run({ team: GONE, user: "U0ADMIN" });
-    expect(shown).toContain("not allowed to use this bot");
+    if (row.target === "silent-livestream") expect(shown).toBe("");
+    else expect(shown).toContain("not allowed to use this bot");
     expect(platformRequests()).toBe(requests);
   });
 });

@@ -3,10 +3,15 @@ export { canonicalJson, sha256Hex } from "./hash.js";
 export {
   MAX_PRESET_LINES,
   parentHash,
+  parentMetadata,
   progressBar,
   renderMilestone,
   renderParent,
   STAGE_EMOJI,
+  VIDEO_STATUS_EVENT,
+  type VideoLinks,
+  type VideoStatusMetadata,
+  videoUrl,
 } from "./render.js";
 export {
   applyDelivery,

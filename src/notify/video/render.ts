@@ -5,8 +5,12 @@
  * Times are Slack date tokens (shown in each reader's time zone, never stale), not "3 min ago":
  * the parent stays on screen long after it was rendered, and the same state renders the same
  * message (so `parentHash` lets the worker skip identical updates).
+ *
+ * The video's link comes from VIDEO_URL_TEMPLATE, passed in (`VideoLinks`): none when unset.
+ * `parentMetadata` is the Slack message metadata of the parent, from which the video → message
+ * map can be rebuilt (docs/notifications.md).
  */
-import { chunkLines, code, context, message, section } from "../../slack/blocks/kit.js";
+import { chunkLines, code, context, isLinkableUrl, link, message, section } from "../../slack/blocks/kit.js";
 import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
 import type { KnownBlock, Message } from "../../slack/blocks/types.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
@@ -17,6 +21,41 @@ import {
   type Stage,
   type VideoState,
 } from "./state.js";
+
+/** How videos are linked: VIDEO_URL_TEMPLATE (`{id}` = the video id), or none. */
+export interface VideoLinks {
+  videoUrlTemplate?: string | undefined;
+}
+
+/** The video's URL: the template with the id URL-encoded, or undefined (no template, no video). */
+export function videoUrl(videoId: string | null, links: VideoLinks = {}): string | undefined {
+  const t = links.videoUrlTemplate;
+  if (!t || videoId === null || videoId === "") return undefined;
+  const url = t.replaceAll("{id}", encodeURIComponent(videoId));
+  return isLinkableUrl(url) ? url : undefined;
+}
+
+/** ` · <url|Open the video>` (escaped), or "" without a link. */
+function videoLink(s: VideoState, links: VideoLinks): string {
+  const url = videoUrl(s.videoId, links);
+  return url === undefined ? "" : ` · 🔗 ${link(url, "Open the video")}`;
+}
+
+export const VIDEO_STATUS_EVENT = "video_status";
+
+/** Slack message metadata of a video's parent message (`event_type` video_status). */
+export interface VideoStatusMetadata {
+  event_type: typeof VIDEO_STATUS_EVENT;
+  event_payload: { video_id: string; profile_id: string; stage: Stage };
+}
+
+export function parentMetadata(s: VideoState): VideoStatusMetadata | undefined {
+  if (s.videoId === null) return undefined;
+  return {
+    event_type: VIDEO_STATUS_EVENT,
+    event_payload: { video_id: s.videoId, profile_id: s.profileId, stage: s.stage },
+  };
+}
 
 /** Preset lines shown in the parent; the rest is summed up as "and N more". */
 export const MAX_PRESET_LINES = 20;
@@ -189,14 +228,14 @@ function namesWith(s: VideoState, status: PresetState["status"]): string[] {
     .map(([name]) => name);
 }
 
-function titleLine(s: VideoState): string {
+function titleLine(s: VideoState, links: VideoLinks): string {
   const parts = [
     s.videoId === null ? "🎬 *Events without a video*" : `🎬 *Video* ${code(s.videoId, ID_MAX)}`,
   ];
   // The owner is usually the profile itself: named only when it differs.
   if (s.ownerId && s.ownerId !== s.profileId) parts.push(`owner ${code(s.ownerId, ID_MAX)}`);
   parts.push(`profile ${code(s.profileId, ID_MAX)}`);
-  return parts.join(" · ");
+  return parts.join(" · ") + videoLink(s, links);
 }
 
 function stageLine(s: VideoState, now: Date): string {
@@ -282,8 +321,8 @@ function parentFallback(s: VideoState): string {
 }
 
 /** The one parent message of a video, updated in place as its lifecycle moves. */
-export function renderParent(s: VideoState, now: Date): Message {
-  const blocks: KnownBlock[] = [section(titleLine(s)), section(stageLine(s, now))];
+export function renderParent(s: VideoState, now: Date, links: VideoLinks = {}): Message {
+  const blocks: KnownBlock[] = [section(titleLine(s, links)), section(stageLine(s, now))];
   const presets = sortedPresets(s);
   if (s.stage === "deleted") {
     if (presets.length > 0) {
@@ -329,7 +368,7 @@ function presetOf(m: Milestone, prefix: string): string {
  * A milestone as a short message: a reply in the parent's thread, or a standalone message for
  * events without a video (then it names the profile).
  */
-export function renderMilestone(m: Milestone, s: VideoState): Message {
+export function renderMilestone(m: Milestone, s: VideoState, links: VideoLinks = {}): Message {
   const video = s.videoId === null ? "" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `;
   let line: string;
   let fallback: string;
@@ -357,7 +396,7 @@ export function renderMilestone(m: Milestone, s: VideoState): Message {
     line = `ℹ️ Event ${code(m.type, 100)} received ${at(m.timestamp)}\n${dataBlock(m.data, DATA_BLOCK_MAX)}`;
     fallback = `${video}event ${truncatePlain(oneLine(m.type), 100)} received`;
   }
-  const blocks: KnownBlock[] = [section(line)];
+  const blocks: KnownBlock[] = [section(line + videoLink(s, links))];
   if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
   return message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
 }

@@ -56,6 +56,15 @@ export interface HomeViewOptions {
   managers: { configured: readonly string[]; added: readonly string[] };
   /** Adds a Refresh button (ACTIONS.homeRefresh); only when a listener handles it. */
   showRefresh?: boolean;
+  /** Multi-workspace mode: the last failed refresh of this workspace's rotating bot token. */
+  tokenRefreshFailure?: { at: string; error: string } | undefined;
+}
+
+/** Why the workspace may soon stop working, and what to do. */
+function tokenNotice(f: { at: string; error: string }): string {
+  const at = new Date(f.at);
+  const when = Number.isNaN(at.getTime()) ? "" : ` ${slackDate(at, utcText(at))}`;
+  return `⚠️ *The bot could not refresh its Slack token for this workspace*${when} (Slack answered ${code(f.error, 100)}). It keeps working until the current token expires (at most 12 hours), then stops here. It retries by itself; if this notice stays, reinstall the app in this workspace or tell the bot's operator.`;
 }
 
 const MAX_MENTIONS = 20;
@@ -171,6 +180,7 @@ function howToUse(o: HomeViewOptions): KnownBlock {
 /** The App Home tab of one user (managers get the buttons). */
 export function homeView(o: HomeViewOptions): HomeView {
   const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(o.platform))];
+  if (o.tokenRefreshFailure) head.push(section(tokenNotice(o.tokenRefreshFailure)));
   const top: Button[] = [];
   if (o.isManager) {
     top.push(

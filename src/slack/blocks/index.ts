@@ -64,6 +64,7 @@ export {
   setupModalDone,
 } from "./setup.js";
 export type { KnownBlock, Message } from "./types.js";
+export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
 export { assertViewWithinLimits } from "./view-limits.js";
 export {
   displayUrl,

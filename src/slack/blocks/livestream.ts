@@ -69,7 +69,7 @@ export interface LivestreamCardOptions {
   requestedBy?: string;
 }
 
-function titleOf(ls: Livestream): string {
+export function titleOf(ls: Livestream): string {
   const t = ls.title?.replace(/\s+/g, " ").trim();
   if (t) return t;
   return ls.livestream_id ? `Livestream ${ls.livestream_id}` : "Untitled livestream";
@@ -80,7 +80,7 @@ interface OnAir {
   short: string;
 }
 
-function onAirState(ls: Livestream, now: Date): OnAir {
+export function onAirState(ls: Livestream, now: Date): OnAir {
   const s = ls.status;
   const airing = toDate(s?.airing_at);
   if (s?.onair === true) {
@@ -140,7 +140,7 @@ interface Ads {
   short: string;
 }
 
-function advertising(ls: Livestream, now: Date): Ads {
+export function advertising(ls: Livestream, now: Date): Ads {
   const onair = ls.status?.onair;
   if (onair === false) return { text: "*Advertising*\nNo ads while off air", short: "" };
   const ad = ls.advertising;
@@ -222,7 +222,7 @@ function visibilityText(ls: Livestream): string {
   return `*Visibility*\n${text}`;
 }
 
-function thumbnail(ls: Livestream, title: string): ImageElement | undefined {
+export function thumbnail(ls: Livestream, title: string): ImageElement | undefined {
   const t = ls.thumbnail;
   const url = [t?.h240_url, t?.h480_url].find((u) => isLinkableUrl(u, LIMITS.imageUrl));
   if (!url) return undefined;

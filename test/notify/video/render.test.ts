@@ -5,10 +5,12 @@ import {
   MAX_PRESET_LINES,
   type Milestone,
   parentHash,
+  parentMetadata,
   progressBar,
   renderMilestone,
   renderParent,
   type VideoState,
+  videoUrl,
 } from "../../../src/notify/video/index.js";
 import { PRESET_CAP } from "../../../src/notify/video/state.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
@@ -398,5 +400,39 @@ describe("preset names are inline code in blocks and fallback text", () => {
     expect(renderMilestone(milestone(failed, "error:*bold*"), failed).text).toBe(
       "Video x1abc: encoding of `*bold*` failed",
     );
+  });
+});
+
+describe("video links (VIDEO_URL_TEMPLATE) and metadata", () => {
+  const TEMPLATE = "https://www.dailymotion.com/video/{id}";
+  const ds = lifecycle();
+  const s = applyAll(ds);
+
+  it("the parent and every milestone link the video; none without a template", () => {
+    const linked = `<https://www.dailymotion.com/video/${s.videoId}|Open the video>`;
+    expect(all(renderParent(s, NOW, { videoUrlTemplate: TEMPLATE }))).toContain(linked);
+    expect(all(renderParent(s, NOW))).not.toContain("Open the video");
+    expect(s.milestones.length).toBeGreaterThan(0);
+    for (const m of s.milestones) {
+      expect(all(renderMilestone(m, s, { videoUrlTemplate: TEMPLATE }))).toContain(linked);
+      expect(all(renderMilestone(m, s))).not.toContain("Open the video");
+    }
+  });
+
+  it("the id is URL-encoded: a hostile id cannot end the link or add one", () => {
+    const id = "x1>|<https://evil.example|click> &a=b";
+    const url = videoUrl(id, { videoUrlTemplate: TEMPLATE });
+    expect(url).toBe(`https://www.dailymotion.com/video/${encodeURIComponent(id)}`);
+    const text = all(renderParent({ ...s, videoId: id }, NOW, { videoUrlTemplate: TEMPLATE }));
+    expect(text).not.toContain("<https://evil.example");
+    expect(text).toContain(`<${url}|Open the video>`);
+  });
+
+  it("the parent's metadata names the video, its profile and stage", () => {
+    expect(parentMetadata(s)).toEqual({
+      event_type: "video_status",
+      event_payload: { video_id: s.videoId, profile_id: s.profileId, stage: s.stage },
+    });
+    expect(parentMetadata({ ...s, videoId: null })).toBeUndefined();
   });
 });

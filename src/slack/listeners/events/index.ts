@@ -1,11 +1,12 @@
 /**
- * Events API: the App Home tab, and forgetting a workspace when the app is uninstalled or its bot
+ * Events API: the App Home tab, link previews (`link_shared`, src/slack/unfurl.ts), and forgetting a workspace when the app is uninstalled or its bot
  * token revoked (src/slack/uninstall.ts). `tokens_revoked` naming only user tokens changes nothing:
  * the bot asks for no user scopes, and its own token still works.
  */
 import type { App } from "@slack/bolt";
 import { type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
+import { type LinkSharedEvent, previewLinks, SharedLivestreamReads } from "../../unfurl.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
 interface EventEnvelope {
@@ -44,6 +45,15 @@ export function register(app: App, deps: BotDeps): void {
     await publishHome(deps, subjectOf(client, body, event.user)).catch((err: unknown) =>
       log.error({ err }, "could not publish the App Home"),
     );
+  });
+
+  // One shared read per livestream for every workspace and channel (10 s, bounded).
+  const reads = new SharedLivestreamReads((id, fields) => deps.platform.getLivestream(id, fields));
+  app.event("link_shared", async ({ event, body, client }) => {
+    const teamId = body.team_id ?? "";
+    const log = deps.logger.child({ team: teamId, user: event.user, event: "link_shared" });
+    // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
+    await previewLinks(deps, reads, subjectOf(client, body, event.user), event as LinkSharedEvent, log);
   });
 
   app.event("app_uninstalled", async ({ body }) => {
