@@ -92,6 +92,8 @@ export interface Config {
   allowedWorkspaces: string[];
   /** Team or enterprise id → the profile ids it may read and change. */
   profileBindings: Record<string, string[]>;
+  /** Live watch: how often a watched livestream is read, and how long off air before it ended (ms). */
+  live: { watchIntervalMs: number; offAirGraceMs: number };
   /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
 }
@@ -177,6 +179,16 @@ const botEnv = z
     LOG_LEVEL: logLevel,
     ALLOWED_WORKSPACES: list(COMMA, z.array(workspaceId)).optional(),
     PROFILE_BINDINGS: profileBindings.prefault(""),
+    LIVE_WATCH_INTERVAL_MS: wholeNumber(
+      1000,
+      86_400_000,
+      "must be a whole number of milliseconds from 1000 to 86400000: how often a watched livestream is read (default 30000)",
+    ).prefault("30000"),
+    LIVE_OFFAIR_GRACE_MS: wholeNumber(
+      0,
+      86_400_000,
+      "must be a whole number of milliseconds from 0 to 86400000: how long a livestream stays off air before it is announced as ended (default 60000)",
+    ).prefault("60000"),
     METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
     PLATFORM_MAX_CONNECTIONS: wholeNumber(
       1,
@@ -264,6 +276,7 @@ export function loadConfig(env: Env): Config {
     logLevel: v.LOG_LEVEL,
     allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
     profileBindings: v.PROFILE_BINDINGS,
+    live: { watchIntervalMs: v.LIVE_WATCH_INTERVAL_MS, offAirGraceMs: v.LIVE_OFFAIR_GRACE_MS },
     metricsToken: v.METRICS_TOKEN,
   };
 }
