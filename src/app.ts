@@ -24,7 +24,8 @@ import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./slack/grammar.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
-import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "./store/index.js";
+import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo, Store } from "./store/index.js";
+import { WatchService, type WatchServiceOptions } from "./watch/service.js";
 
 export interface AppCollaborators {
   platform: PlatformClient;
@@ -51,6 +52,12 @@ export interface AppCollaborators {
   httpTimeouts?: Partial<ServerTimeouts>;
   /** users.info cache lifetime (tests shorten it). */
   managerCacheTtlMs?: number;
+  /** The store the live watches live in; without it `/live watch` answers that watching is off. */
+  store?: Store;
+  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
+  watch?: Partial<Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs">> & {
+    manual?: boolean;
+  };
 }
 
 export interface BuiltApp {
@@ -58,6 +65,8 @@ export interface BuiltApp {
   deps: BotDeps;
   metrics: Metrics;
   worker: NotifyWorker;
+  /** The live-watch poller (undefined without a store). */
+  watch: WatchService | undefined;
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
@@ -89,9 +98,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
   // per workspace from its installation (OAuth), or the one bot token.
   const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
+  const slackFor = installations
+    ? workspaceClients(installations, config.slack.apiUrl)
+    : async () => workerClient;
   const worker = new NotifyWorker({
     outbox: c.outbox,
-    slackFor: installations ? workspaceClients(installations, config.slack.apiUrl) : async () => workerClient,
+    slackFor,
     settings: c.settings,
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
@@ -109,6 +121,27 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
+  const watch = c.store
+    ? new WatchService({
+        store: c.store,
+        logger,
+        platform: c.platform,
+        slackFor,
+        intervalMs: config.live.watchIntervalMs,
+        graceMs: config.live.offAirGraceMs,
+        metrics: metrics.watch,
+        ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
+        ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
+        ...(c.watch?.minUpdateIntervalMs !== undefined
+          ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
+          : {}),
+      })
+    : undefined;
+  const startBackground = async () => {
+    if (!c.worker?.manual) worker.start();
+    if (watch && !c.watch?.manual) await watch.start();
+  };
   const managers = new ManagerPolicy({
     managerUserIds: config.managerUserIds,
     settings: c.settings,
@@ -132,6 +165,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     logger,
     now: c.now ?? (() => new Date()),
     managers,
+    watch,
     access: new Authorizer({
       config,
       managers,
@@ -219,7 +253,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         stopHttp = async () => {};
         throw err;
       }
-      if (!c.worker?.manual) worker.start();
+      await startBackground();
       return server;
     };
   } else {
@@ -227,7 +261,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
       applyServerTimeouts(server, c.httpTimeouts);
-      if (!c.worker?.manual) worker.start();
+      await startBackground();
       return server;
     };
   }
@@ -269,10 +303,13 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     deps,
     metrics,
     worker,
+    watch,
     start,
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      // The watch first: its polls under way finish and its leases are handed back.
+      await watch?.stop();
       await worker.stop();
       await app.stop();
       await stopHttp();

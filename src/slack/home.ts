@@ -1,6 +1,7 @@
 /**
  * The App Home tab: every configured profile of the workspace with its channel, events, last
- * delivery and 24 h counts, the platform connection's health, and (for managers) the buttons.
+ * delivery and 24 h counts, the platform connection's health, the live watches with their state
+ * (and a line when reading them fails), and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
 import { isPlatformError } from "../platform/index.js";
@@ -40,11 +41,15 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     });
     return;
   }
-  const [profiles, added, platform] = await Promise.all([
+  const [profiles, added, platform, watches] = await Promise.all([
     deps.settings.listProfiles(teamId),
     deps.settings.listManagers(teamId),
     platformHealth(deps),
+    deps.watch ? deps.watch.list(teamId) : Promise.resolve([]),
   ]);
+  // The health line names only this workspace's livestreams.
+  const mine = new Set(watches.map((w) => w.livestreamId));
+  const failing = deps.watch?.health().failing.filter((f) => mine.has(f.livestreamId)) ?? [];
   const rows = await Promise.all(
     profiles.map(async (p) => {
       const a = deps.activity
@@ -59,6 +64,8 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     platform,
     profiles: rows,
     managers: { configured: [...deps.config.managerUserIds], added: added.map((m) => m.userId) },
+    watches,
+    watchHealth: { failing },
   });
   await client.views.publish({ user_id: userId, view });
 }

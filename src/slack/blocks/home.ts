@@ -26,6 +26,7 @@ import {
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
 import type { Button, KnownBlock } from "./types.js";
+import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
 import { displayUrl } from "./webhook.js";
 
 export interface HomeProfile {
@@ -56,7 +57,13 @@ export interface HomeViewOptions {
   managers: { configured: readonly string[]; added: readonly string[] };
   /** Adds a Refresh button (ACTIONS.homeRefresh); only when a listener handles it. */
   showRefresh?: boolean;
+  /** The workspace's live watches, and the polls that failed (a health line). */
+  watches?: readonly WatchRow[];
+  watchHealth?: WatchHealthLine;
 }
+
+/** Blocks kept for the live-watch section when there are watches. */
+const WATCH_ROOM = 24;
 
 const MAX_MENTIONS = 20;
 const MAX_EVENTS_SHOWN = 12;
@@ -189,13 +196,14 @@ export function homeView(o: HomeViewOptions): HomeView {
   tail.push(context([`Updated ${slackDate(o.now, utcText(o.now))}`]));
 
   const body: KnownBlock[] = [];
+  const watchRoom = (o.watches?.length ?? 0) > 0 || (o.watchHealth?.failing.length ?? 0) > 0 ? WATCH_ROOM : 0;
   const n = o.profiles.length;
   if (n === 0) {
     body.push(howToFirstSteps(o));
   } else {
     body.push(section(`*Configured profiles (${n})*`));
     const per = o.isManager ? 2 : 1;
-    const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length;
+    const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - watchRoom;
     const shown = n * per <= room ? n : Math.max(0, Math.floor((room - 1) / per));
     for (const p of o.profiles.slice(0, shown)) {
       body.push(profileSection(p, o.now));
@@ -211,6 +219,13 @@ export function homeView(o: HomeViewOptions): HomeView {
         ),
       );
     }
+  }
+  if (watchRoom > 0) {
+    const room = Math.min(watchRoom, VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - 1);
+    body.push(
+      divider,
+      ...homeWatchBlocks(o.watches ?? [], { isManager: o.isManager, health: o.watchHealth, room }),
+    );
   }
   return { type: "home", blocks: [...head, ...body, ...tail] };
 }

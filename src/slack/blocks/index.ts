@@ -65,6 +65,7 @@ export {
 } from "./setup.js";
 export type { KnownBlock, Message } from "./types.js";
 export { assertViewWithinLimits } from "./view-limits.js";
+export * from "./watch.js";
 export {
   displayUrl,
   eventListLines,
