@@ -55,7 +55,9 @@ export interface AppCollaborators {
   /** The store the live watches live in; without it `/live watch` answers that watching is off. */
   store?: Store;
   /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
-  watch?: Partial<Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs">> & {
+  watch?: Partial<
+    Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs" | "maxWatchesPerTeam">
+  > & {
     manual?: boolean;
   };
 }
@@ -133,6 +135,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         metrics: metrics.watch,
         ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
         ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
+        ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
         ...(c.watch?.minUpdateIntervalMs !== undefined
           ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
           : {}),
