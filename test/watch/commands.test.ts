@@ -141,5 +141,11 @@ describe("one read per livestream per interval", () => {
     // Only one "is live" per channel for the broadcast.
     expect(parents(CH1)).toHaveLength(1);
     expect(parents(CH2)).toHaveLength(1);
+    // Metrics: polls by outcome, the state change, latency, the watched livestreams.
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toMatch(/bot_watch_polls_total\{outcome="ok"\} [1-9]/);
+    expect(metrics).toMatch(/bot_watch_state_changes_total\{to="live"\} [1-9]/);
+    expect(metrics).toMatch(/bot_watch_poll_seconds_count [1-9]/);
+    expect(metrics).toMatch(/bot_watched_livestreams 1\b/);
   });
 });
