@@ -141,9 +141,23 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
           : {}),
       })
     : undefined;
+  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
+  // retried every interval instead of keeping the app from listening.
+  let watchRetry: NodeJS.Timeout | undefined;
+  let watchStopped = false;
+  let watchStarting: Promise<void> | undefined;
+  const startWatch = (): void => {
+    if (!watch || watchStopped) return;
+    watchStarting = watch.start().catch((err: unknown) => {
+      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
+      if (watchStopped) return;
+      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
+      watchRetry.unref?.();
+    });
+  };
   const startBackground = async () => {
     if (!c.worker?.manual) worker.start();
-    if (watch && !c.watch?.manual) await watch.start();
+    if (!c.watch?.manual) startWatch();
   };
   const managers = new ManagerPolicy({
     managerUserIds: config.managerUserIds,
@@ -312,6 +326,9 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       if (stopped) return;
       stopped = true;
       // The watch first: its polls under way finish and its leases are handed back.
+      watchStopped = true;
+      if (watchRetry) clearTimeout(watchRetry);
+      await watchStarting;
       await watch?.stop();
       await worker.stop();
       await app.stop();
