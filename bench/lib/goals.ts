@@ -158,7 +158,9 @@ export function goals(m: Measured): Goal[] {
   out.push({
     name: `live watch, ${scale}: RSS of the bot process (peak)`,
     target: "< 200 MB",
-    measured: w ? `${Math.round(w.peakRssBytes / MB)} MB (${Math.round(w.rssBytes / MB)} MB at the end)` : "–",
+    measured: w
+      ? `${Math.round(w.peakRssBytes / MB)} MB (${Math.round(w.rssBytes / MB)} MB at the end)`
+      : "–",
     pass: w ? w.peakRssBytes < 200 * MB : null,
   });
   return out;
