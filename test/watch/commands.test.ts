@@ -147,5 +147,13 @@ describe("one read per livestream per interval", () => {
     expect(metrics).toMatch(/bot_watch_state_changes_total\{to="live"\} [1-9]/);
     expect(metrics).toMatch(/bot_watch_poll_seconds_count [1-9]/);
     expect(metrics).toMatch(/bot_watched_livestreams 1\b/);
+
+    // `/live unwatch`: a member is refused; a manager stops this channel's watch only.
+    expect(json(await run(`unwatch ${BOUND}`, { channel: CH1, user: "U0MEMBER" }))).toContain(
+      "Only managers",
+    );
+    expect(json(await run(`unwatch ${BOUND}`, { channel: CH1 }))).toContain("no longer watches");
+    expect((await h.built.watch?.list(TEAM))?.map((w) => w.channelId)).toEqual([CH2]);
+    expect(json(await run(`unwatch ${BOUND}`, { channel: CH1 }))).toContain("does not watch");
   });
 });

@@ -15,6 +15,7 @@ import {
   type Message,
   parseUnwatchValue,
   testResultMessage,
+  usageError,
   watchStoppedMessage,
   watchUnavailableMessage,
   webhookRemovedMessage,
@@ -215,7 +216,18 @@ export function register(app: App, deps: BotDeps): void {
             await answer(ephemeral(d.message));
             return;
           }
-          if (!deps.watch || target === null) {
+          if (target === null) {
+            await answer(
+              ephemeral(
+                usageError(
+                  "/live",
+                  "This button does not name a watch: use `/live unwatch <id or URL>` in its channel.",
+                ),
+              ),
+            );
+            return;
+          }
+          if (!deps.watch) {
             await answer(ephemeral(watchUnavailableMessage()));
             return;
           }
