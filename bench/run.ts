@@ -8,6 +8,7 @@
  *   3. tokens     token requests over 30 simulated minutes (fake clock).
  *   4. lifecycle  Slack calls for one video lifecycle, against one post per event.
  *   5. burst      10,000 deliveries for 100 videos into one channel: drain time, nothing lost, RSS.
+ *   6. watch      1,000 watched livestreams at a 30 s interval: GETs/s, token requests, CPU, RSS.
  *
  * Prints the machine, the tables, the targets (PASS/MISS) and any failed check; writes everything
  * as JSON to bench/results/latest.json and bench/results/<start time>.json (git-ignored). Exit
@@ -41,8 +42,9 @@ import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } f
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
+import { runWatchBench, type WatchBenchResult } from "./suites/watch.js";
 
-const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst"] as const;
+const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst", "watch"] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
 
@@ -62,6 +64,9 @@ const HELP = `npm run bench [-- options]
   --slow-duration S   seconds of that load (default 10)
   --slow-burst N      commands sent at once in the slow-platform suite (default 200)
   --burst-videos N    videos in the burst, 100 deliveries each (default 100; quick 20)
+  --watch-livestreams N  watched livestreams in the watch suite (default 1000)
+  --watch-interval MS    LIVE_WATCH_INTERVAL_MS of the watch suite (default 30000)
+  --watch-duration S     measured seconds of the watch suite (default 90; quick 60)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --profile           CPU-profile each bot target during its measured run; prints where the time goes
                       and keeps the .cpuprofile files (open them in Chrome DevTools)
@@ -89,6 +94,9 @@ interface Options {
   slowRate: number;
   slowDurationS: number;
   slowBurst: number;
+  watchLivestreams: number;
+  watchIntervalMs: number;
+  watchDurationS: number;
   out: string;
 }
 
@@ -131,6 +139,9 @@ function options(argv: string[]): Options | null {
       "slow-rate": { type: "string" },
       "slow-duration": { type: "string" },
       "slow-burst": { type: "string" },
+      "watch-livestreams": { type: "string" },
+      "watch-interval": { type: "string" },
+      "watch-duration": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -153,6 +164,14 @@ function options(argv: string[]): Options | null {
     slowRate: positive(values["slow-rate"] ?? "40", "slow-rate", 1000),
     slowDurationS: positive(values["slow-duration"] ?? "10", "slow-duration", 120),
     slowBurst: Math.round(positive(values["slow-burst"] ?? "200", "slow-burst", 5000)),
+    watchLivestreams: Math.round(
+      positive(values["watch-livestreams"] ?? "1000", "watch-livestreams", 20_000),
+    ),
+    watchIntervalMs: Math.max(
+      1000,
+      Math.round(positive(values["watch-interval"] ?? "30000", "watch-interval", 600_000)),
+    ),
+    watchDurationS: positive(values["watch-duration"] ?? (QUICK ? "60" : "90"), "watch-duration", 1800),
     out: values.out ?? path.join(RESULTS_DIR, "latest.json"),
   };
 }
@@ -171,6 +190,7 @@ interface Report {
   lifecycle: LifecycleResult | null;
   burst: BurstResult | null;
   slow: SlowResult | null;
+  watch: WatchBenchResult | null;
   goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
@@ -201,6 +221,7 @@ async function main(): Promise<number> {
   let tokens: TokenSimResult | null = null;
   let burst: BurstResult | null = null;
   let slow: SlowResult | null = null;
+  let watch: WatchBenchResult | null = null;
   const failed = (suite: string, err: unknown) =>
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
@@ -289,6 +310,21 @@ async function main(): Promise<number> {
     }
   }
 
+  if (opts.suites.includes("watch")) {
+    log(`\nlive watch: ${opts.watchLivestreams} livestreams at ${opts.watchIntervalMs / 1000} s`);
+    try {
+      watch = await runWatchBench({
+        livestreams: opts.watchLivestreams,
+        intervalMs: opts.watchIntervalMs,
+        durationS: opts.watchDurationS,
+        log,
+      });
+      for (const p of watch.problems) failures.push(`watch: ${p}`);
+    } catch (err) {
+      failed("watch", err);
+    }
+  }
+
   const finished = new Date();
   const { out, ...kept } = opts;
   const report: Report = {
@@ -305,7 +341,8 @@ async function main(): Promise<number> {
     lifecycle,
     burst,
     slow,
-    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow }),
+    watch,
+    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow, watch }),
     failures,
     ok: failures.length === 0,
   };
@@ -340,6 +377,16 @@ async function main(): Promise<number> {
       "",
       "Burst into one channel: the bot in its own process, worker at the app's defaults (one new post per second per channel, 3 s coalescing)",
       burstTable(burst),
+    );
+  }
+  if (watch) {
+    text.push(
+      "",
+      "Live watch: the bot in its own process, sandbox and Slack stand-in in the runner",
+      `  ${watch.watched}/${watch.livestreams} watched (${watch.setupS.toFixed(1)} s of /live watch), interval ${watch.intervalMs / 1000} s, measured ${watch.durationS} s`,
+      `  livestream GETs: ${watch.gets} = ${watch.getsPerSecond.toFixed(1)}/s (ideal ${watch.idealPerSecond.toFixed(1)}/s); livestreams read unevenly: ${watch.unevenLivestreams}`,
+      `  token requests: ${watch.tokenRequests} in ${watch.runS.toFixed(0)} s (token lifetime ${watch.tokenLifetimeS} s)`,
+      `  bot CPU: ${(watch.cpuShare * 100).toFixed(1)} % of one core; RSS ${(watch.rssBytes / 1e6).toFixed(0)} MB (peak ${(watch.peakRssBytes / 1e6).toFixed(0)} MB); "is live" posts: ${watch.livePosts}`,
     );
   }
   text.push("", "Targets", goalsTable(report.goals));

@@ -48,6 +48,10 @@ const CHANNEL_NAMES: Record<string, string> = {
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVESTREAM = SEED.livestreams.onAirAdBreak;
+/** Off air at the start: the live-watch scene puts it on air. */
+const SHOW = SEED.livestreams.offAir;
+/** The demo's live-watch timing (the bot's defaults are 30 s and 60 s). */
+const LIVE = { intervalMs: 1000, graceMs: 1500 };
 const VIDEO_OK = "x8nw5fq";
 const VIDEO_ERR = "x8nw6kd";
 /** Pace of the deliveries: enough for the worker's 300 ms coalescing to show a few progress edits. */
@@ -105,7 +109,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   };
   const narrate = (text: string) => say(s.dim(`   ${text}`));
 
-  const stack = await startStack({ worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20 } });
+  const stack = await startStack({
+    worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20 },
+    live: LIVE,
+  });
   const names: Names = {
     user: (id) => stack.slack.users.get(id)?.name ?? id,
     channel: (id) => CHANNEL_NAMES[id] ?? id.toLowerCase(),
@@ -280,8 +287,48 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       throw new Error("demo: the duplicate delivery was not recognised");
     }
 
-    // 6. Anyone can read the configuration back from the platform.
-    step(7, "What is configured?");
+    // 7. Live watch: the channel is told when a show goes on air, sees its ad break, and its end.
+    step(7, "Live watch: the evening show goes on air");
+    await slash(ALEX, "/live", `watch ${SHOW}`);
+    narrate(
+      `(this demo reads watched livestreams every ${LIVE.intervalMs / 1000} s and calls a show ended after ${LIVE.graceMs / 1000} s off air; the bot's defaults are 30 s and 60 s)`,
+    );
+    await until(
+      () => stack.sandbox.requests.filter((r) => r.path === `/v2/livestreams/${SHOW}`).length >= 2,
+      "the first read of the watched show",
+    );
+    const watchPost = () =>
+      stack.slack
+        .messages(CHANNEL.id)
+        .find((m) => m.thread_ts === undefined && (m.text ?? "").includes(" is live since "));
+    const liveControl = (step: Parameters<Stack["sandbox"]["live"]>[1], what: string) => {
+      stack.sandbox.live(SHOW, step);
+      narrate(`⇢ on the platform: ${what}`);
+    };
+    liveControl({ action: "on_air" }, `livestream ${SHOW} goes on air`);
+    const live = await until(watchPost, "the is-live message");
+    transcript.pump();
+    await sleep(LIVE.intervalMs);
+    liveControl({ action: "ad_break", durationMs: 2500 }, "an ad break starts (2.5 s)");
+    await until(
+      () =>
+        JSON.stringify(stack.slack.messages(CHANNEL.id).find((m) => m.ts === live.ts)).includes(
+          "Ad break running",
+        ),
+      "the ad break in the live message",
+    );
+    transcript.pump();
+    await slash(SAM, "/live", "watching");
+    liveControl({ action: "off_air" }, "the show goes off air");
+    await until(
+      () => (stack.slack.messages(CHANNEL.id).find((m) => m.ts === live.ts)?.text ?? "").includes(" ended; "),
+      "the ended message",
+    );
+    await settle(stack, 300);
+    transcript.pump();
+
+    // 8. Anyone can read the configuration back from the platform.
+    step(8, "What is configured?");
     await slash(ALEX, "/webhook", "show");
 
     await settle(stack, 300);

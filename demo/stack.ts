@@ -23,6 +23,8 @@ export const DEMO_PUBLIC_URL = "https://bot.example.com";
 export interface StackOptions {
   /** Worker tuning: short, so that the coalesced progress edits are visible in a few seconds. */
   worker?: { coalesceMs?: number; postIntervalMs?: number; pollMs?: number };
+  /** Live watch: read interval and off-air grace, short so that a whole broadcast fits in seconds. */
+  live?: { intervalMs: number; graceMs: number };
 }
 
 export interface Stack {
@@ -75,6 +77,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
       STORE_URL: `sqlite://${storeFile}`,
       LOG_LEVEL: "info",
+      LIVE_WATCH_INTERVAL_MS: String(opts.live?.intervalMs ?? 1000),
+      LIVE_OFFAIR_GRACE_MS: String(opts.live?.graceMs ?? 1500),
     });
     const config: Config = { ...base, port: 0, host: "127.0.0.1" };
 

@@ -25,7 +25,8 @@ import { registerListeners } from "./slack/listeners/index.js";
 import { ManagerPolicy } from "./slack/managers.js";
 import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import { TokenRotation } from "./slack/rotation.js";
-import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo } from "./store/index.js";
+import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo, Store } from "./store/index.js";
+import { WatchService, type WatchServiceOptions } from "./watch/service.js";
 
 export interface AppCollaborators {
   platform: PlatformClient;
@@ -52,6 +53,14 @@ export interface AppCollaborators {
   httpTimeouts?: Partial<ServerTimeouts>;
   /** users.info cache lifetime (tests shorten it). */
   managerCacheTtlMs?: number;
+  /** The store the live watches live in; without it `/live watch` answers that watching is off. */
+  store?: Store;
+  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
+  watch?: Partial<
+    Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs" | "maxWatchesPerTeam">
+  > & {
+    manual?: boolean;
+  };
 }
 
 export interface BuiltApp {
@@ -59,6 +68,8 @@ export interface BuiltApp {
   deps: BotDeps;
   metrics: Metrics;
   worker: NotifyWorker;
+  /** The live-watch poller (undefined without a store). */
+  watch: WatchService | undefined;
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
@@ -101,11 +112,12 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
           logger,
         })
       : undefined;
+  const slackFor = installations
+    ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
+    : async () => workerClient;
   const worker = new NotifyWorker({
     outbox: c.outbox,
-    slackFor: installations
-      ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
-      : async () => workerClient,
+    slackFor,
     settings: c.settings,
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
@@ -124,6 +136,42 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
+  const watch = c.store
+    ? new WatchService({
+        store: c.store,
+        logger,
+        platform: c.platform,
+        slackFor,
+        intervalMs: config.live.watchIntervalMs,
+        graceMs: config.live.offAirGraceMs,
+        metrics: metrics.watch,
+        ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
+        ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
+        ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
+        ...(c.watch?.minUpdateIntervalMs !== undefined
+          ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
+          : {}),
+      })
+    : undefined;
+  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
+  // retried every interval instead of keeping the app from listening.
+  let watchRetry: NodeJS.Timeout | undefined;
+  let watchStopped = false;
+  let watchStarting: Promise<void> | undefined;
+  const startWatch = (): void => {
+    if (!watch || watchStopped) return;
+    watchStarting = watch.start().catch((err: unknown) => {
+      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
+      if (watchStopped) return;
+      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
+      watchRetry.unref?.();
+    });
+  };
+  const startBackground = async () => {
+    if (!c.worker?.manual) worker.start();
+    if (!c.watch?.manual) startWatch();
+  };
   const managers = new ManagerPolicy({
     managerUserIds: config.managerUserIds,
     settings: c.settings,
@@ -147,6 +195,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     logger,
     now: c.now ?? (() => new Date()),
     managers,
+    watch,
     access: new Authorizer({
       config,
       managers,
@@ -238,7 +287,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         stopHttp = async () => {};
         throw err;
       }
-      if (!c.worker?.manual) worker.start();
+      await startBackground();
       return server;
     };
   } else {
@@ -246,7 +295,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
       applyServerTimeouts(server, c.httpTimeouts);
-      if (!c.worker?.manual) worker.start();
+      await startBackground();
       return server;
     };
   }
@@ -288,10 +337,16 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     deps,
     metrics,
     worker,
+    watch,
     start,
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      // The watch first: its polls under way finish and its leases are handed back.
+      watchStopped = true;
+      if (watchRetry) clearTimeout(watchRetry);
+      await watchStarting;
+      await watch?.stop();
       await worker.stop();
       await app.stop();
       await stopHttp();

@@ -31,6 +31,7 @@ export interface ComposeOptions {
   /** The outbox's per-route quota of pending items (DEFAULT_ROUTE_QUOTA otherwise). */
   routeQuota?: number;
   httpTimeouts?: AppCollaborators["httpTimeouts"];
+  watch?: AppCollaborators["watch"];
 }
 
 export interface ComposedBot {
@@ -44,7 +45,7 @@ export interface ComposedBot {
   server: Server | undefined;
   /** http://host:port of the listener. */
   url: string;
-  /** Graceful stop: the worker finishes its current video, then the app, client, outbox, store. */
+  /** Graceful stop: the watch hands its leases back, the worker finishes its current video, then the app, client, outbox, store. */
   close(): Promise<void>;
 }
 
@@ -75,7 +76,9 @@ export async function startComposedBot(
     routes: new RouteRepo(store, logger),
     activity: new ActivityRepo(store, logger),
     installations,
+    store,
     logger,
+    ...(o.watch ? { watch: o.watch } : {}),
     ...(o.worker ? { worker: o.worker } : {}),
     ...(o.httpTimeouts ? { httpTimeouts: o.httpTimeouts } : {}),
   });

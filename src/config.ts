@@ -94,6 +94,8 @@ export interface Config {
   allowedWorkspaces: string[];
   /** Team or enterprise id → the profile ids it may read and change. */
   profileBindings: Record<string, string[]>;
+  /** Live watch: how often a watched livestream is read, and how long off air before it ended (ms). */
+  live: { watchIntervalMs: number; offAirGraceMs: number };
   /** UNFURL_DOMAINS: domains (and their subdomains) whose livestream links are previewed. */
   unfurlDomains: string[];
   /** VIDEO_URL_TEMPLATE: a video's link (`{id}` = the video id), or undefined for no link. */
@@ -183,6 +185,16 @@ const botEnv = z
     LOG_LEVEL: logLevel,
     ALLOWED_WORKSPACES: list(COMMA, z.array(workspaceId)).optional(),
     PROFILE_BINDINGS: profileBindings.prefault(""),
+    LIVE_WATCH_INTERVAL_MS: wholeNumber(
+      1000,
+      86_400_000,
+      "must be a whole number of milliseconds from 1000 to 86400000: how often a watched livestream is read (default 30000)",
+    ).prefault("30000"),
+    LIVE_OFFAIR_GRACE_MS: wholeNumber(
+      0,
+      86_400_000,
+      "must be a whole number of milliseconds from 0 to 86400000: how long a livestream stays off air before it is announced as ended (default 60000)",
+    ).prefault("60000"),
     UNFURL_DOMAINS: list(
       COMMA,
       z.array(hostName).min(1, "name at least one domain, for example dailymotion.com,dai.ly"),
@@ -275,6 +287,7 @@ export function loadConfig(env: Env): Config {
     logLevel: v.LOG_LEVEL,
     allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
     profileBindings: v.PROFILE_BINDINGS,
+    live: { watchIntervalMs: v.LIVE_WATCH_INTERVAL_MS, offAirGraceMs: v.LIVE_OFFAIR_GRACE_MS },
     unfurlDomains: v.UNFURL_DOMAINS,
     // Set but empty means "no link" (elsewhere an empty value counts as unset).
     videoUrlTemplate:

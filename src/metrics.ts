@@ -5,6 +5,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Outbox } from "./notify/types.js";
 import type { RequestObservation } from "./platform/index.js";
+import type { WatchMetrics } from "./watch/service.js";
 
 export class Metrics {
   readonly registry = new Registry();
@@ -63,6 +64,44 @@ export class Metrics {
     help: "Seconds of Retry-After the worker waited out",
     registers: [this.registry],
   });
+
+  readonly watchPolls = new Counter({
+    name: "bot_watch_polls_total",
+    help: "Reads of watched livestreams, by outcome (ok, or the HTTP status class; none = no response)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
+  readonly watchStateChanges = new Counter({
+    name: "bot_watch_state_changes_total",
+    help: "Broadcast state changes of watched livestreams (live, grace, ended)",
+    labelNames: ["to"] as const,
+    registers: [this.registry],
+  });
+
+  readonly watchPollLatency = new Histogram({
+    name: "bot_watch_poll_seconds",
+    help: "Time of one read of a watched livestream",
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly watchedLivestreams = new Gauge({
+    name: "bot_watched_livestreams",
+    help: "Livestreams watched by at least one channel",
+    registers: [this.registry],
+  });
+
+  /** For WatchService's `metrics`: bounded labels only (no livestream ids). */
+  readonly watch: WatchMetrics = {
+    onPoll: (o) => {
+      const outcome = o.ok ? "ok" : o.status === 0 ? "none" : `${Math.floor(o.status / 100)}xx`;
+      this.watchPolls.inc({ outcome: o.status === 429 ? "429" : outcome });
+      this.watchPollLatency.observe(Math.max(0, o.latencyMs) / 1000);
+    },
+    onStateChange: (o) => this.watchStateChanges.inc({ to: o.to }),
+    onWatched: (n) => this.watchedLivestreams.set(n),
+  };
 
   private outbox: Outbox | undefined;
 

@@ -430,6 +430,30 @@ describe("loadConfig: platform timeouts", () => {
   });
 });
 
+describe("loadConfig: live watch", () => {
+  it("LIVE_WATCH_INTERVAL_MS defaults to 30000, at least 1000, and says what it is", () => {
+    expect(loadConfig(VALID).live).toEqual({ watchIntervalMs: 30_000, offAirGraceMs: 60_000 });
+    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: "1000" }).live.watchIntervalMs).toBe(1000);
+    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: " " }).live.watchIntervalMs).toBe(30_000);
+    for (const bad of ["999", "0", "-1", "1.5", "30s", "86400001"]) {
+      const line = onlyProblem({ ...VALID, LIVE_WATCH_INTERVAL_MS: bad }, "LIVE_WATCH_INTERVAL_MS");
+      expect(line).toMatch(/^LIVE_WATCH_INTERVAL_MS\b/);
+      expect(line).toContain("from 1000 to 86400000");
+      expect(line).toContain("watched livestream is read");
+    }
+  });
+
+  it("LIVE_OFFAIR_GRACE_MS defaults to 60000, may be 0, and says what it is", () => {
+    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "0" }).live.offAirGraceMs).toBe(0);
+    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "2500" }).live.offAirGraceMs).toBe(2500);
+    for (const bad of ["-1", "1e3", "soon", "86400001"]) {
+      const line = onlyProblem({ ...VALID, LIVE_OFFAIR_GRACE_MS: bad }, "LIVE_OFFAIR_GRACE_MS");
+      expect(line).toMatch(/^LIVE_OFFAIR_GRACE_MS\b/);
+      expect(line).toContain("off air");
+    }
+  });
+});
+
 describe("loadConfig: STORE_URL", () => {
   it("parses sqlite://PATH", () => {
     expect(loadConfig({ ...VALID, STORE_URL: "sqlite:///var/lib/bot/bot.sqlite" }).store).toEqual({

@@ -112,6 +112,26 @@ describe("npm run demo, in-process", () => {
     );
   });
 
+  it("shows a watched show going on air, its ad break and its end in one message, in the page too", () => {
+    const all = entries(result.lines);
+    const confirm = all.find((e) => e.body.includes("set #video-news to watch"));
+    expect(confirm?.head).toMatch(/✉ new message/);
+    const live = all.find(
+      (e) => e.head.includes("✉ new message") && e.body.includes("🔴 Live: Studio Session"),
+    );
+    expect(live).toBeDefined();
+    const ts = /\(ts (\d+\.\d+)\)/.exec(live?.head ?? "")?.[1] ?? "none";
+    const edits = all.filter((e) => e.head.includes(`edited`) && e.head.includes(ts));
+    expect(edits.some((e) => e.body.includes("Ad break running"))).toBe(true);
+    expect(edits.at(-1)?.body).toContain("Ended: Studio Session");
+    expect(all.find((e) => e.head.includes(`in the thread of ${ts}`))?.body).toContain("1 ad break");
+    const watching = all.find((e) => e.body.includes("Watched livestreams (1)"));
+    expect(watching?.head).toContain("(only visible to @sam)");
+    const html = readFileSync(result.htmlPath, "utf8");
+    expect(html).toContain("Ended: Studio Session");
+    expect(html).toContain("1 ad break");
+  });
+
   it("writes an escaped HTML page of the channel with both videos", () => {
     expect(result.htmlPath).toBe(join(dir, "out", "channel.html"));
     expect(existsSync(result.htmlPath)).toBe(true);

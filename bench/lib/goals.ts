@@ -9,6 +9,7 @@ import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
+import type { WatchBenchResult } from "../suites/watch.js";
 import { ms, pct } from "./table.js";
 
 export interface Goal {
@@ -26,6 +27,7 @@ export interface Measured {
   lifecycle: LifecycleResult | null;
   burst: BurstResult | null;
   slow: SlowResult | null;
+  watch?: WatchBenchResult | null;
 }
 
 const MB = 1e6;
@@ -125,6 +127,41 @@ export function goals(m: Measured): Goal[] {
     target: "< 200 MB",
     measured: b ? `${Math.round(b.peakRssBytes / MB)} MB` : "–",
     pass: b ? b.peakRssBytes < 200 * MB : null,
+  });
+  const w = m.watch ?? null;
+  const scale = w
+    ? `${w.livestreams} livestreams, ${w.intervalMs / 1000} s interval`
+    : "1000 livestreams, 30 s";
+  out.push({
+    name: `live watch, ${scale}: livestream GETs per second`,
+    target: w
+      ? `${w.idealPerSecond.toFixed(1)}/s ± 15 %, every livestream read each interval`
+      : "≈ 33/s ± 15 %",
+    measured: w ? `${w.getsPerSecond.toFixed(1)}/s, ${w.unevenLivestreams} uneven` : "–",
+    pass: w ? Math.abs(w.getsPerSecond / w.idealPerSecond - 1) <= 0.15 && w.unevenLivestreams === 0 : null,
+  });
+  const lifetimes = w
+    ? Math.max(1, Math.ceil(w.runS / (w.tokenLifetimeS - Math.min(60, w.tokenLifetimeS * 0.1))))
+    : 1;
+  out.push({
+    name: `live watch, ${scale}: token requests${w ? ` over ${Math.round(w.runS)} s` : ""}`,
+    target: `${lifetimes} (1 per token lifetime)`,
+    measured: w ? String(w.tokenRequests) : "–",
+    pass: w ? w.tokenRequests <= lifetimes : null,
+  });
+  out.push({
+    name: `live watch, ${scale}: CPU of the bot process`,
+    target: "< 10 % of one core",
+    measured: w ? `${(w.cpuShare * 100).toFixed(1)} %` : "–",
+    pass: w ? w.cpuShare < 0.1 : null,
+  });
+  out.push({
+    name: `live watch, ${scale}: RSS of the bot process (peak)`,
+    target: "< 200 MB",
+    measured: w
+      ? `${Math.round(w.peakRssBytes / MB)} MB (${Math.round(w.rssBytes / MB)} MB at the end)`
+      : "–",
+    pass: w ? w.peakRssBytes < 200 * MB : null,
   });
   return out;
 }

@@ -26,7 +26,13 @@ export type TargetSpec =
    * The bot alone (store, outbox, platform client, app, worker), configured by `env` like
    * production: the platform sandbox and the Slack stand-in it talks to run in the runner.
    */
-  | { kind: "app"; env: Record<string, string>; worker: WorkerSpec }
+  | {
+      kind: "app";
+      env: Record<string, string>;
+      worker: WorkerSpec;
+      /** Live watch: the most watches one workspace may have (the app's default otherwise). */
+      maxWatchesPerTeam?: number;
+    }
   /** A minimal Bolt app that only acknowledges slash commands: the baseline of the bot's acks. */
   | { kind: "bolt"; signingSecret: string; botToken: string; slackApiUrl: string }
   | {

@@ -45,7 +45,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(o: { sandbox?: SandboxOptions; worker: WorkerSpec }): Promise<Stack> {
+export async function startStack(o: {
+  sandbox?: SandboxOptions;
+  worker: WorkerSpec;
+  /** Extra bot environment (e.g. LIVE_WATCH_INTERVAL_MS). */
+  env?: Record<string, string>;
+  maxWatchesPerTeam?: number;
+}): Promise<Stack> {
   const sandbox = await startSandbox(o.sandbox);
   const slack = await startSlackStandin();
   let bot: TargetHandle | undefined;
@@ -63,7 +69,9 @@ export async function startStack(o: { sandbox?: SandboxOptions; worker: WorkerSp
         PLATFORM_AUTH_URL: sandbox.url,
         PLATFORM_CLIENT_ID: sandbox.clientId,
         PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
+        ...o.env,
       },
+      ...(o.maxWatchesPerTeam ? { maxWatchesPerTeam: o.maxWatchesPerTeam } : {}),
     });
   } catch (err) {
     await sandbox.close();

@@ -13,6 +13,7 @@ import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
+import type { WatchService } from "../watch/service.js";
 import { profileClaimedMessage } from "./blocks/errors.js";
 import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
 import type { ManagerPolicy } from "./managers.js";
@@ -33,6 +34,8 @@ export interface BotDeps {
    */
   ingest: (target: string | Route, body: string) => Promise<IngestResult>;
   managers: ManagerPolicy;
+  /** Live watch (undefined when the app was built without a store). */
+  watch?: WatchService | undefined;
   /** The one authorization function (src/access): every entry point asks it first. */
   access: Authorizer;
   logger: Logger;

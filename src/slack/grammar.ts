@@ -9,7 +9,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 export type LiveCommand =
   | { kind: "help" }
   | { kind: "status"; livestreamId: string }
-  | { kind: "ingest"; livestreamId: string };
+  | { kind: "ingest"; livestreamId: string }
+  | { kind: "watch" | "unwatch"; livestreamId: string }
+  | { kind: "watching" };
 
 export type WebhookCommand =
   | { kind: "help" }
@@ -25,7 +27,7 @@ export type WebhookCommand =
  * covers (test/security/entry-points.test.ts has one row per name). The types below fail to
  * compile when a command kind is missing from its list.
  */
-export const LIVE_SUBCOMMANDS = ["help", "status", "ingest"] as const;
+export const LIVE_SUBCOMMANDS = ["help", "status", "ingest", "watch", "unwatch", "watching"] as const;
 export const WEBHOOK_SUBCOMMANDS = ["help", "set", "show", "events", "remove", "test", "managers"] as const;
 type Exhaustive<Kind, Listed> = [Exclude<Kind, Listed>] extends [never] ? true : never;
 const listsAreComplete: [
@@ -87,7 +89,11 @@ export function parseLive(text: string): Parsed<LiveCommand> {
   const [sub, ...rest] = tokens(text);
   if (sub === undefined || sub.toLowerCase() === "help") return { ok: true, value: { kind: "help" } };
   const kind = sub.toLowerCase();
-  if (kind !== "status" && kind !== "ingest") {
+  if (kind === "watching") {
+    if (rest.length > 0) return { ok: false, problem: "`/live watching` takes nothing after it." };
+    return { ok: true, value: { kind: "watching" } };
+  }
+  if (kind !== "status" && kind !== "ingest" && kind !== "watch" && kind !== "unwatch") {
     return { ok: false, problem: `Unknown subcommand "${truncateForEcho(sub)}".` };
   }
   if (rest.length === 0) return { ok: false, problem: `\`/live ${kind}\` needs a livestream id or URL.` };

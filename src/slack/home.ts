@@ -1,6 +1,7 @@
 /**
  * The App Home tab: every configured profile of the workspace with its channel, events, last
- * delivery and 24 h counts, the platform connection's health, and (for managers) the buttons.
+ * delivery and 24 h counts, the platform connection's health, the live watches with their state
+ * (and a line when reading them fails), and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
 import { isPlatformError } from "../platform/index.js";
@@ -41,13 +42,17 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     });
     return;
   }
-  const [profiles, added, platform, installation] = await Promise.all([
+  const [profiles, added, platform, installation, watches] = await Promise.all([
     deps.settings.listProfiles(teamId),
     deps.settings.listManagers(teamId),
     platformHealth(deps),
     // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
+    deps.watch ? deps.watch.list(teamId) : Promise.resolve([]),
   ]);
+  // The health line names only this workspace's livestreams.
+  const mine = new Set(watches.map((w) => w.livestreamId));
+  const failing = deps.watch?.health().failing.filter((f) => mine.has(f.livestreamId)) ?? [];
   const rows = await Promise.all(
     profiles.map(async (p) => {
       const a = deps.activity
@@ -63,6 +68,8 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     profiles: rows,
     managers: { configured: [...deps.config.managerUserIds], added: added.map((m) => m.userId) },
     tokenRefreshFailure: refreshFailureOf(installation),
+    watches,
+    watchHealth: { failing },
   });
   await client.views.publish({ user_id: userId, view });
 }

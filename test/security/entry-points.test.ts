@@ -129,6 +129,20 @@ const ROWS: Row[] = [
     target: "livestream",
     run: slash("/live", `ingest ${UNBOUND_LIVE}`),
   },
+  {
+    entry: "/live watch",
+    managerOnly: true,
+    target: "livestream",
+    run: slash("/live", `watch ${UNBOUND_LIVE}`),
+  },
+  {
+    // No platform read: only this workspace's own watch of this channel can be stopped.
+    entry: "/live unwatch",
+    managerOnly: true,
+    target: "none",
+    run: slash("/live", `unwatch ${UNBOUND_LIVE}`),
+  },
+  { entry: "/live watching", managerOnly: false, target: "none", run: slash("/live", "watching") },
   { entry: "/webhook help", managerOnly: false, target: "none", run: slash("/webhook", "help") },
   { entry: "/webhook set", managerOnly: true, target: "profile", run: slash("/webhook", `set ${UNBOUND}`) },
   {
@@ -211,6 +225,12 @@ const ROWS: Row[] = [
     run: publishing((who) =>
       b.press(ACTIONS.homeRefresh, "", { team: who.team, user: who.user, home: true }),
     ),
+  },
+  {
+    entry: `action:${ACTIONS.watchUnwatch}`,
+    managerOnly: true,
+    target: "none",
+    run: button(ACTIONS.watchUnwatch, `C0NEWS:${UNBOUND_LIVE}`),
   },
   {
     entry: `action:${ACTIONS.webhookSetup}`,

@@ -10,6 +10,11 @@ describe("/live grammar", () => {
     ["status x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
     ["Status   x9b2k4m ", { kind: "status", livestreamId: "x9b2k4m" }],
     ["ingest x9b2k4m", { kind: "ingest", livestreamId: "x9b2k4m" }],
+    ["watch x9b2k4m", { kind: "watch", livestreamId: "x9b2k4m" }],
+    ["Watch https://www.dailymotion.com/video/x9b2k4m", { kind: "watch", livestreamId: "x9b2k4m" }],
+    ["unwatch <https://www.dailymotion.com/video/x9b2k4m>", { kind: "unwatch", livestreamId: "x9b2k4m" }],
+    ["watching", { kind: "watching" }],
+    [" WATCHING ", { kind: "watching" }],
     ["status https://www.dailymotion.com/video/x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
     ["status <https://www.dailymotion.com/video/x9b2k4m>", { kind: "status", livestreamId: "x9b2k4m" }],
     [
@@ -28,6 +33,10 @@ describe("/live grammar", () => {
     "status ../x",
     "status ftp://x/y",
     "status https://example.com/",
+    "watch",
+    "unwatch",
+    "watch a b",
+    "watching x9b2k4m",
   ])("'%s' is a usage problem", (text) => {
     const r = parseLive(text);
     expect(r.ok).toBe(false);

@@ -30,6 +30,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   platformTimeouts?: Partial<Config["platform"]["timeouts"]>;
   worker?: AppCollaborators["worker"];
+  /** Live watch tuning (tick, concurrency, least time between two updates of one message). */
+  watch?: AppCollaborators["watch"];
   /** Store key namespace (Redis tests share one server). */
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
@@ -127,6 +129,7 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
     ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
     ...(opts.routeQuota ? { routeQuota: opts.routeQuota } : {}),
     ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
+    ...(opts.watch ? { watch: opts.watch } : {}),
   });
 }
 

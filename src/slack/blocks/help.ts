@@ -29,6 +29,24 @@ export const LIVE_HELP: readonly HelpEntry[] = [
     example: "/live ingest https://www.dailymotion.com/video/x8abc12",
   },
   {
+    usage: "/live watch <id or URL>",
+    who: "managers",
+    what: "Tells this channel when the livestream goes on air (one message, kept up to date while it is on air: time on air, ad breaks, recording) and when it ends.",
+    example: "/live watch x8abc12",
+  },
+  {
+    usage: "/live unwatch <id or URL>",
+    who: "managers",
+    what: "Stops telling this channel about the livestream.",
+    example: "/live unwatch x8abc12",
+  },
+  {
+    usage: "/live watching",
+    who: "anyone",
+    what: "The livestreams this workspace watches, in which channel, and whether each is on air now.",
+    example: "/live watching",
+  },
+  {
     usage: "/live help",
     who: "anyone",
     what: "This help (so does `/live` alone).",

@@ -26,6 +26,7 @@ import {
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
 import type { Button, KnownBlock } from "./types.js";
+import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
 import { displayUrl } from "./webhook.js";
 
 export interface HomeProfile {
@@ -58,6 +59,9 @@ export interface HomeViewOptions {
   showRefresh?: boolean;
   /** Multi-workspace mode: the last failed refresh of this workspace's rotating bot token. */
   tokenRefreshFailure?: { at: string; error: string } | undefined;
+  /** The workspace's live watches, and the polls that failed (a health line). */
+  watches?: readonly WatchRow[];
+  watchHealth?: WatchHealthLine;
 }
 
 /** Why the workspace may soon stop working, and what to do. */
@@ -66,6 +70,9 @@ function tokenNotice(f: { at: string; error: string }): string {
   const when = Number.isNaN(at.getTime()) ? "" : ` ${slackDate(at, utcText(at))}`;
   return `⚠️ *The bot could not refresh its Slack token for this workspace*${when} (Slack answered ${code(f.error, 100)}). It keeps working until the current token expires (at most 12 hours), then stops here. It retries by itself; if this notice stays, reinstall the app in this workspace or tell the bot's operator.`;
 }
+
+/** Blocks kept for the live-watch section when there are watches. */
+const WATCH_ROOM = 24;
 
 const MAX_MENTIONS = 20;
 const MAX_EVENTS_SHOWN = 12;
@@ -199,13 +206,14 @@ export function homeView(o: HomeViewOptions): HomeView {
   tail.push(context([`Updated ${slackDate(o.now, utcText(o.now))}`]));
 
   const body: KnownBlock[] = [];
+  const watchRoom = (o.watches?.length ?? 0) > 0 || (o.watchHealth?.failing.length ?? 0) > 0 ? WATCH_ROOM : 0;
   const n = o.profiles.length;
   if (n === 0) {
     body.push(howToFirstSteps(o));
   } else {
     body.push(section(`*Configured profiles (${n})*`));
     const per = o.isManager ? 2 : 1;
-    const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length;
+    const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - watchRoom;
     const shown = n * per <= room ? n : Math.max(0, Math.floor((room - 1) / per));
     for (const p of o.profiles.slice(0, shown)) {
       body.push(profileSection(p, o.now));
@@ -221,6 +229,13 @@ export function homeView(o: HomeViewOptions): HomeView {
         ),
       );
     }
+  }
+  if (watchRoom > 0) {
+    const room = Math.min(watchRoom, VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - 1);
+    body.push(
+      divider,
+      ...homeWatchBlocks(o.watches ?? [], { isManager: o.isManager, health: o.watchHealth, room }),
+    );
   }
   return { type: "home", blocks: [...head, ...body, ...tail] };
 }

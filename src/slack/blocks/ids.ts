@@ -12,6 +12,8 @@ export const ACTIONS = {
   webhookSetup: "webhook_setup",
   /** App Home: opens the managers modal. */
   managersEdit: "managers_edit",
+  /** App Home: stops a channel's watch (value: `<channel>:<livestream>`). */
+  watchUnwatch: "watch_unwatch",
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];

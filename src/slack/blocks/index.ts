@@ -66,6 +66,7 @@ export {
 export type { KnownBlock, Message } from "./types.js";
 export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
 export { assertViewWithinLimits } from "./view-limits.js";
+export * from "./watch.js";
 export {
   displayUrl,
   eventListLines,

@@ -31,7 +31,14 @@ describe("liveHelp", () => {
       expect(e.example.startsWith(`/live ${sub}`), e.usage).toBe(true);
       expect(text).toContain(`Example: \`${e.example}\``);
     }
-    expect(LIVE_HELP.map((e) => e.usage.split(" ")[1])).toEqual(["status", "ingest", "help"]);
+    expect(LIVE_HELP.map((e) => e.usage.split(" ")[1])).toEqual([
+      "status",
+      "ingest",
+      "watch",
+      "unwatch",
+      "watching",
+      "help",
+    ]);
   });
 
   it("has a fallback text naming the commands", () => {

@@ -1,5 +1,6 @@
 /**
- * Buttons: Refresh on the livestream card (anyone), and the webhook buttons (managers only). Each
+ * Buttons: Refresh on the livestream card (anyone), the webhook buttons and the App Home's Unwatch
+ * (managers only). Each
  * is authorized (src/access) before anything reaches the platform; a refused person is told why,
  * ephemerally, and nothing changes. Webhook buttons live on messages (answered through
  * response_url) and on the App Home (re-published after the change).
@@ -12,7 +13,11 @@ import {
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
+  parseUnwatchValue,
   testResultMessage,
+  usageError,
+  watchStoppedMessage,
+  watchUnavailableMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
 import {
@@ -175,6 +180,65 @@ export function register(app: App, deps: BotDeps): void {
   };
   formButton(ACTIONS.webhookSetup, openSetup);
   formButton(ACTIONS.managersEdit, openManagers);
+
+  // The App Home's Unwatch (managers): authorized as "live.unwatch", no platform read; the Home
+  // is published again. Answers (refusals) go to the person as a message from the app.
+  app.action<BlockButtonAction>(
+    ACTIONS.watchUnwatch,
+    async ({ ack, body, action, client, respond }: ButtonArgs) => {
+      await ack();
+      const subject = subjectOf(client, body);
+      const log = deps.logger.child({
+        team: subject.teamId,
+        user: subject.userId,
+        action: ACTIONS.watchUnwatch,
+      });
+      const onHome = body.view?.type === "home";
+      const answer: Reply = onHome
+        ? (args) =>
+            client.chat.postMessage({
+              channel: subject.userId,
+              text: args.text ?? "",
+              blocks: "blocks" in args ? args.blocks : undefined,
+            })
+        : respond;
+      const target = parseUnwatchValue(action.value);
+      await answerErrors(
+        answer,
+        log,
+        "Could not stop the watch",
+        async () => {
+          const d = await deps.access.authorize(subject, "live.unwatch", {
+            kind: "livestream",
+            livestreamId: target?.livestreamId ?? "",
+          });
+          if (!d.allowed) {
+            await answer(ephemeral(d.message));
+            return;
+          }
+          if (target === null) {
+            await answer(
+              ephemeral(
+                usageError(
+                  "/live",
+                  "This button does not name a watch: use `/live unwatch <id or URL>` in its channel.",
+                ),
+              ),
+            );
+            return;
+          }
+          if (!deps.watch) {
+            await answer(ephemeral(watchUnavailableMessage()));
+            return;
+          }
+          const { removed } = await deps.watch.unwatch({ teamId: subject.teamId, ...target });
+          if (onHome) await publishHome(deps, subject);
+          else await respond(ephemeral(watchStoppedMessage({ ...target, removed })));
+        },
+        deps.metrics,
+      );
+    },
+  );
 
   // The App Home's Refresh: publishes the Home again (authorized there, as "home.view").
   app.action<BlockButtonAction>(ACTIONS.homeRefresh, async ({ ack, body, client }: ButtonArgs) => {
