@@ -12,6 +12,7 @@ import {
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
+  parseUnsubscribeValue,
   testResultMessage,
   webhookRemovedMessage,
 } from "../../blocks/index.js";
@@ -27,12 +28,16 @@ import {
 import { openEventsEditor } from "../../events-editor.js";
 import { publishHome } from "../../home.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
+import { unsubscribe } from "../../subscription-ops.js";
 import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
+import { subscriptionOutcomeMessage } from "../commands/webhook.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
 interface ButtonContext {
   profileId: string;
+  /** The button's whole value (`<profileId>` or `<profileId> <more>`). */
+  value: string;
   subject: Subject;
   body: BlockButtonAction;
   log: Logger;
@@ -83,7 +88,9 @@ export function register(app: App, deps: BotDeps): void {
       await ack();
       const subject = subjectOf(client, body);
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
-      const profileId = a.value ?? "";
+      // A value is the profile id, or the profile id, a blank and more (Unsubscribe: the channel).
+      const value = a.value ?? "";
+      const profileId = value.split(" ")[0] ?? "";
       const onHome = body.view?.type === "home";
       // The App Home has no response_url: answers go to the person as a message from the app.
       const answer: Reply = onHome
@@ -108,7 +115,7 @@ export function register(app: App, deps: BotDeps): void {
             await answer(ephemeral(d.message));
             return;
           }
-          await work({ profileId, subject, body, log, done });
+          await work({ profileId, value, subject, body, log, done });
         },
         deps.metrics,
       );
@@ -124,6 +131,16 @@ export function register(app: App, deps: BotDeps): void {
   profileButton(ACTIONS.webhookTest, "webhook.test", "send a test event", async (c) => {
     const outcome = await sendTestLifecycle(deps, c.subject.teamId, c.profileId);
     await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
+  });
+
+  profileButton(ACTIONS.webhookUnsubscribe, "webhook.unsubscribe", "unsubscribe the channel", async (c) => {
+    const target = parseUnsubscribeValue(c.value);
+    if (!target) throw new Error("the button does not name a channel");
+    const r = await unsubscribe(deps, c.subject.teamId, target.profileId, target.channelId);
+    await c.done(
+      subscriptionOutcomeMessage(r, target.profileId, target.channelId, c.subject.userId),
+      "ephemeral",
+    );
   });
 
   // Not a profileButton: the modal must open within the trigger's 3 s, so it is authorized
