@@ -26,6 +26,7 @@
  *    for that channel: a channel key without a state starts from the route key's state when that
  *    state is of the same channel (loadState's `legacyKey`), so no second parent is posted.
  */
+import { WEBHOOK_EVENTS } from "../platform/schemas.js";
 import type { SettingsRepo } from "../store/index.js";
 import { matchesSubscription } from "../store/index.js";
 import { type DeadLetterDeps, setAsideDamaged } from "./dead-letters.js";
@@ -82,7 +83,7 @@ export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult
     const channels =
       subs === null
         ? [item.channelId]
-        : subs.filter((s) => matchesSubscription(s, d.type, d.data)).map((s) => s.channelId);
+        : subs.filter((s) => matchesSubscription(s, d.type, d.data, WEBHOOK_EVENTS)).map((s) => s.channelId);
     const hash = dedupeKeyOf(d);
     for (const channelId of channels) {
       const videoKey = channelKeyOf(key, channelId);

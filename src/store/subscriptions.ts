@@ -45,13 +45,18 @@ export function mentionMarkup(mention: string | null): string {
   return mention === "here" ? "<!here>" : `<@${mention}>`;
 }
 
-/** Whether a delivery of `type` with `data` passes the subscription's filter. */
+/**
+ * Whether a delivery of `type` with `data` passes the subscription's filter. A subscription to
+ * every event of `known` also passes types the bot does not know (shown as they are, as before).
+ */
 export function matchesSubscription(
   sub: Pick<Subscription, "events" | "presets">,
   type: string,
   data: Record<string, unknown>,
+  known: readonly string[],
 ): boolean {
-  if (!sub.events.includes(type)) return false;
+  const all = known.every((e) => sub.events.includes(e));
+  if (!sub.events.includes(type) && !(all && !known.includes(type))) return false;
   if (sub.presets.length === 0 || !type.startsWith("video.format.")) return true;
   const preset = data.preset_name;
   return typeof preset === "string" && sub.presets.includes(preset);
