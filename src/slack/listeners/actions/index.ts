@@ -41,6 +41,8 @@ interface ButtonContext {
   subject: Subject;
   body: BlockButtonAction;
   log: Logger;
+  /** Answers the person: ephemerally under the message, or a message from the app (App Home). */
+  reply: Reply;
   /** Shows the outcome where the button was: the message (replace or ephemeral) or the App Home. */
   done(m: Message, how: "replace" | "ephemeral"): Promise<void>;
 }
@@ -115,7 +117,7 @@ export function register(app: App, deps: BotDeps): void {
             await answer(ephemeral(d.message));
             return;
           }
-          await work({ profileId, value, subject, body, log, done });
+          await work({ profileId, value, subject, body, log, reply: answer, done });
         },
         deps.metrics,
       );
