@@ -97,3 +97,13 @@ export async function unsubscribe(
   const { changed } = await apply(deps, teamId, p, subs);
   return { kind: "unsubscribed", platformChanged: changed };
 }
+
+/**
+ * The subscriptions after `/webhook events` set the platform's events to `events` directly: a
+ * single subscription follows them; with several, each keeps only what the platform still
+ * carries (events added there reach a channel once it subscribes to them).
+ */
+export function subscriptionsForEvents(p: ProfileSettings, events: readonly string[]): Subscription[] {
+  if (p.subscriptions.length === 1) return p.subscriptions.map((s) => ({ ...s, events: [...events] }));
+  return p.subscriptions.map((s) => ({ ...s, events: s.events.filter((e) => events.includes(e)) }));
+}

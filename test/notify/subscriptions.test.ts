@@ -9,9 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
+import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { ACTIONS } from "../../src/slack/blocks/index.js";
-import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const ALL = "C0NEWS";
@@ -143,6 +144,27 @@ describe("two channels, two filters", () => {
     expect(show).toContain(ACTIONS.webhookUnsubscribe);
   });
 
+  it("the App Home lists the subscriptions, with Unsubscribe for managers only", async () => {
+    const open = (user: string) =>
+      sendSigned(
+        h.eventsUrl,
+        eventBody({
+          teamId: h.slack.teamId,
+          event: { type: "app_home_opened", user, channel: "D0HOME", tab: "home" },
+        }),
+        SIGNING_SECRET,
+      );
+    expect((await open("U0ADMIN")).status).toBe(200);
+    const admin = json(await waitFor(() => h.slack.homeView("U0ADMIN"), 8000, "the admin's home"));
+    expect(admin).toContain(`<#${ERRS}>`);
+    expect(admin).toContain("720p");
+    expect(admin).toContain(ACTIONS.webhookUnsubscribe);
+    expect((await open("U0MEMBER")).status).toBe(200);
+    const member = json(await waitFor(() => h.slack.homeView("U0MEMBER"), 8000, "the member's home"));
+    expect(member).toContain(`<#${ERRS}>`);
+    expect(member).not.toContain(ACTIONS.webhookUnsubscribe);
+  });
+
   it("the platform's events follow the union: a PATCH only when it changes", async () => {
     let before = patches();
     // The all-events channel narrows to published: union = published + format.error.
@@ -183,5 +205,16 @@ describe("two channels, two filters", () => {
     expect(json(await run(`unsubscribe ${PROFILE}`, ERRS))).toContain("does not receive");
     // A member is refused.
     expect(json(await run(`unsubscribe ${PROFILE}`, ALL, "U0MEMBER"))).toMatch(/Only managers/);
+  });
+
+  it("`/webhook events` on the only subscription changes its events too", async () => {
+    await run(`events ${PROFILE} published deleted`, ALL);
+    expect(platformEvents()).toEqual(["video.deleted", "video.published"]);
+    const p = await h.built.deps.settings.getProfile(h.slack.teamId, PROFILE);
+    expect(p?.subscriptions.map((s) => s.events)).toEqual([["video.published", "video.deleted"]]);
+    // Subscribing again with the same events changes nothing on the platform.
+    const before = patches();
+    await run(`subscribe ${PROFILE} published deleted`, ALL);
+    expect(patches()).toBe(before);
   });
 });

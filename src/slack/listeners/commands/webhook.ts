@@ -28,7 +28,12 @@ import { channel, section } from "../../blocks/kit.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
-import { subscribe, type UnsubscribeOutcome, unsubscribe } from "../../subscription-ops.js";
+import {
+  subscribe,
+  subscriptionsForEvents,
+  type UnsubscribeOutcome,
+  unsubscribe,
+} from "../../subscription-ops.js";
 import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
 interface Ctx {
@@ -114,11 +119,14 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       }
       const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
       const saved = await deps.settings.getProfile(ctx.teamId, id);
-      if (saved)
+      if (saved) {
+        const events = [...(webhook.events ?? cmd.events)];
         await deps.settings.saveProfile(ctx.teamId, {
           ...saved,
-          events: [...(webhook.events ?? cmd.events)],
+          events,
+          subscriptions: subscriptionsForEvents(saved, events),
         });
+      }
       await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook, updatedBy: ctx.userId })));
       return;
     }
