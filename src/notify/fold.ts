@@ -54,10 +54,18 @@ export async function loadState(
   unsaved: UnsavedSlackFacts,
   key: VideoKey,
   first: OutboxItem | undefined,
+  legacyKey?: VideoKey,
 ): Promise<{ state: VideoState; fresh: boolean } | undefined> {
   let raw: unknown;
   try {
     raw = await o.outbox.getState(key);
+    // A channel key without a state yet: a video in progress before the fan-out (src/notify/
+    // fanout.ts) kept its state at the route key; it continues from there for the same channel.
+    if (raw === undefined && legacyKey !== undefined && legacyKey !== key && first) {
+      const old = validateState(await o.outbox.getState(legacyKey));
+      if (old && old.channelId === first.channelId)
+        return { state: unsaved.apply(legacyKey, old), fresh: false };
+    }
   } catch (err) {
     // Unreadable (not JSON): started again like a damaged state, instead of failing for ever.
     if (!(err instanceof StoreCorruptError)) throw err;

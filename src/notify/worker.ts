@@ -17,6 +17,9 @@
  * item. A batch that fails otherwise before its items are acknowledged (not a store outage) is
  * counted in the video's state (`attempt`, so a restart keeps the count); the next try folds its
  * first item alone, and that item is a dead letter after MAX_ATTEMPTS failures.
+ *
+ * Fan-out (src/notify/fanout.ts): a route key's items are copied to the key of each subscribed
+ * channel whose filter matches; everything above applies to each channel's key.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -25,6 +28,7 @@ import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.j
 import { InstallationMissingError } from "../store/installations.js";
 import { StoreUnavailableError } from "../store/keyv.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
+import { fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
@@ -203,10 +207,22 @@ export class NotifyWorker {
 
   private async process(key: VideoKey, tally: Tally, pass: Pass): Promise<Outcome> {
     const { outbox, owner } = this.o;
+    if (!isChannelKey(key)) {
+      // A route key: its items are copied to the subscribed channels' keys (counted here, once).
+      const { dueAt, handled } = await fanOut(this.o, key);
+      const first = handled[0];
+      if (first) {
+        tally.teamId = first.teamId;
+        tally.profileId = first.profileId;
+        tally.received = handled.length;
+        tally.lastDeliveryAt = handled.reduce((m, i) => Math.max(m, i.receivedAt), 0);
+      }
+      return { dueAt };
+    }
     const read = await outbox.pending(key, this.o.batch);
     const good = read.filter((i) => i.damaged === undefined);
     if (good.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
-    const loaded = await loadState(this.o, this.unsaved, key, good[0]);
+    const loaded = await loadState(this.o, this.unsaved, key, good[0], routeKeyOf(key));
     if (!loaded) return { dueAt: null };
     const { state: start, fresh } = loaded;
     // After a failed batch, its first item alone: the one that fails is found in a few tries.
@@ -232,8 +248,6 @@ export class NotifyWorker {
       )
         return { dueAt: null };
       pass.acked = true;
-      tally.received = items.length - refused.length;
-      tally.lastDeliveryAt = items.reduce((m, i) => Math.max(m, i.receivedAt), 0);
       if (nothing) return { dueAt: null };
     }
     // No event applied yet (only refused items so far): nothing to show.
@@ -241,6 +255,12 @@ export class NotifyWorker {
     // The refused items are dead letters already: Slack's refusals concern the others only.
     const shown = refused.length === 0 ? items : items.filter((i) => !refused.some((r) => r.item === i));
     return this.show(key, state, shown, tally);
+  }
+
+  /** The mention the channel's subscription asked for on format errors (null when none). */
+  private async mentionFor(state: VideoState): Promise<string | null> {
+    const p = await this.o.settings.getProfile(state.teamId, state.profileId);
+    return p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
@@ -351,7 +371,12 @@ export class NotifyWorker {
         if (m.posted) continue;
         const wait = gate.takePostSlot(channel);
         if (wait) return { dueAt: wait };
-        const msg = renderMilestone(m, state, { videoUrlTemplate: this.o.videoUrlTemplate });
+        const msg = renderMilestone(
+          m,
+          state,
+          { videoUrlTemplate: this.o.videoUrlTemplate },
+          m.key.startsWith("error:") ? await this.mentionFor(state) : null,
+        );
         await hold();
         await client.chat.postMessage({
           channel,

@@ -23,6 +23,7 @@ import {
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
+import { subscriptionsForEvents } from "./subscription-ops.js";
 import { readWebhook } from "./webhook-ops.js";
 
 export interface OpenEditor {
@@ -137,11 +138,14 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     }
     const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
     const saved = await deps.settings.getProfile(subject.teamId, meta.profileId);
-    if (saved)
+    if (saved) {
+      const events = [...(updated.events ?? s.selected)];
       await deps.settings.saveProfile(subject.teamId, {
         ...saved,
-        events: [...(updated.events ?? s.selected)],
+        events,
+        subscriptions: subscriptionsForEvents(saved, events),
       });
+    }
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),

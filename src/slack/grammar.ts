@@ -19,6 +19,16 @@ export type WebhookCommand =
   | { kind: "show" | "remove" | "test"; profileId: string | null }
   /** `events` alone shows them; with event names it changes only the events. */
   | { kind: "events"; profileId: string | null; events: WebhookEvent[] | null }
+  | {
+      kind: "subscribe";
+      profileId: string;
+      events: WebhookEvent[];
+      presets: string[];
+      /** null, "here" or a Slack user id. */
+      mention: string | null;
+    }
+  | { kind: "unsubscribe"; profileId: string }
+  | { kind: "subscriptions"; profileId: string | null }
   | { kind: "managers"; action: "list" }
   | { kind: "managers"; action: "add" | "remove"; userId: string };
 
@@ -28,7 +38,18 @@ export type WebhookCommand =
  * compile when a command kind is missing from its list.
  */
 export const LIVE_SUBCOMMANDS = ["help", "status", "ingest", "watch", "unwatch", "watching"] as const;
-export const WEBHOOK_SUBCOMMANDS = ["help", "set", "show", "events", "remove", "test", "managers"] as const;
+export const WEBHOOK_SUBCOMMANDS = [
+  "help",
+  "set",
+  "show",
+  "events",
+  "remove",
+  "test",
+  "managers",
+  "subscribe",
+  "unsubscribe",
+  "subscriptions",
+] as const;
 type Exhaustive<Kind, Listed> = [Exclude<Kind, Listed>] extends [never] ? true : never;
 const listsAreComplete: [
   Exhaustive<LiveCommand["kind"], (typeof LIVE_SUBCOMMANDS)[number]>,
@@ -151,6 +172,60 @@ function parseUserMention(raw: string | undefined): Parsed<string> {
   };
 }
 
+const PRESET = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** `mention=@here` (or `<!here>`) → "here"; `mention=<@U123>` (`<@U123|name>`) → "U123"; else a problem. */
+function parseMention(raw: string): Parsed<string> {
+  if (raw === "@here" || raw === "<!here>" || raw === "<!here|here>" || raw === "<!here|@here>")
+    return { ok: true, value: "here" };
+  const m = /^<@([UW][A-Z0-9]{2,20})(\|[^<>&]{0,80})?>$/.exec(raw);
+  if (m?.[1]) return { ok: true, value: m[1] };
+  return {
+    ok: false,
+    problem: "`mention=` takes `@here` or one person's @mention (for example `mention=@alex`), nothing else.",
+  };
+}
+
+/** `/webhook subscribe <profile_id> [event ...] [preset=<name,...>] [mention=<@user or @here>]` */
+function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
+  const [pid, ...more] = rest;
+  if (pid === undefined) return { ok: false, problem: "`/webhook subscribe` needs a profile id." };
+  if (!ID.test(pid)) return { ok: false, problem: `"${truncateForEcho(pid)}" is not a profile id.` };
+  let presets: string[] | null = null;
+  let mention: string | null = null;
+  let mentionGiven = false;
+  const eventWords: string[] = [];
+  for (const w of more) {
+    const lower = w.toLowerCase();
+    if (lower.startsWith("preset=") || lower.startsWith("presets=")) {
+      if (presets !== null) return { ok: false, problem: "Give `preset=` only once." };
+      const names = w
+        .slice(w.indexOf("=") + 1)
+        .split(",")
+        .filter((n) => n !== "");
+      const bad = names.find((n) => !PRESET.test(n));
+      if (names.length === 0 || names.length > 50 || bad !== undefined)
+        return {
+          ok: false,
+          problem: `\`preset=\` takes format names separated by commas, for example \`preset=720p,1080p\`${bad ? ` ("${truncateForEcho(bad)}" is not one)` : ""}.`,
+        };
+      presets = [...new Set(names)];
+    } else if (lower.startsWith("mention=")) {
+      if (mentionGiven) return { ok: false, problem: "Give `mention=` only once." };
+      mentionGiven = true;
+      const m = parseMention(w.slice(8));
+      if (!m.ok) return m;
+      mention = m.value;
+    } else eventWords.push(w);
+  }
+  const events = parseEvents(eventWords);
+  if (!events.ok) return events;
+  return {
+    ok: true,
+    value: { kind: "subscribe", profileId: pid, events: events.value, presets: presets ?? [], mention },
+  };
+}
+
 export function parseWebhook(text: string): Parsed<WebhookCommand> {
   const [sub, ...rest] = tokens(text);
   if (sub === undefined || sub.toLowerCase() === "help") return { ok: true, value: { kind: "help" } };
@@ -197,6 +272,16 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
       if (!events.ok) return events;
       return { ok: true, value: { kind: "events", profileId: profile.value, events: events.value } };
     }
+    case "subscribe":
+      return parseSubscribe(rest);
+    case "unsubscribe": {
+      if (rest.length !== 1 || rest[0] === undefined)
+        return { ok: false, problem: "`/webhook unsubscribe` takes one profile id." };
+      const profile = parseProfileId(rest[0]);
+      if (!profile.ok) return profile;
+      return { ok: true, value: { kind: "unsubscribe", profileId: rest[0] } };
+    }
+    case "subscriptions":
     case "show":
     case "remove":
     case "test": {

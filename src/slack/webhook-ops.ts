@@ -20,8 +20,15 @@
 import { callbackUrlFor } from "../http/paths.js";
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
-import type { WebhookEvent } from "../platform/schemas.js";
-import { newCallbackToken, type ProfileSettings, routeIdOf, tokenMatchesRouteId } from "../store/index.js";
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/schemas.js";
+import {
+  newCallbackToken,
+  type ProfileSettings,
+  routeIdOf,
+  type Subscription,
+  tokenMatchesRouteId,
+  unionOfEvents,
+} from "../store/index.js";
 import type { BotDeps } from "./context.js";
 
 export interface WebhookView {
@@ -83,21 +90,44 @@ export interface SetRequest {
   events: WebhookEvent[];
 }
 
+/**
+ * The settings after `set`: this channel's subscription (its events) replaces any it had; the other
+ * channels' subscriptions are kept (a foreign URL has none). `events`: what the platform carries.
+ */
 function settingsFor(
   req: SetRequest,
   token: string | null,
   events: readonly string[],
   now: Date,
+  previous: ProfileSettings | undefined,
 ): ProfileSettings {
+  const own = req.url === null;
+  const others = own ? (previous?.subscriptions ?? []).filter((x) => x.channelId !== req.channelId) : [];
+  const mine: Subscription = {
+    channelId: req.channelId,
+    events: [...req.events],
+    presets: [],
+    mention: null,
+    setBy: req.userId,
+    setAt: now.toISOString(),
+  };
   return {
     profileId: req.profileId,
-    channelId: req.url === null ? req.channelId : null,
+    channelId: own ? req.channelId : null,
     routeId: token === null ? null : routeIdOf(token),
     foreignUrl: req.url,
     events: [...events],
     setBy: req.userId,
     setAt: now.toISOString(),
+    subscriptions: own ? [mine, ...others] : [],
   };
+}
+
+/** The events the platform must carry after `set`: the union of the subscriptions' events. */
+function platformEventsFor(req: SetRequest, previous: ProfileSettings | undefined): WebhookEvent[] {
+  if (req.url !== null) return req.events;
+  const others = (previous?.subscriptions ?? []).filter((x) => x.channelId !== req.channelId);
+  return unionOfEvents([{ events: req.events }, ...others], WEBHOOK_EVENTS).filter(isWebhookEvent);
 }
 
 export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
@@ -126,19 +156,28 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
   try {
     webhook = await deps.platform.setWebhook(req.profileId, {
       callback_url: newToken === null ? (req.url ?? "") : callbackUrlFor(deps.config.publicUrl, newToken),
-      events: req.events,
+      events: platformEventsFor(req, previous),
     });
   } catch (err) {
     if (isPlatformError(err) && err.kind === "not_confirmed") {
       // The platform may point at the new route already: keep it and record it, so no delivery
       // is lost; the person is told the change could not be confirmed.
-      await deps.settings.saveProfile(req.teamId, settingsFor(req, newToken, req.events, deps.now()));
+      await deps.settings.saveProfile(
+        req.teamId,
+        settingsFor(req, newToken, platformEventsFor(req, previous), deps.now(), previous),
+      );
     } else if (newToken) {
       await deps.routes.delete(newToken).catch(() => undefined);
     }
     throw err;
   }
-  const settings = settingsFor(req, newToken, webhook.events ?? req.events, deps.now());
+  const settings = settingsFor(
+    req,
+    newToken,
+    webhook.events ?? platformEventsFor(req, previous),
+    deps.now(),
+    previous,
+  );
   await deps.settings.saveProfile(req.teamId, settings);
   if (previous?.routeId && previous.routeId !== settings.routeId) {
     await deps.routes.deleteById(previous.routeId);

@@ -23,8 +23,19 @@ export {
   isRouteId,
   type Manager,
   newCallbackToken,
+  type ProfileInput,
   type ProfileSettings,
   routeIdOf,
   SettingsRepo,
   tokenMatchesRouteId,
 } from "./settings.js";
+export {
+  CHANNEL_RE,
+  MENTION_RE,
+  matchesSubscription,
+  mentionMarkup,
+  PRESET_RE,
+  type Subscription,
+  sameEventSet,
+  unionOfEvents,
+} from "./subscriptions.js";

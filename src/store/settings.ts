@@ -4,7 +4,7 @@
  *
  * Data layout (keys without the store's namespace; every value carries a schema version `v`):
  *
- *   team:<T>:profiles   { v: 2, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
+ *   team:<T>:profiles   { v: 3, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
  *   team:<T>:managers   { v: 1, managers: { <userId>: { addedBy, addedAt } } }
  *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }   (routes.ts)
  *   claim:<profileId>   { v: 1, teamId, claimedAt }   (which workspace manages it: claims.ts)
@@ -16,6 +16,13 @@
  * logged and tried again on the next read. The rewrite is one more read-modify-write: a change
  * saved by another replica between this read and the rewrite would be lost (last writer wins,
  * as below), a window of one store round trip, once per workspace.
+ *
+ * Version 3 adds each profile's `subscriptions` (subscriptions.ts: every channel that receives its
+ * notifications, with its filter); `channelId` stays the route's channel, `events` what the
+ * platform carries (the union of the subscriptions' events). A version 2 document (one channel per
+ * profile) is converted when read, the same way: one subscription per own-route profile (its
+ * channel, all its events, no preset filter, no mention), rewritten at once (a version 1 document
+ * goes through both conversions).
  *
  * Nothing half-written: each operation writes exactly one key (a whole document), so a crash or an
  * unavailable store leaves either the old or the new document.
@@ -36,7 +43,9 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "../log.js";
 import { ProfileClaims } from "./claims.js";
-import { type Store, StoreCorruptError } from "./keyv.js";
+import { Documents } from "./documents.js";
+import type { Store } from "./keyv.js";
+import { type Subscription, subscriptionSchema } from "./subscriptions.js";
 
 export interface ProfileSettings {
   profileId: string;
@@ -53,7 +62,12 @@ export interface ProfileSettings {
   setBy: string;
   /** ISO date-time */
   setAt: string;
+  /** The channels that receive its notifications (empty for a foreign URL). */
+  subscriptions: Subscription[];
 }
+
+/** What saveProfile takes: without `subscriptions`, the route's channel with all its events. */
+export type ProfileInput = Omit<ProfileSettings, "subscriptions"> & { subscriptions?: Subscription[] };
 
 export interface Manager {
   userId: string;
@@ -122,9 +136,28 @@ const ownOrForeign = (
 ): boolean =>
   p.foreignUrl === null ? p.channelId !== null && route !== null : p.channelId === null && route === null;
 
-const profileSchema = profileFields
+const v2ProfileSchema = profileFields
   .extend({ routeId: z.string().regex(ROUTE_ID_RE).nullable() })
   .strict()
+  .refine(
+    (p) => ownOrForeign(p, p.routeId),
+    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
+  );
+
+const profileSchema = profileFields
+  .extend({
+    routeId: z.string().regex(ROUTE_ID_RE).nullable(),
+    subscriptions: z.array(subscriptionSchema).max(100),
+  })
+  .strict()
+  .refine(
+    (p) => p.foreignUrl === null || p.subscriptions.length === 0,
+    "a foreign callback has no subscriptions",
+  )
+  .refine(
+    (p) => new Set(p.subscriptions.map((x) => x.channelId)).size === p.subscriptions.length,
+    "one subscription per channel",
+  )
   .refine(
     (p) => ownOrForeign(p, p.routeId),
     "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
@@ -144,13 +177,23 @@ const filedUnderOwnId = (doc: { profiles: Record<string, { profileId: string }> 
 
 const profilesDocSchema = z
   .object({
-    v: z.literal(2),
+    v: z.literal(3),
     profiles: z.record(z.string(), profileSchema),
     defaultProfileId: id.nullable(),
   })
   .strict()
   .refine(filedUnderOwnId, "a profile is filed under another profile id");
 type ProfilesDoc = z.infer<typeof profilesDocSchema>;
+
+const v2ProfilesDocSchema = z
+  .object({
+    v: z.literal(2),
+    profiles: z.record(z.string(), v2ProfileSchema),
+    defaultProfileId: id.nullable(),
+  })
+  .strict()
+  .refine(filedUnderOwnId, "a profile is filed under another profile id");
+type V2ProfilesDoc = z.infer<typeof v2ProfilesDocSchema>;
 
 const legacyProfilesDocSchema = z
   .object({
@@ -162,16 +205,43 @@ const legacyProfilesDocSchema = z
   .refine(filedUnderOwnId, "a profile is filed under another profile id");
 type LegacyProfilesDoc = z.infer<typeof legacyProfilesDocSchema>;
 
-/** What a profiles key may hold: the current version, or version 1 (converted when read). */
-const storedProfilesDocSchema = z.discriminatedUnion("v", [profilesDocSchema, legacyProfilesDocSchema]);
+/** What a profiles key may hold: the current version, or versions 1 and 2 (converted when read). */
+const storedProfilesDocSchema = z.discriminatedUnion("v", [
+  profilesDocSchema,
+  v2ProfilesDocSchema,
+  legacyProfilesDocSchema,
+]);
 
 /** Version 1 → 2: each token replaced by its route id. */
-function fromLegacy(doc: LegacyProfilesDoc): ProfilesDoc {
-  const profiles: ProfilesDoc["profiles"] = {};
+function fromLegacy(doc: LegacyProfilesDoc): V2ProfilesDoc {
+  const profiles: V2ProfilesDoc["profiles"] = {};
   for (const [key, { callbackToken, ...rest }] of Object.entries(doc.profiles)) {
     profiles[key] = { ...rest, routeId: callbackToken === null ? null : routeIdOf(callbackToken) };
   }
   return { v: 2, profiles, defaultProfileId: doc.defaultProfileId };
+}
+
+/** The one subscription of a profile that has none given: its route's channel, all its events. */
+function firstSubscription(p: Omit<ProfileSettings, "subscriptions">): Subscription[] {
+  if (p.foreignUrl !== null || p.channelId === null) return [];
+  return [
+    {
+      channelId: p.channelId,
+      events: [...p.events],
+      presets: [],
+      mention: null,
+      setBy: p.setBy,
+      setAt: p.setAt,
+    },
+  ];
+}
+
+/** Version 2 → 3: one subscription per own-route profile (its channel, all its events). */
+function fromV2(doc: V2ProfilesDoc): ProfilesDoc {
+  const profiles: ProfilesDoc["profiles"] = {};
+  for (const [key, p] of Object.entries(doc.profiles))
+    profiles[key] = { ...p, subscriptions: firstSubscription(p) };
+  return { v: 3, profiles, defaultProfileId: doc.defaultProfileId };
 }
 
 const managersDocSchema = z
@@ -195,52 +265,7 @@ function checkId(what: string, value: string): void {
   if (!ID_RE.test(value)) throw new TypeError(`${what} must be 1-100 characters without blanks or ":"`);
 }
 
-// --- Reading and writing one document ------------------------------------------------------------
-
-export class Documents {
-  constructor(
-    private readonly store: Store,
-    private readonly logger: Logger,
-  ) {}
-
-  /** The validated document at `key`, or undefined when there is none. */
-  async read<S extends z.ZodType>(key: string, schema: S): Promise<z.output<S> | undefined> {
-    let raw: unknown;
-    try {
-      raw = await this.store.run(`get ${key}`, () => this.store.keyv.get(key));
-    } catch (err) {
-      if (err instanceof StoreCorruptError) throw this.corrupt(key, err.reason, err);
-      throw err;
-    }
-    if (raw === undefined) return undefined;
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      const reason = parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.join(".") || "(value)"}: ${i.message}`)
-        .join("; ");
-      throw this.corrupt(key, `unexpected shape (${reason})`, parsed.error);
-    }
-    return parsed.data;
-  }
-
-  async write(key: string, value: unknown): Promise<void> {
-    await this.store.run(`set ${key}`, async () => {
-      await this.store.keyv.set(key, value);
-    });
-  }
-
-  async remove(key: string): Promise<void> {
-    await this.store.run(`delete ${key}`, async () => {
-      await this.store.keyv.delete(key);
-    });
-  }
-
-  private corrupt(key: string, reason: string, cause: unknown): StoreCorruptError {
-    this.logger.error({ key, reason }, "store value is corrupt; it is left as is for inspection");
-    return new StoreCorruptError(key, reason, { cause });
-  }
-}
+export { Documents };
 
 // --- Settings ------------------------------------------------------------------------------------
 
@@ -267,20 +292,20 @@ export class SettingsRepo {
     checkId("teamId", teamId);
     const key = keys.profiles(teamId);
     const stored = await this.docs.read(key, storedProfilesDocSchema);
-    if (stored === undefined) return { v: 2, profiles: {}, defaultProfileId: null };
-    if (stored.v === 2) return stored;
-    // Version 1 kept route tokens in the clear: rewrite it now, so they leave the store.
-    const doc = fromLegacy(stored);
+    if (stored === undefined) return { v: 3, profiles: {}, defaultProfileId: null };
+    if (stored.v === 3) return stored;
+    // Version 1 kept route tokens in the clear; version 2 one channel per profile: rewrite it now.
+    const doc = fromV2(stored.v === 1 ? fromLegacy(stored) : stored);
     try {
       await this.saveProfilesDoc(teamId, doc);
       this.logger.info(
-        { key },
-        "profiles document upgraded to version 2: route tokens replaced by route ids",
+        { key, from: stored.v },
+        "profiles document upgraded to version 3 (route ids, one subscription per channel)",
       );
     } catch (err) {
       this.logger.warn(
-        { err, key },
-        "could not rewrite a version 1 profiles document; tried again on the next read",
+        { err, key, from: stored.v },
+        "could not rewrite an older profiles document; tried again on the next read",
       );
     }
     return doc;
@@ -304,7 +329,8 @@ export class SettingsRepo {
   }
 
   /** Creates or replaces the profile's settings. Throws TypeError for settings it could not read back. */
-  async saveProfile(teamId: string, p: ProfileSettings): Promise<void> {
+  async saveProfile(teamId: string, input: ProfileInput): Promise<void> {
+    const p: ProfileSettings = { ...input, subscriptions: input.subscriptions ?? firstSubscription(input) };
     const checked = profileSchema.safeParse(p);
     if (!checked.success) throw new TypeError(`invalid profile settings: ${z.prettifyError(checked.error)}`);
     const doc = await this.profilesDoc(teamId);

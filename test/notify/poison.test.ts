@@ -22,6 +22,7 @@ import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import type { StoreUrl } from "../../src/config.js";
+import { channelKeyOf } from "../../src/notify/fanout.js";
 import { ChannelGate } from "../../src/notify/gate.js";
 import { type Outbox, videoKeyOf } from "../../src/notify/types.js";
 import { NotifyWorker } from "../../src/notify/worker.js";
@@ -180,7 +181,8 @@ describe("a batch that keeps failing (sqlite)", () => {
       await send("video.created", T, video);
       await send("video.format.error", T + 10, video, { preset_name: "720p", why: "x9boom" });
       await send("video.published", T + 20, video);
-      const key = videoKeyOf(h.slack.teamId, PROFILE, video);
+      // The channel's key (src/notify/fanout.ts): where the worker keeps the video's state.
+      const key = channelKeyOf(videoKeyOf(h.slack.teamId, PROFILE, video), CHANNEL);
       const client = new WebClient(h.slack.botToken, workerClientOptions(h.slack.apiUrl));
       // Each round is a new worker (a restart): only the stored state carries the count.
       const counts: number[] = [];

@@ -175,6 +175,24 @@ const ROWS: Row[] = [
     run: slash("/webhook", `remove ${UNBOUND}`),
   },
   { entry: "/webhook test", managerOnly: true, target: "profile", run: slash("/webhook", `test ${UNBOUND}`) },
+  {
+    entry: "/webhook subscribe",
+    managerOnly: true,
+    target: "profile",
+    run: slash("/webhook", `subscribe ${UNBOUND} format.error preset=720p mention=@here`),
+  },
+  {
+    entry: "/webhook unsubscribe",
+    managerOnly: true,
+    target: "profile",
+    run: slash("/webhook", `unsubscribe ${UNBOUND}`),
+  },
+  {
+    entry: "/webhook subscriptions",
+    managerOnly: false,
+    target: "profile",
+    run: slash("/webhook", `subscriptions ${UNBOUND}`),
+  },
   { entry: "/webhook managers", managerOnly: false, target: "none", run: slash("/webhook", "managers") },
   {
     entry: "/webhook managers",
@@ -211,6 +229,12 @@ const ROWS: Row[] = [
     managerOnly: false,
     target: "none",
     run: button(ACTIONS.webhookRemoveCancel, UNBOUND),
+  },
+  {
+    entry: `action:${ACTIONS.webhookUnsubscribe}`,
+    managerOnly: true,
+    target: "profile",
+    run: button(ACTIONS.webhookUnsubscribe, `${UNBOUND} C0NEWS`),
   },
   {
     entry: `action:${ACTIONS.webhookTest}`,

@@ -38,8 +38,8 @@ describe("a version 1 profiles document (route token in the clear)", () => {
       profiles: Record<string, Record<string, unknown>>;
       defaultProfileId: string | null;
     };
-    expect(doc.v).toBe(2);
-    const { routeId, ...rest } = doc.profiles[NEWSROOM] ?? {};
+    expect(doc.v).toBe(3);
+    const { routeId, subscriptions: _subs, ...rest } = doc.profiles[NEWSROOM] ?? {};
     expect(routeId).toBe(sha256hex(token));
     await h.store.keyv.set(key, {
       v: 1,
@@ -57,13 +57,24 @@ describe("a version 1 profiles document (route token in the clear)", () => {
     expect(await h.built.deps.settings.getProfile(team, NEWSROOM)).toEqual({
       ...profile,
       routeId: sha256hex(token),
+      // Through version 2 to 3: the route's channel with all its events.
+      subscriptions: [
+        {
+          channelId: "C0NEWS",
+          events: profile.events,
+          presets: [],
+          mention: null,
+          setBy: profile.setBy,
+          setAt: profile.setAt,
+        },
+      ],
     });
     const raw = (await h.store.keyv.get(key)) as { v: number };
-    expect(raw.v).toBe(2);
+    expect(raw.v).toBe(3);
     expect(json(raw)).toContain(sha256hex(token));
     expect(json(raw)).not.toContain(token);
     expect(storeText()).not.toContain(token);
-    expect(h.logs.some((l) => l.includes("profiles document upgraded to version 2"))).toBe(true);
+    expect(h.logs.some((l) => l.includes("profiles document upgraded to version 3"))).toBe(true);
   });
 
   it("then show recognizes the route, deliveries and /webhook test reach the channel", async () => {

@@ -148,3 +148,52 @@ describe("/webhook grammar", () => {
     });
   });
 });
+
+describe("/webhook subscribe|unsubscribe|subscriptions grammar", () => {
+  it("reads events, formats and a mention of @here or one person", () => {
+    expect(parseWebhook("subscribe x1abc format.error preset=720p,1080p mention=@here")).toEqual({
+      ok: true,
+      value: {
+        kind: "subscribe",
+        profileId: "x1abc",
+        events: ["video.format.error"],
+        presets: ["720p", "1080p"],
+        mention: "here",
+      },
+    });
+    const person = parseWebhook("subscribe x1abc mention=<@U0ALEX|alex>");
+    expect(person).toMatchObject({
+      ok: true,
+      value: { mention: "U0ALEX", presets: [], events: [...WEBHOOK_EVENTS] },
+    });
+    expect(parseWebhook("unsubscribe x1abc")).toEqual({
+      ok: true,
+      value: { kind: "unsubscribe", profileId: "x1abc" },
+    });
+    expect(parseWebhook("subscriptions")).toEqual({
+      ok: true,
+      value: { kind: "subscriptions", profileId: null },
+    });
+  });
+
+  it("refuses anything else that could be injected or is malformed", () => {
+    for (const text of [
+      "subscribe",
+      "subscribe x1abc mention=@channel",
+      "subscribe x1abc mention=<!channel>",
+      "subscribe x1abc mention=<!everyone>",
+      "subscribe x1abc mention=<@U0ALEX><!here>",
+      "subscribe x1abc mention=<@U0ALEX|<!here>>",
+      "subscribe x1abc mention=here",
+      "subscribe x1abc mention=@here mention=@here",
+      "subscribe x1abc preset=",
+      "subscribe x1abc preset=<!here>",
+      "subscribe x1abc preset=720p preset=1080p",
+      "subscribe x1abc nonsense",
+      "unsubscribe",
+      "unsubscribe x1abc x2def",
+    ]) {
+      expect(parseWebhook(text).ok, text).toBe(false);
+    }
+  });
+});

@@ -9,7 +9,7 @@ import type { Logger } from "../../src/log.js";
 import {
   newCallbackToken,
   openStore,
-  type ProfileSettings,
+  type ProfileInput,
   RouteRepo,
   routeIdOf,
   SettingsRepo,
@@ -41,7 +41,7 @@ async function open(url: string, logger: Logger): Promise<Store> {
   return store;
 }
 
-const profile = (profileId: string): ProfileSettings => ({
+const profile = (profileId: string): ProfileInput => ({
   profileId,
   channelId: "C0001",
   routeId: routeIdOf(newCallbackToken()),

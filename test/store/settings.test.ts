@@ -38,11 +38,27 @@ const own = (profileId: string, channelId = "C0001"): ProfileSettings => ({
   events: ["video.published", "video.deleted"],
   setBy: "U0001",
   setAt: SET_AT,
+  subscriptions: [
+    {
+      channelId,
+      events: ["video.published", "video.deleted"],
+      presets: [],
+      mention: null,
+      setBy: "U0001",
+      setAt: SET_AT,
+    },
+  ],
 });
+
+/** A profile as version 2 stored it: one channel, no subscriptions. */
+const v2 = (p: ProfileSettings) => {
+  const { subscriptions: _subs, ...rest } = p;
+  return rest;
+};
 
 /** A profile as version 1 stored it: the route's token in the clear. */
 const legacy = (profileId: string, token = newCallbackToken()) => {
-  const { routeId: _routeId, ...rest } = own(profileId);
+  const { routeId: _routeId, ...rest } = v2(own(profileId));
   return { ...rest, callbackToken: token };
 };
 
@@ -54,6 +70,7 @@ const foreign = (profileId: string): ProfileSettings => ({
   events: [],
   setBy: "U0002",
   setAt: SET_AT,
+  subscriptions: [],
 });
 
 let teamCounter = 0;
@@ -150,7 +167,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const raw = await backend.readRaw(store, `team:${t}:profiles`);
       expect(raw).toBeDefined();
       expect(JSON.parse(raw ?? "")).toEqual({
-        value: { v: 2, profiles: { x1: p }, defaultProfileId: null },
+        value: { v: 3, profiles: { x1: p }, defaultProfileId: null },
       });
       await settings.removeProfile(t, "x1");
       expect(await backend.readRaw(store, `team:${t}:profiles`)).toBeUndefined();
@@ -160,27 +177,56 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const t = newTeam();
       const key = `team:${t}:profiles`;
       const token = newCallbackToken();
-      const { callbackToken: _token, ...x1 } = legacy("x1", token);
-      const { routeId: _none, ...x2 } = foreign("x2");
+      const { routeId: _none, ...x2 } = v2(foreign("x2"));
       await store.keyv.set(key, {
         v: 1,
         profiles: { x1: legacy("x1", token), x2: { ...x2, callbackToken: null } },
         defaultProfileId: "x2",
       });
       expect(await backend.readRaw(store, key)).toContain(token);
-      const converted = { ...x1, routeId: sha256hex(token) };
+      const converted = { ...own("x1"), routeId: sha256hex(token) };
       expect(await settings.getProfile(t, "x1")).toEqual(converted);
       const raw = await backend.readRaw(store, key);
       expect(raw).not.toContain(token);
       expect(JSON.parse(raw ?? "")).toEqual({
-        value: { v: 2, profiles: { x1: converted, x2: foreign("x2") }, defaultProfileId: "x2" },
+        value: { v: 3, profiles: { x1: converted, x2: foreign("x2") }, defaultProfileId: "x2" },
       });
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 2"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
       expect(JSON.stringify(lines)).not.toContain(token);
-      // Read again: already version 2, nothing more to do.
+      // Read again: already version 3, nothing more to do.
       expect(await settings.listProfiles(t)).toEqual([converted, foreign("x2")]);
       expect(await settings.defaultProfileId(t)).toBe("x2");
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 2"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+    });
+
+    it("reads a version 2 document (one channel per profile), converts it to one subscription and rewrites it", async () => {
+      const t = newTeam();
+      const key = `team:${t}:profiles`;
+      const x1 = own("x1", "C0OLD");
+      await store.keyv.set(key, {
+        v: 2,
+        profiles: { x1: v2(x1), x2: v2(foreign("x2")) },
+        defaultProfileId: null,
+      });
+      const got = await settings.getProfile(t, "x1");
+      // The old channel with all its events, no format filter, no mention.
+      expect(got?.subscriptions).toEqual([
+        {
+          channelId: "C0OLD",
+          events: ["video.published", "video.deleted"],
+          presets: [],
+          mention: null,
+          setBy: "U0001",
+          setAt: SET_AT,
+        },
+      ]);
+      expect(got).toEqual(x1);
+      expect(JSON.parse((await backend.readRaw(store, key)) ?? "")).toEqual({
+        value: { v: 3, profiles: { x1, x2: foreign("x2") }, defaultProfileId: null },
+      });
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+      expect(await settings.listProfiles(t)).toEqual([x1, foreign("x2")]);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
     });
 
     it("a rewrite that fails is logged, the settings still answered, and it is tried on the next read", async () => {
@@ -442,7 +488,18 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
 
     it.each([
       ["an old version", { v: 0, profiles: {}, defaultProfileId: null }],
-      ["a newer version", { v: 3, profiles: {}, defaultProfileId: null }],
+      ["a newer version", { v: 4, profiles: {}, defaultProfileId: null }],
+      ["version 3 without subscriptions", { v: 3, profiles: { x1: v2(own("x1")) }, defaultProfileId: null }],
+      [
+        "version 3 with a mention that is not one",
+        {
+          v: 3,
+          profiles: {
+            x1: { ...own("x1"), subscriptions: [{ ...own("x1").subscriptions[0], mention: "<!channel>" }] },
+          },
+          defaultProfileId: null,
+        },
+      ],
       ["an old shape (array of profiles)", { v: 2, profiles: [own("x1")], defaultProfileId: null }],
       [
         "version 2 with a token in the clear",

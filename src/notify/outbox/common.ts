@@ -109,12 +109,14 @@ export function decodeItem(id: string, json: string, key: VideoKey): OutboxItem 
 }
 
 function damagedItem(id: string, key: VideoKey, reason: string): OutboxItem {
-  const [teamId = "", profileId = ""] = key.split(":");
+  const [teamId = "", route = ""] = key.split(":");
+  // A channel's key (src/notify/fanout.ts) carries the channel after the profile id and a blank.
+  const [profileId = "", channelId = ""] = route.split(" ");
   return {
     id,
     teamId,
     profileId,
-    channelId: "",
+    channelId,
     videoKey: key,
     delivery: { type: "damaged", timestamp: 0, data: {}, known: false },
     receivedAt: 0,

@@ -13,6 +13,7 @@
 import { chunkLines, code, context, isLinkableUrl, link, message, section } from "../../slack/blocks/kit.js";
 import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
 import type { KnownBlock, Message } from "../../slack/blocks/types.js";
+import { mentionMarkup } from "../../store/subscriptions.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import {
   IGNORED_PRESETS_CAP,
@@ -368,7 +369,16 @@ function presetOf(m: Milestone, prefix: string): string {
  * A milestone as a short message: a reply in the parent's thread, or a standalone message for
  * events without a video (then it names the profile).
  */
-export function renderMilestone(m: Milestone, s: VideoState, links: VideoLinks = {}): Message {
+/**
+ * `mention`: a subscription's stored mention (null, "here" or a user id, validated again by
+ * mentionMarkup), put first on a format-error reply only.
+ */
+export function renderMilestone(
+  m: Milestone,
+  s: VideoState,
+  links: VideoLinks = {},
+  mention: string | null = null,
+): Message {
   const video = s.videoId === null ? "" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `;
   let line: string;
   let fallback: string;
@@ -388,6 +398,8 @@ export function renderMilestone(m: Milestone, s: VideoState, links: VideoLinks =
     fallback = `${video}encoding of ${preset ? plainCode(preset) : "a format"} failed`;
     const extra = extraFields(m.data);
     if (extra) line += `\n${dataBlock(extra, DETAILS_MAX)}`;
+    const markup = mentionMarkup(mention);
+    if (markup) line = `${markup} ${line}`;
   } else if (m.key.startsWith("format-deleted:")) {
     const preset = presetOf(m, "format-deleted:");
     line = preset ? `🗑️ Format ${code(preset, NAME_MAX)} deleted` : "🗑️ A format was deleted";
@@ -398,7 +410,10 @@ export function renderMilestone(m: Milestone, s: VideoState, links: VideoLinks =
   }
   const blocks: KnownBlock[] = [section(line + videoLink(s, links))];
   if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
-  return message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
+  const msg = message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
+  // The fallback text is escaped: the mention (validated markup, nothing else) goes before it.
+  const markup = m.key.startsWith("error:") ? mentionMarkup(mention) : "";
+  return markup ? { ...msg, text: `${markup} ${msg.text}` } : msg;
 }
 
 /** Stable hash of a rendering (key order does not matter), to skip identical chat.update calls. */

@@ -80,6 +80,24 @@ export const WEBHOOK_HELP: readonly HelpEntry[] = [
     example: "/webhook events x1abc2 published complete format.error",
   },
   {
+    usage: "/webhook subscribe <profile_id> [event ...] [preset=<name,...>] [mention=<@user or @here>]",
+    who: "managers",
+    what: "This channel also receives the profile's notifications, only the events named (none = all) and, with `preset=`, only those formats' events; `mention=` pings on format errors only. Run it again to change this channel's filter.",
+    example: "/webhook subscribe x1abc2 format.error preset=720p,1080p mention=@here",
+  },
+  {
+    usage: "/webhook unsubscribe <profile_id>",
+    who: "managers",
+    what: "This channel stops receiving the profile's notifications (for the last channel, you are asked to remove the webhook).",
+    example: "/webhook unsubscribe x1abc2",
+  },
+  {
+    usage: "/webhook subscriptions [profile_id]",
+    who: "anyone",
+    what: "Every channel that receives the profile's notifications, with its filters.",
+    example: "/webhook subscriptions x1abc2",
+  },
+  {
     usage: "/webhook remove [profile_id]",
     who: "managers",
     what: "Removes the webhook after you confirm (the platform stops sending events).",

@@ -7,7 +7,8 @@
  * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
-import { isWebhookEvent } from "../../platform/schemas.js";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import type { Subscription } from "../../store/subscriptions.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -25,6 +26,7 @@ import {
 } from "./kit.js";
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
+import { subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock } from "./types.js";
 import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
 import { displayUrl } from "./webhook.js";
@@ -44,7 +46,12 @@ export interface HomeProfile {
   posted24h: number;
   failed24h: number;
   received24h: number;
+  /** The channels that receive its notifications, with their filters. */
+  subscriptions?: readonly Subscription[];
 }
+
+/** Subscriptions listed per profile on the Home (the view's blocks are limited). */
+const MAX_SUBSCRIPTIONS_ON_HOME = 5;
 
 /** Whether an access token can be obtained; `message` is mrkdwn (e.g. from describePlatformError). */
 export type PlatformHealth = { ok: true; grantedScopes: readonly string[] } | { ok: false; message: string };
@@ -217,6 +224,16 @@ export function homeView(o: HomeViewOptions): HomeView {
     const shown = n * per <= room ? n : Math.max(0, Math.floor((room - 1) / per));
     for (const p of o.profiles.slice(0, shown)) {
       body.push(profileSection(p, o.now));
+      if (p.subscriptions && p.subscriptions.length > 0)
+        body.push(
+          ...subscriptionBlocks(
+            p.profileId,
+            p.subscriptions,
+            o.isManager,
+            WEBHOOK_EVENTS.length,
+            MAX_SUBSCRIPTIONS_ON_HOME,
+          ),
+        );
       if (o.isManager) body.push(profileButtons(p));
     }
     const rest = o.profiles.slice(shown);

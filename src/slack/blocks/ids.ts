@@ -6,6 +6,8 @@ export const ACTIONS = {
   webhookRemoveConfirm: "webhook_remove_confirm",
   webhookRemoveCancel: "webhook_remove_cancel",
   webhookTest: "webhook_test",
+  /** Unsubscribe one channel (value: `<profileId> <channelId>`). */
+  webhookUnsubscribe: "webhook_unsubscribe",
   /** Refresh button of the App Home tab (rendered only when `homeView` is asked for it). */
   homeRefresh: "home_refresh",
   /** App Home: opens the set-up modal (value: a profile id to change, or empty for a new one). */

@@ -63,6 +63,18 @@ export {
   setupModal,
   setupModalDone,
 } from "./setup.js";
+export {
+  filterText,
+  MAX_SUBSCRIPTIONS_SHOWN,
+  notOursMessage,
+  notSubscribedMessage,
+  parseUnsubscribeValue,
+  subscribedMessage,
+  subscriptionBlocks,
+  subscriptionsMessage,
+  unsubscribedMessage,
+  unsubscribeValue,
+} from "./subscriptions.js";
 export type { KnownBlock, Message } from "./types.js";
 export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
 export { assertViewWithinLimits } from "./view-limits.js";

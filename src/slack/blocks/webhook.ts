@@ -8,6 +8,7 @@
 import type { WebhookConfig } from "../../platform/client.js";
 import { webhookState } from "../../platform/client.js";
 import { isWebhookEvent, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import type { Subscription } from "../../store/subscriptions.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -23,6 +24,7 @@ import {
   when,
 } from "./kit.js";
 import { escapeTruncate, slackDate, utcText } from "./limits.js";
+import { subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock, Message } from "./types.js";
 
 const MAX_EVENTS_SHOWN = 20;
@@ -37,6 +39,8 @@ export interface WebhookRouteInfo {
   setBy: string;
   /** ISO date-time. */
   setAt: string;
+  /** The channels that receive the notifications, with their filters. */
+  subscriptions?: readonly Subscription[];
 }
 
 export interface WebhookConfigOptions {
@@ -183,6 +187,11 @@ function configBlocks(o: WebhookConfigOptions): { blocks: KnownBlock[]; text: st
   if (foreign) lines.push("This bot posts nothing for this profile: its events go to another address.");
 
   const blocks: KnownBlock[] = [section(lines.join("\n"))];
+  const subs = o.ownsCallback ? (route?.subscriptions ?? []) : [];
+  if (subs.length > 0) {
+    blocks.push(section(`*Channels (${subs.length}):*`));
+    blocks.push(...subscriptionBlocks(o.profileId, subs, o.isManager, WEBHOOK_EVENTS.length));
+  }
   const warn = warnings(o, route);
   if (warn.length > 0) blocks.push(section(warn.join("\n")));
   if (route) {

@@ -63,12 +63,28 @@ describe("webhookHelp", () => {
       "/webhook remove [profile_id]",
       "/webhook test [profile_id]",
       "/webhook managers [add|remove <@user>]",
+      "/webhook subscribe <profile_id> [event ...] [preset=<name,...>] [mention=<@user or @here>]",
+      "/webhook unsubscribe <profile_id>",
+      "/webhook subscriptions [profile_id]",
       "/webhook help",
     ]) {
       expect(text, usage).toContain(`\`${usage}\``);
     }
     const subs = new Set(WEBHOOK_HELP.map((e) => e.usage.split(" ")[1]));
-    expect([...subs].sort()).toEqual(["events", "help", "managers", "remove", "set", "show", "test"]);
+    expect([...subs].sort()).toEqual([
+      "events",
+      "help",
+      "managers",
+      "remove",
+      "set",
+      "show",
+      "subscribe",
+      "subscriptions",
+      "test",
+      "unsubscribe",
+    ]);
+    // Changing a filter: subscribe again.
+    expect(text).toContain("Run it again to change this channel's filter");
   });
 
   it("gives one example per entry and says who may use it", () => {

@@ -13,6 +13,7 @@ import {
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
+  parseUnsubscribeValue,
   parseUnwatchValue,
   testResultMessage,
   usageError,
@@ -32,15 +33,21 @@ import {
 import { openEventsEditor } from "../../events-editor.js";
 import { publishHome } from "../../home.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
+import { unsubscribe } from "../../subscription-ops.js";
 import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
+import { subscriptionOutcomeMessage } from "../commands/webhook.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
 interface ButtonContext {
   profileId: string;
+  /** The button's whole value (`<profileId>` or `<profileId> <more>`). */
+  value: string;
   subject: Subject;
   body: BlockButtonAction;
   log: Logger;
+  /** Answers the person: ephemerally under the message, or a message from the app (App Home). */
+  reply: Reply;
   /** Shows the outcome where the button was: the message (replace or ephemeral) or the App Home. */
   done(m: Message, how: "replace" | "ephemeral"): Promise<void>;
 }
@@ -88,7 +95,9 @@ export function register(app: App, deps: BotDeps): void {
       await ack();
       const subject = subjectOf(client, body);
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
-      const profileId = a.value ?? "";
+      // A value is the profile id, or the profile id, a blank and more (Unsubscribe: the channel).
+      const value = a.value ?? "";
+      const profileId = value.split(" ")[0] ?? "";
       const onHome = body.view?.type === "home";
       // The App Home has no response_url: answers go to the person as a message from the app.
       const answer: Reply = onHome
@@ -113,7 +122,7 @@ export function register(app: App, deps: BotDeps): void {
             await answer(ephemeral(d.message));
             return;
           }
-          await work({ profileId, subject, body, log, done });
+          await work({ profileId, value, subject, body, log, reply: answer, done });
         },
         deps.metrics,
       );
@@ -129,6 +138,16 @@ export function register(app: App, deps: BotDeps): void {
   profileButton(ACTIONS.webhookTest, "webhook.test", "send a test event", async (c) => {
     const outcome = await sendTestLifecycle(deps, c.subject.teamId, c.profileId);
     await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
+  });
+
+  profileButton(ACTIONS.webhookUnsubscribe, "webhook.unsubscribe", "unsubscribe the channel", async (c) => {
+    const target = parseUnsubscribeValue(c.value);
+    if (!target) throw new Error("the button does not name a channel");
+    const r = await unsubscribe(deps, c.subject.teamId, target.profileId, target.channelId);
+    await c.done(
+      subscriptionOutcomeMessage(r, target.profileId, target.channelId, c.subject.userId),
+      "ephemeral",
+    );
   });
 
   // Not a profileButton: the modal must open within the trigger's 3 s, so it is authorized

@@ -1,25 +1,39 @@
 /**
- * `/webhook set|show|events|remove|test|managers|help`, following the contract's grammar.
+ * `/webhook set|show|events|remove|test|managers|subscribe|unsubscribe|subscriptions|help`, following the contract's grammar.
  * Acknowledged first; every subcommand is authorized (src/access) before anything reaches the
  * platform: `/webhook events <profile> <event…>` included.
  */
 import type { App, RespondFn } from "@slack/bolt";
 import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
+import { WEBHOOK_EVENTS } from "../../../platform/schemas.js";
 import {
+  type Message,
   managersMessage,
   noProfileMessage,
+  notOursMessage,
+  notSubscribedMessage,
   removeConfirmMessage,
+  subscribedMessage,
+  subscriptionsMessage,
   testResultMessage,
+  unsubscribedMessage,
   usageError,
   webhookConfigMessage,
   webhookEventsMessage,
   webhookHelp,
   webhookSetMessage,
 } from "../../blocks/index.js";
+import { channel, section } from "../../blocks/kit.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
+import {
+  subscribe,
+  subscriptionsForEvents,
+  type UnsubscribeOutcome,
+  unsubscribe,
+} from "../../subscription-ops.js";
 import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
 interface Ctx {
@@ -105,11 +119,14 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       }
       const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
       const saved = await deps.settings.getProfile(ctx.teamId, id);
-      if (saved)
+      if (saved) {
+        const events = [...(webhook.events ?? cmd.events)];
         await deps.settings.saveProfile(ctx.teamId, {
           ...saved,
-          events: [...(webhook.events ?? cmd.events)],
+          events,
+          subscriptions: subscriptionsForEvents(saved, events),
         });
+      }
       await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook, updatedBy: ctx.userId })));
       return;
     }
@@ -123,6 +140,61 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       const id = await profileFor(ctx, cmd.profileId, "webhook.test");
       if (id === null) return;
       await respond(ephemeral(testResultMessage(id, await sendTestLifecycle(deps, ctx.teamId, id))));
+      return;
+    }
+    case "subscribe": {
+      if (!(await allowed(ctx, "webhook.subscribe", { kind: "profile", profileId: cmd.profileId }))) return;
+      const r = await subscribe(deps, {
+        teamId: ctx.teamId,
+        profileId: cmd.profileId,
+        channelId: ctx.channelId,
+        userId: ctx.userId,
+        events: cmd.events,
+        presets: cmd.presets,
+        mention: cmd.mention,
+      });
+      if (r.kind === "not-ours") await respond(ephemeral(notOursMessage(cmd.profileId)));
+      else
+        await respond(
+          inChannel(subscribedMessage({ profileId: cmd.profileId, ...r, allEvents: WEBHOOK_EVENTS.length })),
+        );
+      return;
+    }
+    case "unsubscribe": {
+      if (!(await allowed(ctx, "webhook.unsubscribe", { kind: "profile", profileId: cmd.profileId }))) return;
+      const r = await unsubscribe(deps, ctx.teamId, cmd.profileId, ctx.channelId);
+      const m = subscriptionOutcomeMessage(r, cmd.profileId, ctx.channelId, ctx.userId);
+      await respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
+      return;
+    }
+    case "subscriptions": {
+      const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
+      if (id === null) {
+        if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
+        return;
+      }
+      if (!(await allowed(ctx, "webhook.subscriptions", { kind: "profile", profileId: id }))) return;
+      // The list is open to anyone; the Unsubscribe buttons only to managers.
+      const asManager = await deps.access.authorize(ctx.subject, "webhook.unsubscribe", {
+        kind: "profile",
+        profileId: id,
+      });
+      const p = await deps.settings.getProfile(ctx.teamId, id);
+      if (!p) {
+        await respond(ephemeral(notOursMessage(id)));
+        return;
+      }
+      await respond(
+        ephemeral(
+          subscriptionsMessage({
+            profileId: id,
+            subscriptions: p.subscriptions,
+            foreign: p.foreignUrl !== null,
+            isManager: asManager.allowed,
+            allEvents: WEBHOOK_EVENTS.length,
+          }),
+        ),
+      );
       return;
     }
     case "managers": {
@@ -140,6 +212,34 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
       await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
       return;
     }
+  }
+}
+
+/** What `/webhook unsubscribe` and the Unsubscribe button answer. */
+export function subscriptionOutcomeMessage(
+  r: UnsubscribeOutcome,
+  profileId: string,
+  channelId: string,
+  userId: string,
+): Message {
+  switch (r.kind) {
+    case "not-ours":
+      return notOursMessage(profileId);
+    case "not-subscribed":
+      return notSubscribedMessage(profileId, channelId);
+    case "last": {
+      // The last channel: removing its subscription means removing the webhook; asked first.
+      const confirm = removeConfirmMessage(profileId);
+      const why = `${channel(channelId)} is the only channel that receives the notifications of this profile.`;
+      return { ...confirm, blocks: [section(why), ...confirm.blocks] };
+    }
+    case "unsubscribed":
+      return unsubscribedMessage({
+        profileId,
+        channelId,
+        byUser: userId,
+        platformChanged: r.platformChanged,
+      });
   }
 }
 

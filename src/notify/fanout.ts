@@ -1,0 +1,117 @@
+/**
+ * Fan-out: a profile's notifications go to several channels, each with its own filter
+ * (src/store/subscriptions.ts).
+ *
+ * Design. The delivery route is unchanged: it stores ONE item per delivery under the video's key
+ * `team:profile:video` (the "route key"), deduplicated and counted against the route's quota as
+ * before. The worker, claiming a route key, does no Slack work: it reads the profile's
+ * subscriptions once per batch and enqueues a copy of each item into the outbox under the key of
+ * every channel whose filter matches it, `team:profile␠channel:video` (the "channel key"; a blank
+ * can be in no team or profile id, so the two kinds never meet), deduplicated per channel on
+ * (workspace, profile, channel, delivery), then acknowledges the route key's items. Each channel
+ * key is then an ordinary video of the worker: its own state (one parent message per video per
+ * channel, its own thread), its own lease, its own pacing (src/notify/gate.ts, per channel).
+ *
+ *  - Nothing lost: a route item is acknowledged only after every copy is stored. Nothing doubled:
+ *    a crash in between copies it again, and each channel's dedupe key answers "duplicate".
+ *  - A channel whose filter matches nothing of a video gets no item, hence never a message.
+ *  - Quotas: the route's 429 still counts the route's items not yet fanned out. Copies count under
+ *    their channel key's own route part (`team:profile␠channel`), one quota per (route, channel):
+ *    a channel that falls that far behind holds its route's items (tried again in a few seconds),
+ *    which then fill the route's quota, so the platform is told to slow down (429) rather than
+ *    anything being dropped.
+ *  - A profile without settings (a route created outside `/webhook set`) or without subscriptions
+ *    goes, as before, to the route's channel with every event.
+ *  - Upgrade: a video in progress under the old layout (state at its route key) continues in place
+ *    for that channel: a channel key without a state starts from the route key's state when that
+ *    state is of the same channel (loadState's `legacyKey`), so no second parent is posted.
+ */
+import { WEBHOOK_EVENTS } from "../platform/schemas.js";
+import type { SettingsRepo } from "../store/index.js";
+import { matchesSubscription } from "../store/index.js";
+import { type DeadLetterDeps, setAsideDamaged } from "./dead-letters.js";
+import { dedupeKeyOf } from "./item.js";
+import { type OutboxItem, routeOfVideoKey, type VideoKey } from "./types.js";
+
+/** How soon route items wait when a channel's copies are over its quota. */
+export const FANOUT_RETRY_MS = 5_000;
+
+/** The key of one channel's copy of a video: `team:profile␠channel:video`. */
+export function channelKeyOf(routeKey: VideoKey, channelId: string): VideoKey {
+  const route = routeOfVideoKey(routeKey);
+  return `${route} ${channelId}${routeKey.slice(route.length)}`;
+}
+
+/** Whether `key` is a channel's key (fan-out done) rather than a route key. */
+export function isChannelKey(key: VideoKey): boolean {
+  return routeOfVideoKey(key).includes(" ");
+}
+
+/** The route key a channel key was copied from. */
+export function routeKeyOf(channelKey: VideoKey): VideoKey {
+  const route = routeOfVideoKey(channelKey);
+  const blank = route.indexOf(" ");
+  return blank < 0 ? channelKey : `${route.slice(0, blank)}${channelKey.slice(route.length)}`;
+}
+
+export interface FanOutDeps extends DeadLetterDeps {
+  settings: SettingsRepo;
+  batch: number;
+}
+
+export interface FanOutResult {
+  dueAt: number | null;
+  /** Route items handled (copied, or matching no channel). */
+  handled: OutboxItem[];
+}
+
+/** Copies a route key's pending items to the matching channels' keys, then acknowledges them. */
+export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
+  const { outbox, owner } = o;
+  const read = await outbox.pending(key, o.batch);
+  const good = read.filter((i) => i.damaged === undefined);
+  if (good.length < read.length && !(await setAsideDamaged(o, key, read)))
+    return { dueAt: null, handled: [] };
+  const first = good[0];
+  if (!first) return { dueAt: null, handled: [] };
+  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const subs = profile && profile.subscriptions.length > 0 ? profile.subscriptions : null;
+  const handled: OutboxItem[] = [];
+  let dueAt: number | null = null;
+  outer: for (const item of good) {
+    const d = item.delivery;
+    const channels =
+      subs === null
+        ? [item.channelId]
+        : subs.filter((s) => matchesSubscription(s, d.type, d.data, WEBHOOK_EVENTS)).map((s) => s.channelId);
+    const hash = dedupeKeyOf(d);
+    for (const channelId of channels) {
+      const videoKey = channelKeyOf(key, channelId);
+      const { id: _id, damaged: _d, ...rest } = item;
+      const outcome = await outbox.enqueue(
+        { ...rest, channelId, videoKey },
+        `${routeOfVideoKey(videoKey)}:${hash}`,
+        o.now(),
+      );
+      if (outcome === "full") {
+        o.logger.warn(
+          { video: key, channel: channelId },
+          "a channel's notifications are over quota; waiting",
+        );
+        dueAt = o.now() + FANOUT_RETRY_MS;
+        break outer;
+      }
+    }
+    handled.push(item);
+  }
+  if (
+    handled.length > 0 &&
+    !(await outbox.ack(
+      owner,
+      key,
+      handled.map((i) => i.id),
+    ))
+  )
+    return { dueAt: null, handled: [] };
+  return { dueAt, handled };
+}

@@ -1,0 +1,151 @@
+/**
+ * Messages of `/webhook subscribe|unsubscribe|subscriptions`, and the subscriptions part of
+ * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
+ * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
+ */
+import type { Subscription } from "../../store/subscriptions.js";
+import { ACTIONS } from "./ids.js";
+import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
+import { escapeTruncate } from "./limits.js";
+import type { KnownBlock, Message } from "./types.js";
+
+/** Subscriptions listed in one message (blocks are limited); the rest are counted. */
+export const MAX_SUBSCRIPTIONS_SHOWN = 20;
+
+/** The Unsubscribe button's value: `<profileId> <channelId>` (neither has a blank). */
+export function unsubscribeValue(profileId: string, channelId: string): string {
+  return `${profileId} ${channelId}`;
+}
+
+export function parseUnsubscribeValue(value: string): { profileId: string; channelId: string } | null {
+  const m = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63}) ([CDG][A-Z0-9]{2,30})$/.exec(value);
+  return m?.[1] && m[2] ? { profileId: m[1], channelId: m[2] } : null;
+}
+
+/** One line of filters: events, formats, mention. */
+export function filterText(s: Subscription, allEvents: number): string {
+  const events =
+    s.events.length >= allEvents
+      ? "all events"
+      : s.events.length <= 6
+        ? s.events.map((e) => code(e, 60)).join(", ")
+        : `${s.events.length} events`;
+  const formats =
+    s.presets.length === 0 ? "all formats" : `formats ${s.presets.map((p) => code(p, 64)).join(", ")}`;
+  const who =
+    s.mention === null
+      ? ""
+      : `; mentions ${s.mention === "here" ? "@here" : mention(s.mention)} on format errors`;
+  return `${events}; ${formats}${who}`;
+}
+
+/** The subscriptions as blocks (one section per channel, with Unsubscribe for managers). */
+export function subscriptionBlocks(
+  profileId: string,
+  subs: readonly Subscription[],
+  isManager: boolean,
+  allEvents: number,
+  max = MAX_SUBSCRIPTIONS_SHOWN,
+): KnownBlock[] {
+  if (subs.length === 0) return [section("No channel receives this profile's notifications.")];
+  const blocks: KnownBlock[] = subs.slice(0, max).map((s) =>
+    section(
+      `• ${channel(s.channelId)}: ${filterText(s, allEvents)}`,
+      isManager
+        ? button({
+            text: "Unsubscribe",
+            actionId: ACTIONS.webhookUnsubscribe,
+            value: unsubscribeValue(profileId, s.channelId),
+            confirm: confirmDialog({
+              title: "Unsubscribe the channel?",
+              text: "This channel will stop receiving the profile's notifications.",
+              confirm: "Unsubscribe",
+              deny: "Cancel",
+              danger: true,
+            }),
+          })
+        : undefined,
+    ),
+  );
+  if (subs.length > max)
+    blocks.push(
+      context([
+        `and ${subs.length - max} more channels (\`/webhook subscriptions ${escapeTruncate(profileId, 100)}\`)`,
+      ]),
+    );
+  return blocks;
+}
+
+const CHANGE_HINT =
+  "To change a channel's filter, run `/webhook subscribe <profile_id> [event ...] [preset=...] [mention=...]` in it again.";
+
+/** `/webhook subscriptions`. */
+export function subscriptionsMessage(o: {
+  profileId: string;
+  subscriptions: readonly Subscription[];
+  foreign: boolean;
+  isManager: boolean;
+  allEvents: number;
+}): Message {
+  const id = code(o.profileId, 100);
+  if (o.foreign)
+    return message(`Profile ${o.profileId} sends its events to another address`, [
+      section(`Profile ${id} sends its events to another address: this bot posts nothing for it.`),
+    ]);
+  return message(`Subscriptions of profile ${o.profileId}: ${o.subscriptions.length}`, [
+    section(`*Channels that receive the notifications of profile ${id}* (${o.subscriptions.length})`),
+    ...subscriptionBlocks(o.profileId, o.subscriptions, o.isManager, o.allEvents),
+    context([CHANGE_HINT]),
+  ]);
+}
+
+/** After `/webhook subscribe`. */
+export function subscribedMessage(o: {
+  profileId: string;
+  subscription: Subscription;
+  replaced: boolean;
+  platformEvents: readonly string[];
+  platformChanged: boolean;
+  allEvents: number;
+}): Message {
+  const id = code(o.profileId, 100);
+  const s = o.subscription;
+  const first = `✅ ${channel(s.channelId)} ${o.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, o.allEvents)}.`;
+  const platform = o.platformChanged
+    ? `The profile's webhook now carries ${o.platformEvents.length} events (every subscription's).`
+    : "The profile's webhook already carried these events: nothing changed on the platform.";
+  return message(`Channel subscribed to profile ${o.profileId}`, [
+    section(first),
+    context([platform, CHANGE_HINT]),
+  ]);
+}
+
+/** After `/webhook unsubscribe` (or its button). */
+export function unsubscribedMessage(o: {
+  profileId: string;
+  channelId: string;
+  byUser: string;
+  platformChanged: boolean;
+}): Message {
+  const text = `🔕 ${channel(o.channelId)} no longer receives the notifications of profile ${code(o.profileId, 100)} (by ${mention(o.byUser)}).${o.platformChanged ? " The profile's webhook now carries fewer events." : ""}`;
+  return message(`Channel unsubscribed from profile ${o.profileId}`, [section(text)]);
+}
+
+/** What `/webhook unsubscribe` answers when nothing was to do. */
+export function notSubscribedMessage(profileId: string, channelId: string): Message {
+  return message(`Not subscribed to profile ${profileId}`, [
+    section(
+      `${channel(channelId)} does not receive the notifications of profile ${code(profileId, 100)}. \`/webhook subscriptions ${escapeTruncate(profileId, 100)}\` lists the channels that do.`,
+    ),
+  ]);
+}
+
+/** Subscribing a profile this bot does not receive. */
+export function notOursMessage(profileId: string): Message {
+  const id = escapeTruncate(profileId, 100);
+  return message(`Profile ${profileId} has no webhook of this bot`, [
+    section(
+      `Profile ${code(profileId, 100)} does not send its events to this bot in this workspace. Run \`/webhook set ${id}\` first (it subscribes the channel where you run it).`,
+    ),
+  ]);
+}
