@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Sandbox, startSandbox } from "../fakes/platform/server.js";
 import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
-import type { BuiltApp } from "../src/app.js";
+import type { BuiltApp } from "../src/compose.js";
 import { startComposedBot } from "../src/compose.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createLogger, type Logger } from "../src/log.js";

@@ -3,8 +3,12 @@
  * outcomes, platform operations and error codes; never user, channel or video ids.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Outbox } from "./notify/types.js";
 import type { RequestObservation } from "./platform/index.js";
+
+/** What /metrics reads from the outbox (src/notify's Outbox has it). */
+export interface WatchedOutbox {
+  stats(): Promise<{ depth: number; dead: number; oldestReceivedAt: number | null }>;
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -64,7 +68,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private outbox: Outbox | undefined;
+  private outbox: WatchedOutbox | undefined;
 
   readonly outboxDepth = new Gauge({
     name: "bot_outbox_depth",
@@ -90,7 +94,7 @@ export class Metrics {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The outbox whose depth and oldest entry /metrics reports. */
-  watchOutbox(outbox: Outbox): void {
+  watchOutbox(outbox: WatchedOutbox): void {
     this.outbox = outbox;
   }
 

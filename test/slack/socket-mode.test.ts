@@ -23,7 +23,7 @@ import {
   viewSubmissionPayload,
 } from "../../fakes/slack/index.js";
 import type { SlackStandin } from "../../fakes/slack/types.js";
-import { type BuiltApp, buildApp } from "../../src/app.js";
+import { type BuiltApp, composeApp } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
@@ -334,7 +334,7 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
   const bots: BuiltApp[] = [];
   let url = "";
 
-  /** buildApp in Socket Mode with these variables on top of the stand-in's and the sandbox's. */
+  /** composeApp in Socket Mode with these variables on top of the stand-in's and the sandbox's. */
   async function build(env: Record<string, string>, port = 0): Promise<BuiltApp> {
     const base = loadConfig({
       PUBLIC_URL: "https://bot.example.test",
@@ -352,7 +352,7 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
     const logger = createLogger({ level: "silent" });
     const store = await openStore(config.store, logger);
     stores.push(store);
-    const built = buildApp(config, {
+    const built = composeApp(config, {
       platform: createPlatformClient(config.platform, logger),
       outbox: await createOutbox(store, logger),
       settings: new SettingsRepo(store, logger),

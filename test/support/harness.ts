@@ -12,8 +12,12 @@ import {
   slashCommandBody,
   startSlackStandin,
 } from "../../fakes/slack/index.js";
-import type { AppCollaborators, BuiltApp } from "../../src/app.js";
-import { type ComposedBot, startComposedBot } from "../../src/compose.js";
+import {
+  type AppCollaborators,
+  type BuiltApp,
+  type ComposedBot,
+  startComposedBot,
+} from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger, type Logger } from "../../src/log.js";
 import type { Outbox } from "../../src/notify/types.js";
