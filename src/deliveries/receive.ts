@@ -18,7 +18,7 @@ import { DELIVERY_ROUTE } from "../http/paths.js";
 import type { Logger } from "../log.js";
 import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
-import { parseDelivery } from "../platform/schemas.js";
+import { parseDelivery } from "../platform/index.js";
 import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
 import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
 import { allowList, clientAddress } from "./source.js";

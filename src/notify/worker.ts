@@ -21,9 +21,13 @@
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
-import { InstallationMissingError } from "../store/installations.js";
-import { StoreUnavailableError } from "../store/keyv.js";
+import {
+  type ActivityDelta,
+  type ActivityRepo,
+  InstallationMissingError,
+  type SettingsRepo,
+  StoreUnavailableError,
+} from "../store/index.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";

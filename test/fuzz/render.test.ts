@@ -12,7 +12,8 @@ import {
   renderParent,
   stageRank,
 } from "../../src/notify/video/index.js";
-import { LivestreamSchema, parseDelivery, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { parseDelivery } from "../../src/platform/delivery.js";
+import { LivestreamSchema, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import {
   assertViewWithinLimits,
   assertWithinLimits,
