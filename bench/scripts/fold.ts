@@ -4,7 +4,7 @@
  * with bulky data). Run: `node --expose-gc --max-semi-space-size=256 --import tsx bench/scripts/fold.ts`
  * (a young generation large enough that no collection hides what one batch allocates).
  */
-import { applyDelivery, initialState, type VideoState } from "../../src/notify/video/index.js";
+import { applyDelivery, initialState, type VideoState } from "../../src/notify/video/state.js";
 import { parseDelivery } from "../../src/platform/delivery.js";
 import type { Delivery } from "../../src/platform/schemas.js";
 

@@ -12,8 +12,12 @@ import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
-import { profileClaimedMessage } from "./blocks/errors.js";
-import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
+import {
+  errorMessage,
+  type Message,
+  profileClaimedMessage,
+  storeUnavailableMessage,
+} from "./blocks/index.js";
 
 /** The delivery route's answer as the listeners read it (src/deliveries/receive.ts's IngestResult has it). */
 export interface IngestAnswer {

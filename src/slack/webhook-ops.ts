@@ -19,8 +19,8 @@
  */
 import { callbackUrlFor } from "../http/paths.js";
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
+import type { WebhookEvent } from "../platform/index.js";
 import { isPlatformError, type WebhookConfig } from "../platform/index.js";
-import type { WebhookEvent } from "../platform/schemas.js";
 import { newCallbackToken, type ProfileSettings, routeIdOf, tokenMatchesRouteId } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 

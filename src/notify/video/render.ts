@@ -6,9 +6,19 @@
  * the parent stays on screen long after it was rendered, and the same state renders the same
  * message (so `parentHash` lets the worker skip identical updates).
  */
-import { chunkLines, code, context, message, section } from "../../slack/blocks/kit.js";
-import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
-import type { KnownBlock, Message } from "../../slack/blocks/types.js";
+
+import type { KnownBlock, Message } from "../../slack/blocks/index.js";
+import {
+  chunkLines,
+  code,
+  context,
+  escapeTruncate,
+  message,
+  section,
+  slackDate,
+  truncate,
+  utcText,
+} from "../../slack/blocks/index.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import {
   IGNORED_PRESETS_CAP,

@@ -7,7 +7,7 @@
  * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
-import { isWebhookEvent } from "../../platform/schemas.js";
+import { isWebhookEvent } from "../../platform/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,

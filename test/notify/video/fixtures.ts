@@ -1,5 +1,5 @@
 /** Deliveries as the route parses them, a realistic lifecycle, and a small seeded PRNG. */
-import { applyDelivery, initialState, type VideoState } from "../../../src/notify/video/index.js";
+import { applyDelivery, initialState, type VideoState } from "../../../src/notify/video/state.js";
 import { parseDelivery } from "../../../src/platform/delivery.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
 
