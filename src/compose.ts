@@ -101,7 +101,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
-    managerUserIds: config.managerUserIds,
+    managersOf: (teamId) => managers.named(teamId),
     coalesceMs: c.worker?.coalesceMs,
     pollMs: c.worker?.pollMs,
     leaseMs: c.worker?.leaseMs,

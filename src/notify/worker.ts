@@ -51,7 +51,8 @@ export interface WorkerOptions {
   activity?: ActivityRepo;
   gate: ChannelGate;
   logger: Logger;
-  managerUserIds: readonly string[];
+  /** The workspace's managers, told when Slack refuses the notifications for good. */
+  managersOf: (teamId: string) => Promise<readonly string[]>;
   owner?: string;
   now?: () => number;
   /** Idle poll interval when nothing is due (ms). */
