@@ -1,7 +1,8 @@
 /**
  * The whole bot over real HTTP on 127.0.0.1: the platform sandbox, the Slack stand-in, a store,
- * and the app built by buildApp and listening on a free port. Tests send correctly signed Slack
- * requests and read what the bot answered through response_url and the Web API.
+ * and the bot composed by src/compose.ts (through fakes/stack.ts) on a free port. Tests send
+ * correctly signed Slack requests and read what the bot answered through response_url and the
+ * Web API.
  */
 
 import { type Sandbox, type SandboxOptions, SEED } from "../../fakes/platform/server.js";
