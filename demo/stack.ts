@@ -1,18 +1,17 @@
 /**
  * The whole bot on 127.0.0.1 for the demo: the platform sandbox, the Slack stand-in and the bot
- * (built by buildApp, with the embedded sqlite store in a temporary folder), each on a free port.
+ * (composed by src/compose.ts through fakes/stack.ts, with the embedded sqlite store in a temporary folder), each on a free port.
  * The configuration is built from explicit values; nothing is read from the environment.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Sandbox, startSandbox } from "../fakes/platform/server.js";
-import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
-import type { BuiltApp } from "../src/app.js";
-import { startComposedBot } from "../src/compose.js";
-import { type Config, loadConfig } from "../src/config.js";
-import { createLogger, type Logger } from "../src/log.js";
+import type { Sandbox } from "../fakes/platform/server.js";
+import { type SlackStandin, sendSigned, slashCommandBody } from "../fakes/slack/index.js";
+import { startFakesStack } from "../fakes/stack.js";
+import type { BuiltApp } from "../src/compose.js";
+import type { Config } from "../src/config.js";
 import type { Outbox } from "../src/notify/types.js";
 import type { PlatformClient } from "../src/platform/index.js";
 import type { Store } from "../src/store/index.js";
@@ -61,38 +60,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
 
   try {
-    const sandbox = await startSandbox();
-    cleanups.push(() => sandbox.close());
-    const slack = await startSlackStandin();
-    cleanups.push(() => slack.close());
-
-    const base = loadConfig({
-      PUBLIC_URL: DEMO_PUBLIC_URL,
-      SLACK_SIGNING_SECRET: signingSecret,
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_API_URL: slack.apiUrl,
-      PLATFORM_API_URL: sandbox.apiUrl,
-      PLATFORM_AUTH_URL: sandbox.url,
-      PLATFORM_CLIENT_ID: sandbox.clientId,
-      PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-      STORE_URL: `sqlite://${storeFile}`,
-      LOG_LEVEL: "info",
-      LIVE_WATCH_INTERVAL_MS: String(opts.live?.intervalMs ?? 1000),
-      LIVE_OFFAIR_GRACE_MS: String(opts.live?.graceMs ?? 1500),
+    const stack = await startFakesStack({
+      publicUrl: DEMO_PUBLIC_URL,
+      signingSecret,
+      store: `sqlite://${storeFile}`,
+      logLevel: "info",
+      env: {
+        LIVE_WATCH_INTERVAL_MS: String(opts.live?.intervalMs ?? 1000),
+        LIVE_OFFAIR_GRACE_MS: String(opts.live?.graceMs ?? 1500),
+      },
+      compose: { worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20, ...opts.worker } },
     });
-    const config: Config = { ...base, port: 0, host: "127.0.0.1" };
-
-    const logs: string[] = [];
-    const logger: Logger = createLogger({
-      level: config.logLevel,
-      destination: { write: (s: string) => void logs.push(s) },
-      secrets: [config.platform.clientSecret, config.slack.signingSecret, config.slack.botToken],
-    });
-
-    const bot = await startComposedBot(config, logger, {
-      worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20, ...opts.worker },
-    });
-    cleanups.push(() => bot.close());
+    cleanups.push(() => stack.close());
+    const { sandbox, slack, bot, config, logs } = stack;
     const { store, outbox, platform, built, url } = bot;
     const eventsUrl = `${url}/slack/events`;
 

@@ -1,232 +1,51 @@
 /**
- * buildApp(config, deps): the Bolt app with its receiver, routes and listeners, without listening.
- * `src/index.ts` listens; tests build the app with a sandbox platform, a memory or Redis store
- * and a Slack stand-in, and talk to it over real HTTP.
+ * buildApp(config, parts): the Bolt app and its receivers (HTTP, and Socket Mode when an app
+ * token is set), without listening. It builds no collaborator: src/compose.ts builds them all
+ * (the worker, the delivery ingestor, the listeners' deps) and hands them in.
  */
 import type { Server } from "node:http";
-import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
-import { WebClient } from "@slack/web-api";
-import { Authorizer } from "./access/index.js";
+import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import type { Config } from "./config.js";
 import { frontListener } from "./deliveries/front.js";
-import { createIngestor } from "./deliveries/receive.js";
-import { healthRoutes } from "./http/health.js";
+import type { Ingestor } from "./deliveries/receive.js";
 import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
-import type { Logger } from "./log.js";
-import { Metrics } from "./metrics.js";
-import { ChannelGate } from "./notify/gate.js";
-import type { Outbox } from "./notify/types.js";
-import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
-import type { PlatformClient } from "./platform/index.js";
+import type { Metrics } from "./metrics.js";
 import { boltLogger } from "./slack/bolt-logger.js";
+import { countCommands } from "./slack/command-metrics.js";
 import type { BotDeps } from "./slack/context.js";
-import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./slack/grammar.js";
 import { registerListeners } from "./slack/listeners/index.js";
-import { ManagerPolicy } from "./slack/managers.js";
-import { oauthReceiverOptions, workerClientOptions, workspaceClients } from "./slack/oauth.js";
-import { TokenRotation } from "./slack/rotation.js";
-import type { ActivityRepo, InstallationRepo, RouteRepo, SettingsRepo, Store } from "./store/index.js";
-import { WatchService, type WatchServiceOptions } from "./watch/service.js";
+import { oauthReceiverOptions } from "./slack/oauth.js";
+import type { TokenRotation } from "./slack/rotation.js";
 
-export interface AppCollaborators {
-  platform: PlatformClient;
-  settings: SettingsRepo;
-  routes: RouteRepo;
-  outbox: Outbox;
-  /** Per-profile counters shown on the App Home. */
-  activity?: ActivityRepo;
-  /** Multi-workspace (OAuth) mode: where installations are kept (required in that mode). */
-  installations?: InstallationRepo;
-  /** Prometheus metrics served at /metrics (a fresh registry when not given). */
-  metrics?: Metrics;
-  /** Resolves when the settings store answers (for /readyz). */
-  pingStore?: () => Promise<void>;
-  logger: Logger;
-  now?: () => Date;
-  /** Worker tuning (tests shorten the coalescing window and the channel pace). */
-  worker?: Partial<Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">> & {
-    postIntervalMs?: number;
-    /** Do not start the worker with the app (tests drive it with drain()). */
-    manual?: boolean;
-  };
+export interface AppParts {
+  /** What every listener receives. */
+  deps: BotDeps;
+  /** The delivery route (answered by the front listener, and as a Bolt custom route). */
+  deliveries: Pick<Ingestor, "handle" | "route">;
+  /** More HTTP routes after the delivery route (health, metrics). */
+  routes: CustomRoute[];
+  metrics: Metrics;
   /** HTTP server time limits (src/http/timeouts.ts; tests shorten them). */
   httpTimeouts?: Partial<ServerTimeouts>;
-  /** users.info cache lifetime (tests shorten it). */
-  managerCacheTtlMs?: number;
-  /** The store the live watches live in; without it `/live watch` answers that watching is off. */
-  store?: Store;
-  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
-  watch?: Partial<
-    Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs" | "maxWatchesPerTeam">
-  > & {
-    manual?: boolean;
-  };
+  /** Multi-workspace mode: refreshes expiring bot tokens before Bolt uses them. */
+  rotation?: TokenRotation | undefined;
 }
 
-export interface BuiltApp {
+export interface BoltApp {
   app: App;
-  deps: BotDeps;
-  metrics: Metrics;
-  worker: NotifyWorker;
-  /** The live-watch poller (undefined without a store). */
-  watch: WatchService | undefined;
   /** Starts listening on config.port/host (0 = a free port); resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
 }
 
-/** Bounded label values for the commands metric. */
-const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCOMMANDS]);
-
-export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
-  const logger = c.logger;
-  const installations = config.slack.mode === "oauth" ? c.installations : undefined;
-  if (config.slack.mode === "oauth") {
-    if (!installations) throw new Error("multi-workspace (OAuth) mode needs AppCollaborators.installations");
-    if (!installations.encrypted)
-      logger.warn(
-        "STORE_ENCRYPTION_KEY is not set: the workspaces' bot tokens are stored unencrypted; set it (openssl rand -base64 32) to encrypt them at rest",
-      );
-  }
-  const metrics = c.metrics ?? new Metrics();
-  metrics.watchOutbox(c.outbox);
-  const ingestor = createIngestor({
-    routes: c.routes,
-    outbox: c.outbox,
-    logger,
-    allowedIps: config.webhookAllowedIps,
-    trustProxy: config.trustProxy,
-    onResult: (r) => metrics.received(r.status, r.reason),
-  });
-  // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
-  // per workspace from its installation (OAuth), or the one bot token.
-  const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
-  // Token rotation (multi-workspace mode): expiring bot tokens are refreshed before use.
-  const rotation =
-    installations && config.slack.clientId && config.slack.clientSecret
-      ? new TokenRotation({
-          installations,
-          apiUrl: config.slack.apiUrl,
-          clientId: config.slack.clientId,
-          clientSecret: config.slack.clientSecret,
-          logger,
-        })
-      : undefined;
-  const slackFor = installations
-    ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
-    : async () => workerClient;
-  const worker = new NotifyWorker({
-    outbox: c.outbox,
-    slackFor,
-    settings: c.settings,
-    activity: c.activity,
-    gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
-    logger: logger.child({ component: "notify" }),
-    managerUserIds: config.managerUserIds,
-    videoUrlTemplate: config.videoUrlTemplate,
-    coalesceMs: c.worker?.coalesceMs,
-    pollMs: c.worker?.pollMs,
-    leaseMs: c.worker?.leaseMs,
-    concurrency: c.worker?.concurrency,
-    owner: c.worker?.owner,
-    onPosted: (kind) => metrics.deliveries.inc({ stage: "posted", result: kind }),
-    onFailed: (code) => metrics.deliveries.inc({ stage: "failed", result: code }),
-    onRateLimited: (_channel, seconds) => {
-      metrics.slackRateLimited.inc();
-      metrics.slackRateLimitWaitSeconds.inc(seconds);
-    },
-  });
-  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
-  const watch = c.store
-    ? new WatchService({
-        store: c.store,
-        logger,
-        platform: c.platform,
-        slackFor,
-        intervalMs: config.live.watchIntervalMs,
-        graceMs: config.live.offAirGraceMs,
-        metrics: metrics.watch,
-        ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
-        ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
-        ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
-        ...(c.watch?.minUpdateIntervalMs !== undefined
-          ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
-          : {}),
-      })
-    : undefined;
-  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
-  // retried every interval instead of keeping the app from listening.
-  let watchRetry: NodeJS.Timeout | undefined;
-  let watchStopped = false;
-  let watchStarting: Promise<void> | undefined;
-  const startWatch = (): void => {
-    if (!watch || watchStopped) return;
-    watchStarting = watch.start().catch((err: unknown) => {
-      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
-      if (watchStopped) return;
-      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
-      watchRetry.unref?.();
-    });
-  };
-  const startBackground = async () => {
-    if (!c.worker?.manual) worker.start();
-    if (!c.watch?.manual) startWatch();
-  };
-  const managers = new ManagerPolicy({
-    managerUserIds: config.managerUserIds,
-    settings: c.settings,
-    logger,
-    cacheTtlMs: c.managerCacheTtlMs,
-  });
-  const deps: BotDeps = {
-    config,
-    platform: c.platform,
-    settings: c.settings,
-    routes: c.routes,
-    outbox: c.outbox,
-    activity: c.activity,
-    installations,
-    metrics,
-    ingest: async (token, body) => {
-      const r = await ingestor.ingest(token, body);
-      worker.kick();
-      return r;
-    },
-    logger,
-    now: c.now ?? (() => new Date()),
-    managers,
-    watch,
-    access: new Authorizer({
-      config,
-      managers,
-      claims: c.settings.claims,
-      platform: c.platform,
-      logger: logger.child({ component: "access" }),
-    }),
-  };
+export function buildApp(config: Config, p: AppParts): BoltApp {
+  const { deps, deliveries } = p;
+  const logger = deps.logger;
+  const installations = deps.installations;
   const blogger = boltLogger(logger);
-  const deliveryRoute = ingestor.route;
   // The delivery route first: Bolt matches custom routes in order, compiling each pattern per
   // request, so the hot route should be the first one it tries.
-  const customRoutes = [
-    {
-      ...deliveryRoute,
-      handler: (
-        req: Parameters<typeof deliveryRoute.handler>[0],
-        res: Parameters<typeof deliveryRoute.handler>[1],
-      ) => {
-        res.on("finish", () => worker.kick());
-        deliveryRoute.handler(req, res);
-      },
-    },
-    ...healthRoutes({
-      platform: c.platform,
-      pingStore: c.pingStore,
-      metrics,
-      logger,
-      metricsToken: config.metricsToken,
-    }),
-  ];
+  const customRoutes = [deliveries.route, ...p.routes];
   const clientOptions = {
     slackApiUrl: config.slack.apiUrl,
     // Bounded: a Web API call never keeps a listener for minutes.
@@ -242,7 +61,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         installations,
         logger.child({ component: "oauth" }),
         (team, enterprise) => deps.access.workspaceAllowed(team, enterprise),
-        rotation,
+        p.rotation,
       )
     : undefined;
   const token = oauth ? undefined : config.slack.botToken;
@@ -261,7 +80,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
   });
   // Deliveries are answered before Bolt's router (src/deliveries/front.ts); the rest goes on to it.
   http.requestListener = frontListener(http.requestListener, {
-    delivery: (req, res, token) => void ingestor.handle(req, res, token).then(() => worker.kick()),
+    delivery: (req, res, token) => void deliveries.handle(req, res, token),
   });
   let app: App;
   let start: () => Promise<Server | undefined>;
@@ -277,7 +96,7 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
     app = new App({ receiver, token, authorize: http.installer?.authorize, logger: blogger, clientOptions });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
-      applyServerTimeouts(server, c.httpTimeouts);
+      applyServerTimeouts(server, p.httpTimeouts);
       stopHttp = () => http.stop();
       try {
         // Resolves on Slack's hello; a refused app token (invalid_auth...) rejects at once.
@@ -287,67 +106,27 @@ export function buildApp(config: Config, c: AppCollaborators): BuiltApp {
         stopHttp = async () => {};
         throw err;
       }
-      await startBackground();
       return server;
     };
   } else {
     app = new App({ receiver: http, token, logger: blogger, clientOptions });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
-      applyServerTimeouts(server, c.httpTimeouts);
-      await startBackground();
+      applyServerTimeouts(server, p.httpTimeouts);
       return server;
     };
   }
 
-  // Counts every slash command and button press by name.
-  app.use(async ({ body, next }) => {
-    const b = body as {
-      command?: string;
-      text?: string;
-      type?: string;
-      actions?: Array<{ action_id?: string }>;
-      view?: { callback_id?: string };
-    };
-    const sub = (b.text ?? "").trim().split(/\s+/)[0]?.toLowerCase() || "help";
-    const name = b.command
-      ? `${b.command.slice(0, 20)} ${KNOWN_SUBCOMMANDS.has(sub) ? sub : "other"}`
-      : b.type === "block_actions"
-        ? `action:${(b.actions?.[0]?.action_id ?? "?").slice(0, 40)}`
-        : b.type === "view_submission"
-          ? `view:${(b.view?.callback_id ?? "?").slice(0, 40)}`
-          : undefined;
-    try {
-      await next();
-      if (name) metrics.commands.inc({ name, outcome: "handled" });
-    } catch (err) {
-      if (name) metrics.commands.inc({ name, outcome: "error" });
-      throw err;
-    }
-  });
-
+  app.use(countCommands(p.metrics));
   app.error(async (err) => {
     logger.error({ err }, "unhandled error in a Slack listener");
   });
   registerListeners(app, deps);
-  let stopped = false;
 
   return {
     app,
-    deps,
-    metrics,
-    worker,
-    watch,
     start,
     stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      // The watch first: its polls under way finish and its leases are handed back.
-      watchStopped = true;
-      if (watchRetry) clearTimeout(watchRetry);
-      await watchStarting;
-      await watch?.stop();
-      await worker.stop();
       await app.stop();
       await stopHttp();
     },

@@ -1,18 +1,32 @@
 /**
- * The bot's collaborators built from its configuration, as production builds them: the store,
- * the outbox, the platform client (with its metrics), the settings, routes, activity and
- * installation repositories, and the app. src/index.ts, the demo, the test harness and the
- * benchmarks all start the bot through here, so they run the same wiring.
+ * The one composition: every collaborator of the bot built from its configuration, as production
+ * builds them: the store, the outbox, the platform client (with its metrics), the settings,
+ * routes, activity and installation repositories, the manager policy and the authorizer, the
+ * delivery ingestor, the notification worker, and the Bolt app (src/app.ts) that receives them.
+ * A stored delivery wakes the worker: that is wired here, once (the ingestor's onDelivered).
+ * src/index.ts, the demo, the test harness and the benchmarks all start the bot through here, so
+ * they run the same wiring.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AppCollaborators, type BuiltApp, buildApp } from "./app.js";
+import type { App } from "@slack/bolt";
+import { WebClient } from "@slack/web-api";
+import { Authorizer, ManagerPolicy } from "./access/index.js";
+import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
+import { createIngestor } from "./deliveries/receive.js";
+import { healthRoutes } from "./http/health.js";
+import type { ServerTimeouts } from "./http/timeouts.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import type { Outbox } from "./notify/types.js";
+import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import { createPlatformClient, type PlatformClient } from "./platform/index.js";
+import type { BotDeps } from "./slack/context.js";
+import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
+import { TokenRotation } from "./slack/rotation.js";
 import {
   ActivityRepo,
   InstallationRepo,
@@ -21,6 +35,216 @@ import {
   SettingsRepo,
   type Store,
 } from "./store/index.js";
+import { WatchService, type WatchServiceOptions } from "./watch/service.js";
+
+export interface AppCollaborators {
+  platform: PlatformClient;
+  settings: SettingsRepo;
+  routes: RouteRepo;
+  outbox: Outbox;
+  /** Per-profile counters shown on the App Home. */
+  activity?: ActivityRepo;
+  /** Multi-workspace (OAuth) mode: where installations are kept (required in that mode). */
+  installations?: InstallationRepo;
+  /** Prometheus metrics served at /metrics (a fresh registry when not given). */
+  metrics?: Metrics;
+  /** Resolves when the settings store answers (for /readyz). */
+  pingStore?: () => Promise<void>;
+  logger: Logger;
+  now?: () => Date;
+  /** Worker tuning (tests shorten the coalescing window and the channel pace). */
+  worker?: Partial<Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">> & {
+    postIntervalMs?: number;
+    /** Do not start the worker with the app (tests drive it with drain()). */
+    manual?: boolean;
+  };
+  /** HTTP server time limits (src/http/timeouts.ts; tests shorten them). */
+  httpTimeouts?: Partial<ServerTimeouts>;
+  /** users.info cache lifetime (tests shorten it). */
+  managerCacheTtlMs?: number;
+  /** The store the live watches live in; without it `/live watch` answers that watching is off. */
+  store?: Store;
+  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
+  watch?: Partial<
+    Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs" | "maxWatchesPerTeam">
+  > & {
+    manual?: boolean;
+  };
+}
+
+export interface BuiltApp {
+  app: App;
+  deps: BotDeps;
+  metrics: Metrics;
+  worker: NotifyWorker;
+  /** The live-watch poller (undefined without a store). */
+  watch: WatchService | undefined;
+  /** Starts listening on config.port/host (0 = a free port), then the worker and the watch; resolves with the HTTP server. */
+  start(): Promise<Server | undefined>;
+  stop(): Promise<void>;
+}
+
+/** Builds the worker, the ingestor, the listeners' deps and the app from the collaborators, without listening. */
+export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
+  const logger = c.logger;
+  const installations = config.slack.mode === "oauth" ? c.installations : undefined;
+  if (config.slack.mode === "oauth") {
+    if (!installations) throw new Error("multi-workspace (OAuth) mode needs AppCollaborators.installations");
+    if (!installations.encrypted)
+      logger.warn(
+        "STORE_ENCRYPTION_KEY is not set: the workspaces' bot tokens are stored unencrypted; set it (openssl rand -base64 32) to encrypt them at rest",
+      );
+  }
+  const metrics = c.metrics ?? new Metrics();
+  metrics.watchOutbox(c.outbox);
+  const managers = new ManagerPolicy({
+    managerUserIds: config.managerUserIds,
+    settings: c.settings,
+    logger,
+    cacheTtlMs: c.managerCacheTtlMs,
+  });
+  // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
+  // per workspace from its installation (OAuth), or the one bot token.
+  const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
+  // Token rotation (multi-workspace mode): expiring bot tokens are refreshed before use.
+  const rotation =
+    installations && config.slack.clientId && config.slack.clientSecret
+      ? new TokenRotation({
+          installations,
+          apiUrl: config.slack.apiUrl,
+          clientId: config.slack.clientId,
+          clientSecret: config.slack.clientSecret,
+          logger,
+        })
+      : undefined;
+  const slackFor = installations
+    ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
+    : async () => workerClient;
+  const worker = new NotifyWorker({
+    outbox: c.outbox,
+    slackFor,
+    settings: c.settings,
+    activity: c.activity,
+    gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
+    logger: logger.child({ component: "notify" }),
+    managersOf: (teamId) => managers.named(teamId),
+    videoUrlTemplate: config.videoUrlTemplate,
+    coalesceMs: c.worker?.coalesceMs,
+    pollMs: c.worker?.pollMs,
+    leaseMs: c.worker?.leaseMs,
+    concurrency: c.worker?.concurrency,
+    owner: c.worker?.owner,
+    onPosted: (kind) => metrics.deliveries.inc({ stage: "posted", result: kind }),
+    onFailed: (code) => metrics.deliveries.inc({ stage: "failed", result: code }),
+    onRateLimited: (_channel, seconds) => {
+      metrics.slackRateLimited.inc();
+      metrics.slackRateLimitWaitSeconds.inc(seconds);
+    },
+  });
+  const ingestor = createIngestor({
+    routes: c.routes,
+    outbox: c.outbox,
+    logger,
+    allowedIps: config.webhookAllowedIps,
+    trustProxy: config.trustProxy,
+    onResult: (r) => metrics.received(r.status, r.reason),
+    // The one place a delivery wakes the worker (the HTTP route and `/webhook test` alike).
+    onDelivered: () => worker.kick(),
+  });
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
+  const watch = c.store
+    ? new WatchService({
+        store: c.store,
+        logger,
+        platform: c.platform,
+        slackFor,
+        intervalMs: config.live.watchIntervalMs,
+        graceMs: config.live.offAirGraceMs,
+        metrics: metrics.watch,
+        ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
+        ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
+        ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
+        ...(c.watch?.minUpdateIntervalMs !== undefined
+          ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
+          : {}),
+      })
+    : undefined;
+  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
+  // retried every interval instead of keeping the app from listening.
+  let watchRetry: NodeJS.Timeout | undefined;
+  let watchStopped = false;
+  let watchStarting: Promise<void> | undefined;
+  const startWatch = (): void => {
+    if (!watch || watchStopped) return;
+    watchStarting = watch.start().catch((err: unknown) => {
+      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
+      if (watchStopped) return;
+      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
+      watchRetry.unref?.();
+    });
+  };
+  const deps: BotDeps = {
+    config,
+    platform: c.platform,
+    settings: c.settings,
+    routes: c.routes,
+    outbox: c.outbox,
+    activity: c.activity,
+    installations,
+    metrics,
+    ingest: ingestor.ingest,
+    logger,
+    now: c.now ?? (() => new Date()),
+    managers,
+    watch,
+    access: new Authorizer({
+      config,
+      managers,
+      claims: c.settings.claims,
+      platform: c.platform,
+      logger: logger.child({ component: "access" }),
+    }),
+  };
+  const bolt = buildApp(config, {
+    deps,
+    deliveries: ingestor,
+    routes: healthRoutes({
+      platform: c.platform,
+      pingStore: c.pingStore,
+      metrics,
+      logger,
+      metricsToken: config.metricsToken,
+    }),
+    metrics,
+    ...(c.httpTimeouts ? { httpTimeouts: c.httpTimeouts } : {}),
+    rotation,
+  });
+  let stopped = false;
+  return {
+    app: bolt.app,
+    deps,
+    metrics,
+    worker,
+    watch,
+    start: async () => {
+      const server = await bolt.start();
+      if (!c.worker?.manual) worker.start();
+      if (!c.watch?.manual) startWatch();
+      return server;
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      // The watch first: its polls under way finish and its leases are handed back.
+      watchStopped = true;
+      if (watchRetry) clearTimeout(watchRetry);
+      await watchStarting;
+      await watch?.stop();
+      await worker.stop();
+      await bolt.stop();
+    },
+  };
+}
 
 export interface ComposeOptions {
   worker?: AppCollaborators["worker"];
@@ -49,7 +273,7 @@ export interface ComposedBot {
   close(): Promise<void>;
 }
 
-/** Builds the bot and starts listening. */
+/** Opens the store, builds the bot and starts listening. */
 export async function startComposedBot(
   config: Config,
   logger: Logger,
@@ -67,7 +291,7 @@ export async function startComposedBot(
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
-  const built = buildApp(config, {
+  const built = composeApp(config, {
     platform,
     outbox,
     metrics,

@@ -3,9 +3,13 @@
  * outcomes, platform operations and error codes; never user, channel or video ids.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Outbox } from "./notify/types.js";
 import type { RequestObservation } from "./platform/index.js";
 import type { WatchMetrics } from "./watch/service.js";
+
+/** What /metrics reads from the outbox (src/notify's Outbox has it). */
+export interface WatchedOutbox {
+  stats(): Promise<{ depth: number; dead: number; oldestReceivedAt: number | null }>;
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -103,7 +107,7 @@ export class Metrics {
     onWatched: (n) => this.watchedLivestreams.set(n),
   };
 
-  private outbox: Outbox | undefined;
+  private outbox: WatchedOutbox | undefined;
 
   readonly outboxDepth = new Gauge({
     name: "bot_outbox_depth",
@@ -129,7 +133,7 @@ export class Metrics {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The outbox whose depth and oldest entry /metrics reports. */
-  watchOutbox(outbox: Outbox): void {
+  watchOutbox(outbox: WatchedOutbox): void {
     this.outbox = outbox;
   }
 

@@ -3,12 +3,14 @@
  * sqlite store in a fresh folder, the sandbox and the Slack stand-in as its peers. It listens,
  * answers Slack, and stops cleanly on SIGTERM with exit code 0.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botEnvForFakes } from "../fakes/env.js";
 import { type Sandbox, SEED, startSandbox } from "../fakes/platform/server.js";
 import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
 import { waitFor } from "./support/harness.js";
@@ -67,16 +69,14 @@ describe("the bot process", () => {
         PATH: process.env.PATH ?? "",
         PORT: String(port),
         HOST: "127.0.0.1",
-        PUBLIC_URL: "https://bot.example.test",
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_API_URL: slack.apiUrl,
-        PLATFORM_API_URL: sandbox.apiUrl,
-        PLATFORM_AUTH_URL: sandbox.url,
-        PLATFORM_CLIENT_ID: sandbox.clientId,
-        PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-        STORE_URL: `sqlite://${join(dir, "nested", "bot.sqlite")}`,
-        LOG_LEVEL: "info",
+        ...botEnvForFakes({
+          sandbox,
+          slack,
+          publicUrl: "https://bot.example.test",
+          signingSecret: SECRET,
+          store: `sqlite://${join(dir, "nested", "bot.sqlite")}`,
+          logLevel: "info",
+        }),
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

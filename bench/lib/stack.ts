@@ -5,13 +5,10 @@
  * and sent over HTTP to the bot's real Bolt receiver.
  */
 import { Agent, request } from "undici";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../fakes/platform/server.js";
-import {
-  type SlackStandin,
-  signSlackRequest,
-  slashCommandBody,
-  startSlackStandin,
-} from "../../fakes/slack/index.js";
+import { botEnvForFakes } from "../../fakes/env.js";
+import type { Sandbox, SandboxOptions } from "../../fakes/platform/server.js";
+import { type SlackStandin, signSlackRequest, slashCommandBody } from "../../fakes/slack/index.js";
+import { startFakes } from "../../fakes/stack.js";
 import type { WorkerSpec } from "./protocol.js";
 import { startTarget, type TargetHandle } from "./target.js";
 
@@ -52,8 +49,8 @@ export async function startStack(o: {
   env?: Record<string, string>;
   maxWatchesPerTeam?: number;
 }): Promise<Stack> {
-  const sandbox = await startSandbox(o.sandbox);
-  const slack = await startSlackStandin();
+  const fakes = await startFakes(o.sandbox ? { sandbox: o.sandbox } : {});
+  const { sandbox, slack } = fakes;
   let bot: TargetHandle | undefined;
   const agent = new Agent({ connections: null, keepAliveTimeout: 30_000, pipelining: 1 });
   try {
@@ -61,21 +58,18 @@ export async function startStack(o: {
       kind: "app",
       worker: o.worker,
       env: {
-        PUBLIC_URL: BENCH_PUBLIC_URL,
-        SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET,
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_API_URL: slack.apiUrl,
-        PLATFORM_API_URL: sandbox.apiUrl,
-        PLATFORM_AUTH_URL: sandbox.url,
-        PLATFORM_CLIENT_ID: sandbox.clientId,
-        PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
+        ...botEnvForFakes({
+          sandbox,
+          slack,
+          publicUrl: BENCH_PUBLIC_URL,
+          signingSecret: BENCH_SIGNING_SECRET,
+        }),
         ...o.env,
       },
       ...(o.maxWatchesPerTeam ? { maxWatchesPerTeam: o.maxWatchesPerTeam } : {}),
     });
   } catch (err) {
-    await sandbox.close();
-    await slack.close();
+    await fakes.close();
     await agent.close();
     throw err;
   }

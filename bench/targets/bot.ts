@@ -10,6 +10,7 @@
  * without flooding the runner's output.
  */
 
+import { botEnvForFakes } from "../../fakes/env.js";
 import { type Sandbox, startSandbox } from "../../fakes/platform/server.js";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { startComposedBot } from "../../src/compose.js";
@@ -57,16 +58,14 @@ async function startBotWith(
   closeAround: () => Promise<void>,
 ): Promise<RunningTarget> {
   const base = loadConfig({
-    PUBLIC_URL: "https://bot.bench.invalid",
-    SLACK_SIGNING_SECRET: "bench-signing-secret-0123456789abcdef",
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_AUTH_URL: sandbox.url,
-    PLATFORM_CLIENT_ID: sandbox.clientId,
-    PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-    STORE_URL: "memory://",
-    LOG_LEVEL: "info",
+    ...botEnvForFakes({
+      sandbox,
+      slack,
+      publicUrl: "https://bot.bench.invalid",
+      signingSecret: "bench-signing-secret-0123456789abcdef",
+      store: "memory://",
+      logLevel: "info",
+    }),
   });
   const config: Config = { ...base, port: 0, host: "127.0.0.1", store: storeUrl(spec) };
   let logLines = 0;

@@ -3,7 +3,7 @@
  * point (slash subcommand, button, modal submission, event, and later watches and link previews)
  * names one of these when it asks `Authorizer.authorize`.
  *
- *  - role "manager": only managers (src/slack/managers.ts);
+ *  - role "manager": only managers (src/access/managers.ts);
  *  - resource "profile": the profile must be bound to the workspace (PROFILE_BINDINGS);
  *    "livestream": its owning profile must be (checked on the one GET, `readLivestream`);
  *  - claim: the profile must not be claimed by another workspace (src/store/claims.ts);

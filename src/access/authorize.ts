@@ -16,10 +16,10 @@ import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
-import type { ManagerPolicy } from "../slack/managers.js";
-import type { ProfileClaims } from "../store/claims.js";
+import type { ProfileClaims } from "../store/index.js";
 import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
 import { type Decision, type Refused, refusal } from "./decision.js";
+import type { ManagerPolicy } from "./managers.js";
 
 export interface Subject {
   teamId: string;

@@ -1,12 +1,13 @@
 /** What the authorizer answers: allowed, or refused with a stable reason code and the words to show. */
 
 import {
+  code,
+  type Message,
+  notManagerMessage,
   profileClaimedMessage,
   profileNotBoundMessage,
   workspaceNotAllowedMessage,
-} from "../slack/blocks/errors.js";
-import { type Message, notManagerMessage } from "../slack/blocks/index.js";
-import { code } from "../slack/blocks/kit.js";
+} from "../slack/blocks/index.js";
 
 export type RefusalReason = "workspace_not_allowed" | "not_manager" | "profile_not_bound" | "profile_claimed";
 

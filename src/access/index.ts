@@ -1,3 +1,4 @@
 export * from "./actions.js";
 export * from "./authorize.js";
 export * from "./decision.js";
+export * from "./managers.js";

@@ -18,7 +18,7 @@ import { DELIVERY_ROUTE } from "../http/paths.js";
 import type { Logger } from "../log.js";
 import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
-import { parseDelivery } from "../platform/schemas.js";
+import { parseDelivery } from "../platform/index.js";
 import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
 import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
 import { allowList, clientAddress } from "./source.js";
@@ -32,8 +32,10 @@ export interface ReceiveOptions {
   allowedIps: readonly string[];
   trustProxy: boolean;
   now?: () => number;
-  /** Observes each answer (metrics). */
+  /** Observes each answer of the HTTP route (metrics). */
   onResult?: (r: IngestResult) => void;
+  /** Called once each delivery is answered, over HTTP or by ingest() (wakes the worker). */
+  onDelivered?: () => void;
 }
 
 export interface IngestResult {
@@ -184,8 +186,9 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     // One async frame for both (no extra call on the hot path): a token is looked up (RouteRepo
     // answers a malformed one undefined without asking the store), a route is used as is.
     const route = typeof target !== "string" ? target : await o.routes.get(target);
-    if (!route) return result(404, { error: "unknown delivery token" });
-    return store(route, body);
+    const r = route ? await store(route, body) : result(404, { error: "unknown delivery token" });
+    o.onDelivered?.();
+    return r;
   }
 
   /** Checks and stores one body for a known route. */
@@ -215,6 +218,11 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    await answer(req, res, token);
+    o.onDelivered?.();
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     let r: IngestResult;
     // Answered before the body was read (or while it still comes): close the connection after.
     let hangUp = true;

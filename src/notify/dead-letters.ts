@@ -15,7 +15,8 @@ export interface DeadLetterDeps {
   owner: string;
   now: () => number;
   settings: SettingsRepo;
-  managerUserIds: readonly string[];
+  /** The workspace's managers to tell (the commands' manager policy: src/access/managers.ts). */
+  managersOf: (teamId: string) => Promise<readonly string[]>;
   slackFor: (teamId: string) => Promise<WebClient>;
   onFailed?: ((reason: string) => void) | undefined;
 }
@@ -34,7 +35,7 @@ export async function reportRefused(
   const first = await outbox.once(`report:${state.teamId}:${state.channelId}:${code}`, 24 * 3600_000);
   if (!first) return;
   const profile = await o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
-  const recipients = new Set([...(profile ? [profile.setBy] : []), ...o.managerUserIds]);
+  const recipients = new Set([...(profile ? [profile.setBy] : []), ...(await o.managersOf(state.teamId))]);
   const client = await o.slackFor(state.teamId);
   const text =
     `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>: Slack said \`${code}\`. ` +

@@ -26,7 +26,7 @@
  *    for that channel: a channel key without a state starts from the route key's state when that
  *    state is of the same channel (loadState's `legacyKey`), so no second parent is posted.
  */
-import { WEBHOOK_EVENTS } from "../platform/schemas.js";
+import { WEBHOOK_EVENTS } from "../platform/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import { matchesSubscription } from "../store/index.js";
 import { type DeadLetterDeps, setAsideDamaged } from "./dead-letters.js";

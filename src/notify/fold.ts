@@ -4,7 +4,7 @@
  * failing otherwise (counted in the stored state; its first item a dead letter at MAX_ATTEMPTS).
  */
 import type { Logger } from "../log.js";
-import { StoreCorruptError } from "../store/keyv.js";
+import { StoreCorruptError } from "../store/index.js";
 import { type DeadLetterDeps, type Refused, setAsideRefused } from "./dead-letters.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";

@@ -3,7 +3,7 @@
  * its video (the order and lease unit) and deduplicated by its content. Built here, once, for both
  * sides, so the route and the worker cannot disagree on a video key or a dedupe key.
  */
-import type { Delivery } from "../platform/schemas.js";
+import type { Delivery } from "../platform/index.js";
 import type { NewOutboxItem } from "./types.js";
 import { videoKeyOf } from "./types.js";
 import { canonicalJson, sha256Hex } from "./video/hash.js";

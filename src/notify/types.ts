@@ -7,7 +7,7 @@
  * One "video key" per (workspace, profile, video): its deliveries are processed in order by one
  * worker at a time (a lease), so two bot processes on one Redis never post the same thing twice.
  */
-import type { Delivery } from "../platform/schemas.js";
+import type { Delivery } from "../platform/index.js";
 
 /** `${teamId}:${profileId}:${videoId}`; deliveries without a video id use `${teamId}:${profileId}:-`. */
 export type VideoKey = string;

@@ -24,9 +24,13 @@
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { ActivityDelta, ActivityRepo, SettingsRepo } from "../store/index.js";
-import { InstallationMissingError } from "../store/installations.js";
-import { StoreUnavailableError } from "../store/keyv.js";
+import {
+  type ActivityDelta,
+  type ActivityRepo,
+  InstallationMissingError,
+  type SettingsRepo,
+  StoreUnavailableError,
+} from "../store/index.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
 import { fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
@@ -51,7 +55,8 @@ export interface WorkerOptions {
   activity?: ActivityRepo;
   gate: ChannelGate;
   logger: Logger;
-  managerUserIds: readonly string[];
+  /** The workspace's managers, told when Slack refuses the notifications for good. */
+  managersOf: (teamId: string) => Promise<readonly string[]>;
   /** VIDEO_URL_TEMPLATE: the link of a video in its messages (none when unset). */
   videoUrlTemplate?: string | undefined;
   owner?: string;

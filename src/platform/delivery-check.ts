@@ -1,5 +1,5 @@
 /**
- * The delivery route's fast check: the rules of `parseDelivery` (src/platform/schemas.ts) written
+ * The delivery route's fast check: the rules of `parseDelivery` (src/platform/delivery.ts) written
  * out by hand for the common case, a plain JSON object that passes them. It builds exactly the
  * value the zod schemas build (same fields, same key order) and answers undefined for everything
  * else, valid or not; `parseDelivery` then asks zod, which stays the reference and writes the

@@ -14,6 +14,7 @@ export {
   type WebhookState,
   webhookState,
 } from "./client.js";
+export { parseDelivery } from "./delivery.js";
 export { isPlatformError, PlatformError, type PlatformErrorKind } from "./errors.js";
 export type { TransportTimeouts } from "./http.js";
 export * from "./schemas.js";

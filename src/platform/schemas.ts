@@ -11,7 +11,6 @@
  * - Timestamps are strings that `Date.parse` understands (ISO 8601), not a narrower regex.
  */
 import { z } from "zod";
-import { fastDelivery } from "./delivery-check.js";
 
 // --- Enumerations (section 2.4) -------------------------------------------------------------------
 
@@ -366,17 +365,7 @@ export function describeIssue(error: z.ZodError, prefix?: string): string {
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-/**
- * Parses a delivery body (already JSON-decoded). Known types must carry the data the spec shows;
- * unknown types become a generic event rather than a rejection (the event list can change).
- * A hand-written check takes the common case (src/platform/delivery-check.ts); zod decides the rest.
- */
-export function parseDelivery(body: unknown): ParseResult<Delivery> {
-  const fast = fastDelivery(body);
-  return fast !== undefined ? { ok: true, value: fast } : parseDeliveryWithZod(body);
-}
-
-/** `parseDelivery` by the zod schemas alone: the reference the fast check must agree with. */
+/** `parseDelivery` (src/platform/delivery.ts) by the zod schemas alone: the reference the fast check must agree with. */
 export function parseDeliveryWithZod(body: unknown): ParseResult<Delivery> {
   const base = DeliveryEnvelopeSchema.safeParse(body);
   if (!base.success) return { ok: false, error: describeIssue(base.error) };

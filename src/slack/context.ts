@@ -4,9 +4,8 @@
  */
 import type { RespondArguments } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import type { Authorizer, Subject } from "../access/index.js";
+import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
-import type { IngestResult } from "../deliveries/receive.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
@@ -14,9 +13,18 @@ import { isPlatformError, type PlatformClient } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
-import { profileClaimedMessage } from "./blocks/errors.js";
-import { errorMessage, type Message, storeUnavailableMessage } from "./blocks/index.js";
-import type { ManagerPolicy } from "./managers.js";
+import {
+  errorMessage,
+  type Message,
+  profileClaimedMessage,
+  storeUnavailableMessage,
+} from "./blocks/index.js";
+
+/** The delivery route's answer as the listeners read it (src/deliveries/receive.ts's IngestResult has it). */
+export interface IngestAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
 
 export interface BotDeps {
   config: Config;
@@ -32,7 +40,7 @@ export interface BotDeps {
    * The delivery route's own path (validate, route, store), for `/webhook test`: given a route
    * (resolved from the profile's route id; settings never keep the token) or a route token.
    */
-  ingest: (target: string | Route, body: string) => Promise<IngestResult>;
+  ingest: (target: string | Route, body: string) => Promise<IngestAnswer>;
   managers: ManagerPolicy;
   /** Live watch (undefined when the app was built without a store). */
   watch?: WatchService | undefined;

@@ -2,7 +2,7 @@
  * The slash-command grammar of the contract, as pure parsers: text in, a command or a usage
  * problem out. Nothing here talks to Slack, the platform or the store.
  */
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/schemas.js";
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/index.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 

@@ -12,8 +12,7 @@ import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../notify/slack-errors.js";
 import { isPlatformError } from "../platform/index.js";
-import { ProfileClaimedError } from "../store/claims.js";
-import { StoreUnavailableError } from "../store/index.js";
+import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import {
   decodeSetupMeta,
   describePlatformError,

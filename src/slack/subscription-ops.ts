@@ -8,8 +8,8 @@
  * leaves the platform with the new union (a later subscribe or unsubscribe writes it again).
  * The caller authorized the action first (src/access).
  */
-import type { WebhookEvent } from "../platform/schemas.js";
-import { isWebhookEvent, WEBHOOK_EVENTS } from "../platform/schemas.js";
+import type { WebhookEvent } from "../platform/index.js";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../platform/index.js";
 import { type ProfileSettings, type Subscription, sameEventSet, unionOfEvents } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 

@@ -19,8 +19,13 @@
  */
 import { callbackUrlFor } from "../http/paths.js";
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
-import { isPlatformError, type WebhookConfig } from "../platform/index.js";
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/schemas.js";
+import {
+  isPlatformError,
+  isWebhookEvent,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  type WebhookEvent,
+} from "../platform/index.js";
 import {
   newCallbackToken,
   type ProfileSettings,

@@ -9,8 +9,8 @@
  */
 import { z } from "zod";
 import type { Logger } from "../log.js";
+import { Documents } from "./documents.js";
 import type { Store } from "./keyv.js";
-import { Documents } from "./settings.js";
 
 const HOUR = 3_600_000;
 

@@ -15,18 +15,8 @@
  * human-driven, rare command; the loser's next change is refused.
  */
 import { z } from "zod";
-import type { Documents } from "./settings.js";
-
-/** Another workspace configured this profile through the bot: only it can change or remove it. */
-export class ProfileClaimedError extends Error {
-  readonly code = "PROFILE_CLAIMED";
-  readonly profileId: string;
-  constructor(profileId: string) {
-    super(`profile ${profileId} is managed from another workspace`);
-    this.name = "ProfileClaimedError";
-    this.profileId = profileId;
-  }
-}
+import type { Documents } from "./documents.js";
+import { ProfileClaimedError } from "./errors.js";
 
 const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
 const claimSchema = z

@@ -1,9 +1,8 @@
-/**
- * Reading and writing one whole store document, validated with zod (see settings.ts, "Reading").
- */
+/** Reading and writing one validated document of the store: what every repository builds on. */
 import type { z } from "zod";
 import type { Logger } from "../log.js";
-import { type Store, StoreCorruptError } from "./keyv.js";
+import { StoreCorruptError } from "./errors.js";
+import type { Store } from "./keyv.js";
 
 export class Documents {
   constructor(

@@ -1,7 +1,13 @@
 export { type ActivityDelta, ActivityRepo, type ActivitySummary } from "./activity.js";
-export { ProfileClaimedError, ProfileClaims } from "./claims.js";
+export { ProfileClaims } from "./claims.js";
+export { Documents } from "./documents.js";
 export {
   InstallationMissingError,
+  ProfileClaimedError,
+  StoreCorruptError,
+  StoreUnavailableError,
+} from "./errors.js";
+export {
   InstallationRepo,
   type InstallationRepoOptions,
 } from "./installations.js";
@@ -13,8 +19,6 @@ export {
   openStore,
   type RedisClient,
   type Store,
-  StoreCorruptError,
-  StoreUnavailableError,
 } from "./keyv.js";
 export { type Route, RouteRepo, type RouteRepoOptions } from "./routes.js";
 export {

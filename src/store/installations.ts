@@ -19,21 +19,13 @@ import crypto from "node:crypto";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../log.js";
-import { type Store, StoreCorruptError } from "./keyv.js";
-import { Documents } from "./settings.js";
+import { Documents } from "./documents.js";
+import { InstallationMissingError, StoreCorruptError } from "./errors.js";
+import type { Store } from "./keyv.js";
 
 export const ENVELOPE_ALG = "aes-256-gcm+hkdf-sha256";
 const HKDF_SALT = "platform-slack-bot/store-encryption";
 const HKDF_INFO = "installation:v1";
-
-/** No installation for the workspace (never installed, or uninstalled). */
-export class InstallationMissingError extends Error {
-  readonly code = "NOT_INSTALLED";
-  constructor(what: string) {
-    super(`the app is not installed in ${what}`);
-    this.name = "InstallationMissingError";
-  }
-}
 
 const ID_RE = /^[^\s:]{1,100}$/;
 

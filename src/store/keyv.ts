@@ -40,6 +40,7 @@ import { KeyvSqlite } from "@keyv/sqlite";
 import { type DeserializedData, Keyv } from "keyv";
 import type { StoreUrl } from "../config.js";
 import type { Logger } from "../log.js";
+import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
 
 export const DEFAULT_OP_TIMEOUT_MS = 2000;
 export const DEFAULT_NAMESPACE = "bot";
@@ -82,27 +83,6 @@ export interface OpenStoreOptions {
   opTimeoutMs?: number;
   /** Key namespace. Default "bot"; tests use a unique one to share a Redis safely. */
   namespace?: string;
-}
-
-export class StoreUnavailableError extends Error {
-  readonly code = "STORE_UNAVAILABLE";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StoreUnavailableError";
-  }
-}
-
-export class StoreCorruptError extends Error {
-  readonly code = "STORE_CORRUPT";
-  /** The key as the repositories name it (without namespace); "" when not known. */
-  readonly key: string;
-  readonly reason: string;
-  constructor(key: string, reason: string, options?: { cause?: unknown }) {
-    super(`store value ${key === "" ? "" : `at "${key}" `}is corrupt: ${reason}`, options);
-    this.name = "StoreCorruptError";
-    this.key = key;
-    this.reason = reason;
-  }
 }
 
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

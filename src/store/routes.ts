@@ -12,8 +12,9 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "../log.js";
+import { Documents } from "./documents.js";
 import type { Store } from "./keyv.js";
-import { Documents, idSchema, isCallbackToken, isRouteId, keys, ROUTE_ID_RE, sha256 } from "./settings.js";
+import { idSchema, isCallbackToken, isRouteId, keys, ROUTE_ID_RE, sha256 } from "./settings.js";
 
 export interface Route {
   teamId: string;

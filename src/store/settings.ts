@@ -265,8 +265,6 @@ function checkId(what: string, value: string): void {
   if (!ID_RE.test(value)) throw new TypeError(`${what} must be 1-100 characters without blanks or ":"`);
 }
 
-export { Documents };
-
 // --- Settings ------------------------------------------------------------------------------------
 
 export class SettingsRepo {

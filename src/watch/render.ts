@@ -7,9 +7,19 @@
  * the service's "same hash, no update" rule plus its minimum interval between updates of one
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
-import { context, header, isLinkableUrl, link, message, section } from "../slack/blocks/kit.js";
-import { escapeTruncate, slackDate, utcText } from "../slack/blocks/limits.js";
-import type { Message } from "../slack/blocks/types.js";
+
+import type { Message } from "../slack/blocks/index.js";
+import {
+  context,
+  escapeTruncate,
+  header,
+  isLinkableUrl,
+  link,
+  message,
+  section,
+  slackDate,
+  utcText,
+} from "../slack/blocks/index.js";
 import type { Broadcast, Milestone } from "./broadcast.js";
 
 export const ADS_PER_HOUR = 24;

@@ -25,7 +25,7 @@ import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import { isPlatformError, type Livestream } from "../platform/index.js";
-import type { Message } from "../slack/blocks/types.js";
+import type { Message } from "../slack/blocks/index.js";
 import type { Store } from "../store/index.js";
 import { type Broadcast, type Effect, POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
 import { renderEnded, renderLive, renderMilestone, renderSummary } from "./render.js";

@@ -19,8 +19,7 @@
  */
 import { z } from "zod";
 import type { Logger } from "../log.js";
-import type { Store } from "../store/index.js";
-import { Documents } from "../store/settings.js";
+import { Documents, type Store } from "../store/index.js";
 import type { Broadcast } from "./broadcast.js";
 
 /** Slack and platform ids become parts of keys: no separators, no blanks. */

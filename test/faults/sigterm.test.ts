@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botEnvForFakes } from "../../fakes/env.js";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import {
   type SlackStandin,
@@ -45,16 +46,14 @@ beforeAll(async () => {
   slack = await startSlackStandin();
   dir = mkdtempSync(join(tmpdir(), "bot-sigterm-"));
   env = {
-    PUBLIC_URL,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_AUTH_URL: sandbox.url,
-    PLATFORM_CLIENT_ID: sandbox.clientId,
-    PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-    STORE_URL: `sqlite://${join(dir, "bot.sqlite")}`,
-    LOG_LEVEL: "info",
+    ...botEnvForFakes({
+      sandbox,
+      slack,
+      publicUrl: PUBLIC_URL,
+      signingSecret: SECRET,
+      store: `sqlite://${join(dir, "bot.sqlite")}`,
+      logLevel: "info",
+    }),
   };
 });
 afterAll(async () => {

@@ -183,7 +183,7 @@ export function shapeProblem(v: unknown): string | undefined {
   if (typeof type !== "string" || type.length === 0 || type.length > LIMITS.typeLength) return "type";
   if (typeof ts !== "number" || !Number.isSafeInteger(ts) || ts < 0) return "timestamp not Unix ms";
   if (!isObj(data)) return "data not an object";
-  for (const [field, rule] of DATA_RULES[type] ?? []) {
+  for (const [field, rule] of (Object.hasOwn(DATA_RULES, type) ? DATA_RULES[type] : undefined) ?? []) {
     const f = own(data, field);
     if (f === undefined && Object.hasOwn(data, field) === false) {
       if (rule !== "optional") return `data.${field} missing`;

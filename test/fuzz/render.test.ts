@@ -5,14 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import {
-  applyDelivery,
-  initialState,
-  renderMilestone,
-  renderParent,
-  stageRank,
-} from "../../src/notify/video/index.js";
-import { LivestreamSchema, parseDelivery, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { renderMilestone, renderParent } from "../../src/notify/video/render.js";
+import { applyDelivery, initialState, stageRank } from "../../src/notify/video/state.js";
+import { parseDelivery } from "../../src/platform/delivery.js";
+import { LivestreamSchema, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import {
   assertViewWithinLimits,
   assertWithinLimits,

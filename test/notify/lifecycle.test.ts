@@ -156,6 +156,8 @@ describe("Slack trouble", () => {
 
   it("a channel the bot cannot post in: recorded, managers told once, not retried forever", async () => {
     await configure("C0PRIVATE");
+    // A manager added with `/webhook managers add` is told too (the commands' manager policy).
+    await h.built.deps.settings.addManager(h.slack.teamId, "U0OTHER", "U0ADMIN", new Date());
     await h.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
       videoId: "x7priv1",
       deliverTo: h.url,
@@ -174,6 +176,10 @@ describe("Slack trouble", () => {
     const dms = h.slack.calls.filter((c) => c.method === "chat.postMessage" && c.args.channel === "U0ADMIN");
     expect(dms).toHaveLength(1);
     expect(String(dms[0]?.args.text)).toMatch(/not_in_channel/);
+    const added = h.slack.calls.filter(
+      (c) => c.method === "chat.postMessage" && c.args.channel === "U0OTHER",
+    );
+    expect(added).toHaveLength(1);
     const attempts = h.slack.calls.filter((c) => c.args.channel === "C0PRIVATE").length;
     await new Promise((r) => setTimeout(r, 500));
     expect(h.slack.calls.filter((c) => c.args.channel === "C0PRIVATE").length).toBe(attempts);

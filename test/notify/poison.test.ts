@@ -195,7 +195,7 @@ describe("a batch that keeps failing (sqlite)", () => {
           settings: h.built.deps.settings,
           gate: new ChannelGate({ postIntervalMs: 20 }),
           logger: h.logger,
-          managerUserIds: [],
+          managersOf: async () => [],
           now: () => Date.now() + rounds * 10_000,
         });
         await worker.drain(5);

@@ -5,8 +5,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseDelivery } from "../../src/platform/delivery.js";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
-import { parseDelivery, parseDeliveryWithZod, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { parseDeliveryWithZod, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { runs, validDeliveryArb } from "../fuzz/arbitraries.js";
 
 /** Same verdict, error text, value and key order, and the data a plain object either way. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { parseDelivery } from "../../src/platform/delivery.js";
 import {
   ErrorEnvelopeSchema,
   LivestreamSchema,
   ProfileSchema,
   ProfileWebhookResponseSchema,
-  parseDelivery,
   TokenResponseSchema,
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENTS,

@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { botEnvForFakes } from "../../fakes/env.js";
 import { eventData } from "../../fakes/platform/deliver.js";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import {
@@ -23,7 +24,7 @@ import {
   viewSubmissionPayload,
 } from "../../fakes/slack/index.js";
 import type { SlackStandin } from "../../fakes/slack/types.js";
-import { type BuiltApp, buildApp } from "../../src/app.js";
+import { type BuiltApp, composeApp } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
@@ -334,25 +335,25 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
   const bots: BuiltApp[] = [];
   let url = "";
 
-  /** buildApp in Socket Mode with these variables on top of the stand-in's and the sandbox's. */
+  /** composeApp in Socket Mode with these variables on top of the stand-in's and the sandbox's. */
   async function build(env: Record<string, string>, port = 0): Promise<BuiltApp> {
     const base = loadConfig({
-      PUBLIC_URL: "https://bot.example.test",
-      SLACK_SIGNING_SECRET: "unused-in-socket-mode",
+      ...botEnvForFakes({
+        sandbox,
+        slack,
+        publicUrl: "https://bot.example.test",
+        signingSecret: "unused-in-socket-mode",
+        store: "memory://",
+        botToken: false,
+      }),
       SLACK_APP_TOKEN: slack.socket.appToken,
-      SLACK_API_URL: slack.apiUrl,
-      PLATFORM_API_URL: sandbox.apiUrl,
-      PLATFORM_AUTH_URL: sandbox.url,
-      PLATFORM_CLIENT_ID: sandbox.clientId,
-      PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-      STORE_URL: "memory://",
       ...env,
     });
     const config: Config = { ...base, port, host: "127.0.0.1" };
     const logger = createLogger({ level: "silent" });
     const store = await openStore(config.store, logger);
     stores.push(store);
-    const built = buildApp(config, {
+    const built = composeApp(config, {
       platform: createPlatformClient(config.platform, logger),
       outbox: await createOutbox(store, logger),
       settings: new SettingsRepo(store, logger),

@@ -1,21 +1,27 @@
 /**
  * The whole bot over real HTTP on 127.0.0.1: the platform sandbox, the Slack stand-in, a store,
- * and the app built by buildApp and listening on a free port. Tests send correctly signed Slack
- * requests and read what the bot answered through response_url and the Web API.
+ * and the bot composed by src/compose.ts (through fakes/stack.ts) on a free port. Tests send
+ * correctly signed Slack requests and read what the bot answered through response_url and the
+ * Web API.
  */
 
-import { type Sandbox, type SandboxOptions, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { type Sandbox, type SandboxOptions, SEED } from "../../fakes/platform/server.js";
 import {
   blockActionsBody,
   type SlackStandin,
   sendSigned,
   slashCommandBody,
-  startSlackStandin,
 } from "../../fakes/slack/index.js";
-import type { AppCollaborators, BuiltApp } from "../../src/app.js";
-import { type ComposedBot, startComposedBot } from "../../src/compose.js";
-import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/log.js";
+import { startFakesStack } from "../../fakes/stack.js";
+import {
+  type AppCollaborators,
+  type BuiltApp,
+  type ComposedBot,
+  type ComposeOptions,
+  startComposedBot,
+} from "../../src/compose.js";
+import type { Config, StoreUrl } from "../../src/config.js";
+import type { Logger } from "../../src/log.js";
 import type { Outbox } from "../../src/notify/types.js";
 import type { PlatformClient } from "../../src/platform/index.js";
 import type { Store } from "../../src/store/index.js";
@@ -123,61 +129,48 @@ export type Bot = ComposedBot;
 
 /** One bot "process": its own store connection, outbox, platform client, app and worker. */
 export async function startBot(config: Config, logger: Logger, opts: HarnessOptions = {}): Promise<Bot> {
-  return startComposedBot(config, logger, {
+  return startComposedBot(config, logger, composeOptions(opts));
+}
+
+/** The compose options of the harness's options (the tests' short worker timings). */
+function composeOptions(opts: HarnessOptions): ComposeOptions {
+  return {
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
     ...(opts.routeQuota ? { routeQuota: opts.routeQuota } : {}),
     ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
     ...(opts.watch ? { watch: opts.watch } : {}),
-  });
+  };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const sandbox = await startSandbox(opts.sandbox);
-  const slack = await startSlackStandin();
-  const base = loadConfig({
-    PUBLIC_URL,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    ...(opts.oauth
-      ? {
-          SLACK_CLIENT_ID: opts.oauth.clientId,
-          SLACK_CLIENT_SECRET: opts.oauth.clientSecret,
-          SLACK_STATE_SECRET: opts.oauth.stateSecret,
-          ...(opts.oauth.encryptionKey ? { STORE_ENCRYPTION_KEY: opts.oauth.encryptionKey } : {}),
-        }
-      : { SLACK_BOT_TOKEN: slack.botToken }),
-    SLACK_API_URL: slack.apiUrl,
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_AUTH_URL: sandbox.url,
-    PLATFORM_CLIENT_ID: sandbox.clientId,
-    PLATFORM_CLIENT_SECRET: sandbox.clientSecret,
-    STORE_URL: "memory://",
-    LOG_LEVEL: "debug",
-    ...opts.env,
+  const stack = await startFakesStack({
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+    publicUrl: PUBLIC_URL,
+    signingSecret: SIGNING_SECRET,
+    store: "memory://",
+    logLevel: "debug",
+    botToken: !opts.oauth,
+    env: {
+      ...(opts.oauth
+        ? {
+            SLACK_CLIENT_ID: opts.oauth.clientId,
+            SLACK_CLIENT_SECRET: opts.oauth.clientSecret,
+            SLACK_STATE_SECRET: opts.oauth.stateSecret,
+            ...(opts.oauth.encryptionKey ? { STORE_ENCRYPTION_KEY: opts.oauth.encryptionKey } : {}),
+          }
+        : {}),
+      ...opts.env,
+    },
+    config: (base) => ({
+      ...base,
+      store: opts.store ?? base.store,
+      platform: { ...base.platform, timeouts: { ...base.platform.timeouts, ...opts.platformTimeouts } },
+    }),
+    compose: composeOptions(opts),
   });
-  const config: Config = {
-    ...base,
-    port: 0,
-    host: "127.0.0.1",
-    store: opts.store ?? base.store,
-    platform: { ...base.platform, timeouts: { ...base.platform.timeouts, ...opts.platformTimeouts } },
-  };
-  const logs: string[] = [];
-  const logger = createLogger({
-    level: config.logLevel,
-    destination: { write: (s: string) => void logs.push(s) },
-    secrets: [
-      config.platform.clientSecret,
-      config.slack.signingSecret,
-      config.slack.botToken,
-      config.slack.clientSecret,
-      config.slack.stateSecret,
-      config.storeEncryptionKey,
-      config.metricsToken,
-    ],
-  });
-  const bot = await startBot(config, logger, opts);
+  const { sandbox, slack, bot, config, logger, logs } = stack;
   const { store, outbox, platform, built, url } = bot;
   const eventsUrl = `${url}/slack/events`;
   const team = slack.teamId;
@@ -243,9 +236,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return `${bot.url}${url.slice(PUBLIC_URL.length)}`;
     },
     async close() {
-      await bot.close();
-      await slack.close();
-      await sandbox.close();
+      await stack.close();
       const report = scanForSecrets(knownSecrets({ config, sandbox, slack }), logs, slack.calls);
       harness.secretScan = report;
       if (report.leaks.length > 0) throw new SecretLeakError(report.leaks);

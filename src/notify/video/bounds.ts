@@ -3,7 +3,7 @@
  * has a cap, so a hostile or broken delivery can neither grow it without bound nor break a later
  * copy, hash or write of it.
  */
-import type { Delivery } from "../../platform/schemas.js";
+import type { Delivery } from "../../platform/index.js";
 import { canonicalJson, getOwn, nestsDeeperThan, setOwn, sha256Hex } from "./hash.js";
 
 /** Data of an unknown event kept in its milestone: longer canonical JSON is cut to this. */

@@ -10,10 +10,21 @@
  * `parentMetadata` is the Slack message metadata of the parent, from which the video → message
  * map can be rebuilt (docs/notifications.md).
  */
-import { chunkLines, code, context, isLinkableUrl, link, message, section } from "../../slack/blocks/kit.js";
-import { escapeTruncate, slackDate, truncate, utcText } from "../../slack/blocks/limits.js";
-import type { KnownBlock, Message } from "../../slack/blocks/types.js";
-import { mentionMarkup } from "../../store/subscriptions.js";
+import type { KnownBlock, Message } from "../../slack/blocks/index.js";
+import {
+  chunkLines,
+  code,
+  context,
+  escapeTruncate,
+  isLinkableUrl,
+  link,
+  message,
+  section,
+  slackDate,
+  truncate,
+  utcText,
+} from "../../slack/blocks/index.js";
+import { mentionMarkup } from "../../store/index.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import {
   IGNORED_PRESETS_CAP,

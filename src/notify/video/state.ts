@@ -22,7 +22,7 @@
  *   undone (their unposted milestones, published/complete/created times, the last event time);
  *   preset lines keep what they had, they are shown as "at deletion" anyway.
  */
-import type { Delivery } from "../../platform/schemas.js";
+import type { Delivery } from "../../platform/index.js";
 import { dedupeKeyOf } from "../item.js";
 import {
   boundedData,

@@ -4,8 +4,7 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
-import { isPlatformError, type PlatformError } from "../../platform/errors.js";
-import { WEBHOOK_EVENTS } from "../../platform/schemas.js";
+import { isPlatformError, type PlatformError, WEBHOOK_EVENTS } from "../../platform/index.js";
 import { code, context, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import type { Message } from "./types.js";

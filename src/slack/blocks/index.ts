@@ -3,7 +3,10 @@ export {
   describePlatformError,
   errorMessage,
   notManagerMessage,
+  profileClaimedMessage,
+  profileNotBoundMessage,
   storeUnavailableMessage,
+  workspaceNotAllowedMessage,
 } from "./errors.js";
 export { type HelpEntry, LIVE_HELP, liveHelp, usageError, WEBHOOK_HELP, webhookHelp } from "./help.js";
 export {
@@ -13,6 +16,8 @@ export {
   type PlatformHealth,
 } from "./home.js";
 export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
+/** The Block Kit builders the other renderers (notify, watch, access) share. */
+export { channel, chunkLines, code, context, header, isLinkableUrl, link, message, section } from "./kit.js";
 export {
   assertWithinLimits,
   ELLIPSIS,

@@ -13,7 +13,7 @@ import type {
   PlainTextInput,
 } from "@slack/types";
 import { z } from "zod";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../../platform/schemas.js";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../../platform/index.js";
 import { isPlatformId } from "../grammar.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";

@@ -1,18 +1,20 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyDelivery,
-  initialState,
   MAX_PRESET_LINES,
-  type Milestone,
   parentHash,
   parentMetadata,
   progressBar,
   renderMilestone,
   renderParent,
-  type VideoState,
   videoUrl,
-} from "../../../src/notify/video/index.js";
-import { PRESET_CAP } from "../../../src/notify/video/state.js";
+} from "../../../src/notify/video/render.js";
+import {
+  applyDelivery,
+  initialState,
+  type Milestone,
+  PRESET_CAP,
+  type VideoState,
+} from "../../../src/notify/video/state.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
 import { assertWithinLimits, LIMITS, type Message } from "../../../src/slack/blocks/index.js";
 import { applyAll, CTX, delivery, ev, int, lifecycle, pick, prng, T0, VIDEO } from "./fixtures.js";

@@ -1,24 +1,22 @@
 import { describe, expect, it } from "vitest";
 import {
   applyDelivery,
+  DATA_DEPTH_MAX,
+  DETAILS_KEPT_MAX,
   dedupeKeyOf,
   initialState,
   MILESTONE_CAP,
-  SEEN_CAP,
-  type Stage,
-  stageRank,
-  type VideoState,
-  validateState,
-} from "../../../src/notify/video/index.js";
-import {
-  DATA_DEPTH_MAX,
-  DETAILS_KEPT_MAX,
   MILESTONE_DATA_MAX,
   type Milestone,
   NAME_KEPT_MAX,
   PRESET_CAP,
   RefusedDelivery,
+  SEEN_CAP,
+  type Stage,
+  stageRank,
+  type VideoState,
 } from "../../../src/notify/video/state.js";
+import { validateState } from "../../../src/notify/video/validate.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
 import {
   applyAll,

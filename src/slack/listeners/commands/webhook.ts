@@ -6,14 +6,16 @@
 import type { App, RespondFn } from "@slack/bolt";
 import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
-import { WEBHOOK_EVENTS } from "../../../platform/schemas.js";
+import { WEBHOOK_EVENTS } from "../../../platform/index.js";
 import {
+  channel,
   type Message,
   managersMessage,
   noProfileMessage,
   notOursMessage,
   notSubscribedMessage,
   removeConfirmMessage,
+  section,
   subscribedMessage,
   subscriptionsMessage,
   testResultMessage,
@@ -24,7 +26,6 @@ import {
   webhookHelp,
   webhookSetMessage,
 } from "../../blocks/index.js";
-import { channel, section } from "../../blocks/kit.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";

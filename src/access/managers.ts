@@ -35,6 +35,25 @@ export class ManagerPolicy {
     this.now = o.now ?? Date.now;
   }
 
+  /**
+   * The managers the bot can name for a workspace without asking Slack: MANAGER_USER_IDS and the
+   * users added for it (admins and owners are known only when they ask). Who is told when the
+   * bot cannot post (src/notify/dead-letters.ts). When the added ones cannot be read, the
+   * configured ones alone (logged).
+   */
+  async named(teamId: string): Promise<string[]> {
+    try {
+      const added = await this.o.settings.listManagers(teamId);
+      return [...new Set([...this.configured, ...added.map((m) => m.userId)])];
+    } catch (err) {
+      this.o.logger.warn(
+        { err, teamId },
+        "the workspace's managers could not be read; telling the configured ones",
+      );
+      return [...this.configured];
+    }
+  }
+
   /** Throws StoreUnavailableError when the workspace's managers cannot be read. */
   async decide(client: WebClient, teamId: string, userId: string): Promise<ManagerDecision> {
     if (this.configured.has(userId)) return { manager: true, reason: "configured" };
