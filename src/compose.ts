@@ -62,6 +62,8 @@ export interface AppCollaborators {
   httpTimeouts?: Partial<ServerTimeouts>;
   /** users.info cache lifetime (tests shorten it). */
   managerCacheTtlMs?: number;
+  /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
+  slowCardMs?: number;
   /** The store the live watches live in; without it `/live watch` answers that watching is off. */
   store?: Store;
   /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
@@ -197,6 +199,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     now: c.now ?? (() => new Date()),
     managers,
     watch,
+    ...(c.slowCardMs ? { slowCardMs: c.slowCardMs } : {}),
     access: new Authorizer({
       config,
       managers,
@@ -256,6 +259,7 @@ export interface ComposeOptions {
   routeQuota?: number;
   httpTimeouts?: AppCollaborators["httpTimeouts"];
   watch?: AppCollaborators["watch"];
+  slowCardMs?: number;
 }
 
 export interface ComposedBot {
@@ -303,6 +307,7 @@ export async function startComposedBot(
     store,
     logger,
     ...(o.watch ? { watch: o.watch } : {}),
+    ...(o.slowCardMs ? { slowCardMs: o.slowCardMs } : {}),
     ...(o.worker ? { worker: o.worker } : {}),
     ...(o.httpTimeouts ? { httpTimeouts: o.httpTimeouts } : {}),
   });

@@ -48,6 +48,11 @@ export interface BotDeps {
   access: Authorizer;
   logger: Logger;
   now: () => Date;
+  /**
+   * `/live status`: after this long without the platform's answer, the channel is told so in
+   * place, and the card replaces that message when the answer comes (default 10 s).
+   */
+  slowCardMs?: number;
 }
 
 /** Who is asking, from a request body (slash command, block action, view submission, event). */

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   worker?: AppCollaborators["worker"];
   /** Live watch tuning (tick, concurrency, least time between two updates of one message). */
   watch?: AppCollaborators["watch"];
+  /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
+  slowCardMs?: number;
   /** Store key namespace (Redis tests share one server). */
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
@@ -141,6 +143,7 @@ function composeOptions(opts: HarnessOptions): ComposeOptions {
     ...(opts.routeQuota ? { routeQuota: opts.routeQuota } : {}),
     ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
     ...(opts.watch ? { watch: opts.watch } : {}),
+    ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),
   };
 }
 

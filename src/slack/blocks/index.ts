@@ -37,6 +37,7 @@ export {
   LIVESTREAM_CARD_FIELDS,
   type LivestreamCardOptions,
   livestreamCard,
+  livestreamPending,
 } from "./livestream.js";
 export {
   decodeMeta,

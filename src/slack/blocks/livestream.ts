@@ -333,3 +333,17 @@ export function ingestMessage(ls: Livestream): Message {
   }
   return message(`Ingest addresses of ${title} (only you can see them: they carry the stream key)`, blocks);
 }
+
+/**
+ * What the channel sees when the platform takes longer than the bot waits before saying so
+ * (`/live status`): the card replaces this message as soon as the platform answers.
+ */
+export function livestreamPending(livestreamId: string, afterSeconds: number, requestedBy: string): Message {
+  const text = `⏳ The platform has not answered for ${afterSeconds} s about livestream ${escapeTruncate(livestreamId, 100)}: the status card will appear here as soon as it does.`;
+  return message(text, [
+    section(
+      `⏳ The platform has not answered for ${afterSeconds} s about livestream ${code(livestreamId, 100)}. The status card will replace this message as soon as it does.`,
+    ),
+    context([`Asked by ${mention(requestedBy)}`]),
+  ]);
+}

@@ -12,6 +12,7 @@ import {
   LIVESTREAM_CARD_FIELDS,
   liveHelp,
   livestreamCard,
+  livestreamPending,
   usageError,
   watchingMessage,
   watchLimitMessage,
@@ -19,11 +20,14 @@ import {
   watchStoppedMessage,
   watchUnavailableMessage,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
+import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
 
 /** What `/live watch` reads (with the owning profile, in the same GET). */
 export const WATCH_FIELDS = ["livestream_id", "title"] as const;
+
+/** `/live status`: how long the platform may take before the channel is told it is slow. */
+export const SLOW_CARD_MS = 10_000;
 
 /** Exactly what the ingest message shows. */
 export const INGEST_FIELDS = ["livestream_id", "title", "ingest"] as const;
@@ -122,19 +126,46 @@ export function register(app: App, deps: BotDeps): void {
         log,
         `Could not read livestream ${cmd.livestreamId}`,
         async () => {
-          const r = await deps.access.readLivestream(
-            subject,
-            "live.status",
-            cmd.livestreamId,
-            LIVESTREAM_CARD_FIELDS,
-          );
+          // A platform slower than slowCardMs: the channel is told so in place, and the card (or
+          // the removal of that notice, before an error) follows on the same response_url.
+          const waitMs = deps.slowCardMs ?? SLOW_CARD_MS;
+          let notice: Promise<unknown> | undefined;
+          const timer = setTimeout(() => {
+            const m = livestreamPending(cmd.livestreamId, Math.round(waitMs / 1000), command.user_id);
+            notice = respond(inChannel(m)).catch((err: unknown) => {
+              log.warn({ err }, "could not post the slow-platform notice");
+              notice = undefined;
+            });
+          }, waitMs);
+          const withdraw = async () => {
+            if (notice === undefined) return;
+            await notice;
+            if (notice !== undefined) await safeRespond(respond, log, { delete_original: true });
+          };
+          let r: Awaited<ReturnType<typeof deps.access.readLivestream>>;
+          try {
+            r = await deps.access.readLivestream(
+              subject,
+              "live.status",
+              cmd.livestreamId,
+              LIVESTREAM_CARD_FIELDS,
+            );
+          } catch (err) {
+            clearTimeout(timer);
+            await withdraw();
+            throw err;
+          }
+          clearTimeout(timer);
           if (!r.allowed) {
+            await withdraw();
             await respond(ephemeral(r.message));
             return;
           }
           const now = deps.now();
+          const card = livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: command.user_id });
+          if (notice !== undefined) await notice;
           await respond(
-            inChannel(livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: command.user_id })),
+            notice !== undefined ? { ...inChannel(card), replace_original: true } : inChannel(card),
           );
         },
         deps.metrics,
