@@ -17,6 +17,7 @@ import { channelHtml } from "./html.js";
 import { maskDeep, maskSecrets, type Names } from "./mrkdwn.js";
 import { DEMO_PUBLIC_URL, type Stack, startStack } from "./stack.js";
 import { makeStyle, plain } from "./style.js";
+import { messageLines } from "./text.js";
 import { Transcript } from "./transcript.js";
 
 export interface DemoOptions {
@@ -39,9 +40,12 @@ export interface DemoResult {
 const ALEX = { id: "U0ALEX", name: "alex", real_name: "Alex Moreau", role: "workspace admin" } as const;
 const SAM = { id: "U0SAM", name: "sam", real_name: "Sam Okafor", role: "member" } as const;
 const CHANNEL = { id: "C0VIDEONEWS", name: "video-news" } as const;
+/** A second channel that subscribes to format errors only. */
+const ALERTS = { id: "C0VIDEOALERTS", name: "video-alerts" } as const;
 
 const CHANNEL_NAMES: Record<string, string> = {
   [CHANNEL.id]: CHANNEL.name,
+  [ALERTS.id]: ALERTS.name,
   [SEED_CHANNELS.general]: "general",
   [SEED_CHANNELS.news]: "news",
 };
@@ -129,8 +133,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
         tz: "Europe/Paris",
       });
     }
-    stack.slack.channels.member.add(CHANNEL.id);
-    stack.slack.channels.public.add(CHANNEL.id);
+    for (const c of [CHANNEL, ALERTS]) {
+      stack.slack.channels.member.add(c.id);
+      stack.slack.channels.public.add(c.id);
+    }
 
     say(s.bold("platform-slack-bot demo") + s.dim(" — everything runs on this machine; nothing leaves it."));
     say(`   platform sandbox  ${stack.sandbox.url}  ${s.dim("(token service, API v2, webhook deliveries)")}`);
@@ -146,11 +152,16 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     );
     transcript.start();
 
-    const slash = async (user: { id: string; name: string }, command: string, text: string) => {
+    const slash = async (
+      user: { id: string; name: string },
+      command: string,
+      text: string,
+      where: { id: string; name: string } = CHANNEL,
+    ) => {
       say("");
-      say(`${s.bold(`@${user.name}`)} in #${CHANNEL.name} types  ${s.cyan(`${command} ${text}`.trim())}`);
-      const res = await stack.slash(command, text, { user: user.id, channel: CHANNEL.id });
-      transcript.track(res.responseUrl, CHANNEL.id, user.id);
+      say(`${s.bold(`@${user.name}`)} in #${where.name} types  ${s.cyan(`${command} ${text}`.trim())}`);
+      const res = await stack.slash(command, text, { user: user.id, channel: where.id });
+      transcript.track(res.responseUrl, where.id, user.id);
       if (res.status !== 200) throw new Error(`demo: ${command} was answered ${res.status}`);
       narrate(`(acknowledged in ${Math.max(1, Math.round(res.ms))} ms; the answer follows)`);
       await until(
@@ -228,6 +239,14 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       return { parent, replies: replies.map((m) => m.text).join("\n") };
     };
 
+    // A second channel gets only the 720p format errors, with a ping.
+    narrate("");
+    narrate(`#${ALERTS.name} wants only the format errors of 720p, with a ping:`);
+    await slash(ALEX, "/webhook", `subscribe ${PROFILE} format.error preset=720p mention=@here`, ALERTS);
+    narrate(
+      `The platform's webhook still carries ${stack.sandbox.state.profiles.get(PROFILE)?.webhook.events?.length ?? 0} events: the union of both channels' filters.`,
+    );
+
     // 4. A video's life, then a second video whose 720p encoding fails.
     step(4, "A new video: created, encoded in three formats, published");
     const first = lifecycleEvents(PROFILE, { videoId: VIDEO_OK, progressSteps: PROGRESS_STEPS }, Date.now());
@@ -258,8 +277,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       const v = threadOf(VIDEO_ERR);
       return /720p/.test(v.replies) && /complete/i.test(v.replies);
     }, `video ${VIDEO_ERR}'s format error and completion in Slack`);
+    await until(
+      () => stack.slack.messages(ALERTS.id).some((m) => m.thread_ts !== undefined && /720p/.test(m.text)),
+      `the format error in #${ALERTS.name}`,
+    );
     await settle(stack);
     transcript.pump();
+    const alerts = stack.slack.messages(ALERTS.id).filter((m) => !m.ephemeralTo && !/subscri/i.test(m.text));
+    const sawOk = alerts.some((m) => JSON.stringify(m).includes(VIDEO_OK));
+    narrate(
+      `#${ALERTS.name} got ${alerts.length} messages, all about ${VIDEO_ERR} (its 720p error, with the ping); ${
+        sawOk ? `and ${VIDEO_OK} too: that is a bug` : `nothing of ${VIDEO_OK}, which had no error`
+      }.`,
+    );
 
     // 5. The platform may deliver an event twice: it is shown once.
     step(6, "The platform delivers an event twice");
@@ -327,8 +357,27 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     await settle(stack, 300);
     transcript.pump();
 
-    // 8. Anyone can read the configuration back from the platform.
-    step(8, "What is configured?");
+    // 8. A livestream link pasted in the channel is previewed.
+    step(8, "A livestream link pasted in #video-news");
+    const pasted = `https://www.dailymotion.com/video/${LIVESTREAM}`;
+    say("");
+    say(`${s.bold(`@${SAM.name}`)} in #${CHANNEL.name} pastes  ${s.cyan(pasted)}`);
+    const unfurlsBefore = stack.slack.unfurls().length;
+    const shared = await stack.shareLink(pasted, { user: SAM.id, channel: CHANNEL.id });
+    if (shared.status !== 200) throw new Error(`demo: link_shared was answered ${shared.status}`);
+    await until(() => stack.slack.unfurls().length > unfurlsBefore, "the link preview");
+    const preview = stack.slack.unfurls()[unfurlsBefore]?.unfurls[pasted] as
+      | { blocks?: unknown[]; text?: string }
+      | undefined;
+    say(
+      `${s.bold(`#${CHANNEL.name}`)}  ${s.green("⤷ link preview")} ${s.dim("(chat.unfurl, under Sam's message)")}`,
+    );
+    for (const line of messageLines({ blocks: preview?.blocks, text: preview?.text ?? "" }, names))
+      say(`   │ ${maskSecrets(line)}`);
+    narrate("One platform read, the same rules as /live status, never ingest addresses.");
+
+    // 9. Anyone can read the configuration back from the platform.
+    step(9, "What is configured?");
     await slash(ALEX, "/webhook", "show");
 
     await settle(stack, 300);

@@ -8,7 +8,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sandbox } from "../fakes/platform/server.js";
-import { type SlackStandin, sendSigned, slashCommandBody } from "../fakes/slack/index.js";
+import {
+  eventBody,
+  linkSharedEvent,
+  type SlackStandin,
+  sendSigned,
+  slashCommandBody,
+} from "../fakes/slack/index.js";
 import { startFakesStack } from "../fakes/stack.js";
 import type { BuiltApp } from "../src/compose.js";
 import type { Config } from "../src/config.js";
@@ -46,6 +52,8 @@ export interface Stack {
     text: string,
     o: { user: string; channel: string },
   ): Promise<{ status: number; ms: number; responseUrl: string }>;
+  /** Slack's `link_shared` event for `url` pasted by `user` in `channel` (signed, to the bot). */
+  shareLink(url: string, o: { user: string; channel: string }): Promise<{ status: number }>;
   /** Stops the bot (worker first), the store, the stand-in and the sandbox; removes the temp folder. */
   close(): Promise<void>;
 }
@@ -99,6 +107,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         });
         const res = await sendSigned(eventsUrl, body, signingSecret);
         return { status: res.status, ms: res.ms, responseUrl };
+      },
+      async shareLink(link, o) {
+        const event = linkSharedEvent({ urls: [link], channelId: o.channel, userId: o.user });
+        const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), signingSecret);
+        return { status: res.status };
       },
       close: closeAll,
     };

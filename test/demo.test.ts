@@ -36,7 +36,7 @@ afterAll(async () => {
 function entries(lines: string[]): Array<{ head: string; body: string }> {
   const out: Array<{ head: string; body: string }> = [];
   for (const line of lines) {
-    if (/^#\S+ {2}(✉|✎|↳)/.test(line)) out.push({ head: line, body: "" });
+    if (/^#\S+ {2}(✉|✎|↳|⤷)/.test(line)) out.push({ head: line, body: "" });
     else if (/^ {3}│ /.test(line) && out.length > 0) {
       const last = out[out.length - 1];
       if (last) last.body += `${line.slice(5)}\n`;
@@ -90,7 +90,9 @@ describe("npm run demo, in-process", () => {
   it("posts one parent message per video, edits it, and puts the milestones in its thread", () => {
     const all = entries(result.lines);
     for (const video of ["x8nw5fq", "x8nw6kd"]) {
-      const parents = all.filter((e) => e.head.includes("✉ new message") && e.body.includes(video));
+      const parents = all.filter(
+        (e) => e.head.startsWith("#video-news") && e.head.includes("✉ new message") && e.body.includes(video),
+      );
       expect(parents, video).toHaveLength(1);
       const ts = /\(ts (\d+\.\d+)\)/.exec(parents[0]?.head ?? "")?.[1] ?? "";
       const edits = all.filter((e) => e.head.includes("✎ edited") && e.head.includes(ts));
@@ -110,6 +112,25 @@ describe("npm run demo, in-process", () => {
     expect(result.lines).toContain(
       "duplicate delivery → answered 200 {status: duplicate}, nothing new in the channel",
     );
+  });
+
+  it("sends #video-alerts only the 720p format error, with its ping, and nothing of the clean video", () => {
+    const all = entries(result.lines);
+    const alerts = all.filter((e) => e.head.startsWith("#video-alerts") && !e.head.includes("only visible"));
+    const posts = alerts.filter((e) => !e.body.includes("also receives"));
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    expect(posts.every((e) => e.body.includes("x8nw6kd"))).toBe(true);
+    expect(posts.some((e) => e.body.includes("x8nw5fq"))).toBe(false);
+    const reply = posts.find((e) => e.head.includes("↳ thread reply"));
+    expect(reply?.body).toMatch(/@here .*720p/);
+  });
+
+  it("previews a pasted livestream link with a compact card, never the stream key", () => {
+    const all = entries(result.lines);
+    const preview = all.find((e) => e.head.includes("⤷ link preview"));
+    expect(preview?.body).toContain("Northwind Morning Live");
+    expect(preview?.body).toMatch(/On air/);
+    expect(preview?.body).not.toMatch(/rtmp:|srt:|sk_live/);
   });
 
   it("shows a watched show going on air, its ad break and its end in one message, in the page too", () => {
