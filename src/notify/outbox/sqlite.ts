@@ -46,6 +46,7 @@ import {
   STATE_SWEEP_MAX,
 } from "./common.js";
 import {
+  CLAIM_DUE,
   Connection,
   HELD,
   KEEP_STATE,
@@ -231,8 +232,7 @@ export class SqliteOutbox implements Outbox {
       }
       // Select and update in one IMMEDIATE transaction: no other connection can claim in between.
       const rows = await c.all<{ video_key: string }>(
-        `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
-         ORDER BY due_at, video_key LIMIT ?`,
+        CLAIM_DUE,
         now,
         now,
         Math.max(0, Math.min(max, MAX_LIST)),
