@@ -402,7 +402,9 @@ export class NotifyWorker {
             { team: state.teamId, code: f.code },
             "Slack refused the bot's token; notifications wait",
           );
-          return { dueAt: this.o.now() + 60_000 };
+          // A pause of the channel: the video's new deliveries are folded meanwhile (enqueue
+          // brings a video waiting this long forward), not sent to Slack with the refused token.
+          return { dueAt: gate.rateLimited(channel, 60) };
         case "rate_limited": {
           this.o.onRateLimited?.(channel, f.retryAfterSeconds);
           this.o.logger.warn(

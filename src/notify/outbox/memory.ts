@@ -24,6 +24,7 @@ import {
   encodeItem,
   encodeState,
   type OutboxOptions,
+  PULL_FORWARD_MS,
   positiveMs,
   type Retention,
   retentionOf,
@@ -96,7 +97,10 @@ export class MemoryOutbox implements Outbox {
       this.items.set(item.videoKey, list);
     }
     list.push({ id, json: encodeItem(item), receivedAt: item.receivedAt });
-    if (!this.schedule.has(item.videoKey)) this.scheduleAt(item.videoKey, dueAt);
+    const slot = this.schedule.get(item.videoKey);
+    if (!slot) this.scheduleAt(item.videoKey, dueAt);
+    else if (slot.owner === null && slot.dueAt > dueAt + PULL_FORWARD_MS)
+      this.moveDue(slot, item.videoKey, dueAt);
     return "stored";
   }
 

@@ -55,6 +55,7 @@ import {
   encodeItem,
   encodeState,
   type OutboxOptions,
+  PULL_FORWARD_MS,
   parseJson,
   positiveMs,
   type Retention,
@@ -80,8 +81,10 @@ end
 `;
 
 /**
- * KEYS: dedupe, id, q, sched, recv, state, routes. ARGV: ttlMs, json, video, dueAt, receivedAt,
- * keepMs, route, quota. → id, 0 (duplicate) or -1 (the route is over its quota: nothing written).
+ * KEYS: dedupe, id, q, sched, recv, state, routes, lease. ARGV: ttlMs, json, video, dueAt,
+ * receivedAt, keepMs, route, quota, pullMs. → id, 0 (duplicate) or -1 (the route is over its
+ * quota: nothing written). A video scheduled more than pullMs later and not leased comes due at
+ * dueAt (Outbox.enqueue).
  */
 const ENQUEUE = script(`${KEEP}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -91,7 +94,11 @@ redis.call('HINCRBY', KEYS[7], ARGV[7], 1)
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
-redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[3])
+local due = redis.call('ZSCORE', KEYS[4], ARGV[3])
+if not due then redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
+elseif tonumber(due) > tonumber(ARGV[4]) + tonumber(ARGV[9]) and redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZADD', KEYS[4], 'XX', ARGV[4], ARGV[3])
+end
 keep(KEYS[6], ARGV[6])
 return id`);
 
@@ -220,6 +227,7 @@ export class RedisOutbox implements Outbox {
         this.k("recv"),
         this.k("state:", v),
         this.k("routes"),
+        this.k("lease:", v),
       ],
       [
         String(this.dedupeTtlMs),
@@ -230,6 +238,7 @@ export class RedisOutbox implements Outbox {
         String(this.retention.final),
         routeOfVideoKey(v),
         String(this.routeQuota),
+        String(PULL_FORWARD_MS),
       ],
     );
     const n = toNumber(id);
