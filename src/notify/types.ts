@@ -101,8 +101,10 @@ export interface Outbox {
    */
   ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean>;
   /**
-   * Ends the lease. If `dueAt` is a number the video is scheduled at that time; if null, it is
-   * scheduled now when it still has pending items (arrived meanwhile) and unscheduled otherwise.
+   * Ends the lease. If `dueAt` is a number the video is scheduled at that time (now instead, when
+   * that is more than PULL_FORWARD_MS away and items arrived meanwhile: enqueue would have brought
+   * it forward); if null, it is scheduled now when it still has pending items (arrived meanwhile)
+   * and unscheduled otherwise.
    */
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
   /** Per-video state (opaque JSON for the outbox); undefined when none. */

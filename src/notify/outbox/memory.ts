@@ -197,7 +197,9 @@ export class MemoryOutbox implements Outbox {
   async release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
     this.check();
     if (!this.held(owner, key)) return;
-    if (dueAt !== null) this.scheduleAt(key, dueAt);
+    const now = this.now();
+    if (dueAt !== null)
+      this.scheduleAt(key, dueAt > now + PULL_FORWARD_MS && this.items.has(key) ? now : dueAt);
     else if (this.items.has(key)) this.scheduleAt(key, this.now());
     else this.schedule.delete(key);
   }

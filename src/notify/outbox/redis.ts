@@ -152,10 +152,13 @@ end
 if removed > 0 and redis.call('HINCRBY', KEYS[4], ARGV[2], -removed) <= 0 then redis.call('HDEL', KEYS[4], ARGV[2]) end
 return 1`);
 
-/** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now. */
+/** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now, pullMs (Outbox.release). */
 const RELEASE = script(`${FENCE}
 redis.call('DEL', KEYS[1])
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if ARGV[3] ~= '' then
+  local due = ARGV[3]
+  if tonumber(due) > tonumber(ARGV[4]) + tonumber(ARGV[5]) and redis.call('EXISTS', KEYS[3]) == 1 then due = ARGV[4] end
+  redis.call('ZADD', KEYS[2], due, ARGV[2])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 else redis.call('ZREM', KEYS[2], ARGV[2]) end
 return 1`);
@@ -304,7 +307,7 @@ export class RedisOutbox implements Outbox {
       "release",
       RELEASE,
       [this.k("lease:", key), this.k("sched"), this.k("q:", key)],
-      [owner, key, dueAt === null ? "" : String(dueAt), String(this.now())],
+      [owner, key, dueAt === null ? "" : String(dueAt), String(this.now()), String(PULL_FORWARD_MS)],
     );
   }
 

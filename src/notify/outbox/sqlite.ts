@@ -318,13 +318,15 @@ export class SqliteOutbox implements Outbox {
     return this.tx("release", async (c) => {
       if (!(await this.held(c, owner, key))) return;
       let due = dueAt;
-      if (due === null) {
+      const now = this.now();
+      if (due === null || due > now + PULL_FORWARD_MS) {
         const left = await c.all("SELECT 1 FROM outbox_items WHERE video_key = ? LIMIT 1", key);
-        if (left.length === 0) {
+        if (left.length > 0)
+          due = now; // arrived meanwhile: see Outbox.release
+        else if (due === null) {
           await c.all("DELETE FROM outbox_schedule WHERE video_key = ?", key);
           return;
         }
-        due = this.now();
       }
       await c.all(
         "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",
