@@ -100,14 +100,14 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.claimDue("B", now, 10, LEASE)).toEqual([]);
     // ...and the release far away is "now" instead, as that item arrived meanwhile.
     await o.release("A", "waiting", far);
-    expect(await o.claimDue("B", now, 10, 100_000)).toEqual(["waiting"]);
+    expect(await o.claimDue("B", t(), 10, 100_000)).toEqual(["waiting"]);
     const ids = (await o.pending("waiting", 10)).map((i) => i.id);
     expect(await o.ack("B", "waiting", ids)).toBe(true);
     // Nothing left: it waits for its time, until the next delivery brings it forward.
     await o.release("B", "waiting", far);
     expect(await o.claimDue("C", now, 10, LEASE)).toEqual([]);
-    await enqueue("waiting", 4, now);
-    expect(await o.claimDue("C", now, 10, LEASE)).toEqual(["waiting"]);
+    await enqueue("waiting", 4, t());
+    expect(await o.claimDue("C", t(), 10, LEASE)).toEqual(["waiting"]);
   });
 
   it("claims due videos only, earliest first, at most max, each once while leased", async () => {
