@@ -55,6 +55,9 @@ const HELP = `npm run bench [-- options]
   --connections N     autocannon connections (default 10)
   --duration S        measured seconds per target (default 5)
   --warmup S          warm-up seconds per target, not measured (default 1)
+  --rounds N          measured runs per ingest target, one after the other (default 3; quick 1)
+  --backlog N         videos waiting for Slack before each bot target's second run (default 10000; 0 = skip)
+  --no-worker         ingest: the bot's worker off (the route alone; default: on, as users run it)
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
@@ -83,6 +86,9 @@ interface Options {
   connections: number;
   durationS: number;
   warmupS: number;
+  rounds: number;
+  backlog: number;
+  worker: boolean;
   redisUrl: string;
   profile: boolean;
   commands: number;
@@ -128,6 +134,9 @@ function options(argv: string[]): Options | null {
       connections: { type: "string" },
       duration: { type: "string" },
       warmup: { type: "string" },
+      rounds: { type: "string" },
+      backlog: { type: "string" },
+      "no-worker": { type: "boolean" },
       "redis-url": { type: "string" },
       profile: { type: "boolean" },
       commands: { type: "string" },
@@ -153,6 +162,9 @@ function options(argv: string[]): Options | null {
     connections: Math.round(positive(values.connections ?? "10", "connections", 1000)),
     durationS: positive(values.duration ?? (QUICK ? "3" : "5"), "duration", 600),
     warmupS: positive(values.warmup ?? "1", "warmup", 60),
+    rounds: Math.round(positive(values.rounds ?? (QUICK ? "1" : "3"), "rounds", 20)),
+    backlog: values.backlog === "0" ? 0 : Math.round(positive(values.backlog ?? "10000", "backlog", 100_000)),
+    worker: !(values["no-worker"] ?? false),
     redisUrl: values["redis-url"] ?? process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
     profile: values.profile ?? false,
     commands: Math.round(positive(values.commands ?? "1000", "commands", 5000)),
@@ -234,6 +246,9 @@ async function main(): Promise<number> {
       connections: opts.connections,
       durationS: opts.durationS,
       warmupS: opts.warmupS,
+      rounds: opts.rounds,
+      backlog: opts.backlog,
+      worker: opts.worker,
       redisUrl: opts.redisUrl,
       log,
       ...(profileDir ? { profileDir } : {}),

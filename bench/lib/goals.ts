@@ -34,13 +34,14 @@ const MB = 1e6;
 
 export function goals(m: Measured): Goal[] {
   const out: Goal[] = [];
-  const memory = m.ingest?.targets.find((t) => t.name === "memory" && !t.error);
+  const memory = m.ingest?.targets.find((t) => t.name === "memory" && !t.error && !t.backlog);
   out.push({
     name: "ingest, memory store, vs bare node:http",
     target: "≥ 60% of the bare rate",
     measured: memory ? pct(memory.rateVsBare) : "–",
     pass: memory?.rateVsBare == null ? null : memory.rateVsBare >= 0.6,
   });
+  out.push(...deliveryCpuGoals(m.ingest));
   const c = m.commands;
   out.push({
     name: `slash ack p99 under load (${c ? `${c.steady.rate}/s, platform ${c.platformLatencyMs / 1000} s` : "steady"})`,
@@ -163,5 +164,39 @@ export function goals(m: Measured): Goal[] {
       : "–",
     pass: w ? w.peakRssBytes < 200 * MB : null,
   });
+  return out;
+}
+
+/**
+ * CPU per delivery with the worker on, per store: the same with a backlog as without (≤ 1.25×),
+ * and within 2× (memory, Redis) or 3× (sqlite: a transaction per step) of bare node:http's CPU
+ * per request, at both backlogs.
+ */
+function deliveryCpuGoals(ingest: IngestResult | null): Goal[] {
+  const out: Goal[] = [];
+  const usOf = (name: string, backlog: number | null) =>
+    ingest?.targets.find((t) => t.name === name && t.backlog === backlog && !t.error)?.serverUsPerRequest ??
+    null;
+  const bare = usOf("bare", null);
+  const backlog = ingest?.backlog ?? 10_000;
+  for (const store of ["memory", "redis", "sqlite"] as const) {
+    const at0 = usOf(store, 0);
+    const atN = usOf(store, backlog);
+    out.push({
+      name: `${store}: CPU per delivery, worker on, backlog ${backlog.toLocaleString("en")} vs 0`,
+      target: "≤ 1.25×",
+      measured: at0 && atN ? `${(atN / at0).toFixed(2)}× (${Math.round(atN)} / ${Math.round(at0)} µs)` : "–",
+      pass: at0 && atN ? atN / at0 <= 1.25 : null,
+    });
+    const limit = store === "sqlite" ? 3 : 2;
+    const worst = at0 && atN ? Math.max(at0, atN) : (at0 ?? atN);
+    out.push({
+      name: `${store}: CPU per delivery, worker on (worse backlog), vs bare node:http`,
+      target: `≤ ${limit}×`,
+      measured:
+        worst && bare ? `${(worst / bare).toFixed(2)}× (${Math.round(worst)} / ${Math.round(bare)} µs)` : "–",
+      pass: worst && bare ? worst / bare <= limit : null,
+    });
+  }
   return out;
 }

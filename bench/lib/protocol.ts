@@ -43,6 +43,17 @@ export type TargetSpec =
       namespace?: string;
       /** sqlite: the database file (the runner creates and removes its folder). */
       sqlitePath?: string;
+      /**
+       * Run the notification worker at the app's settings (posting to the Slack stand-in at one
+       * new post per second per channel), as users run the bot. Off: the route alone.
+       */
+      worker?: boolean;
+      /**
+       * Videos waiting for Slack before the load: this many deliveries of distinct videos stored
+       * through the outbox (not counted as stored by the load), and, with the worker on, folded
+       * until only their posts wait on the channel, before the target reports ready.
+       */
+      backlog?: number;
     };
 
 export interface TargetCounts {
@@ -54,6 +65,8 @@ export interface TargetCounts {
   maxRssBytes: number;
   /** Highest RSS sampled every 100 ms since the target was ready (start-up excluded), bytes. */
   peakRssBytes: number;
+  /** Videos scheduled in the outbox (waiting for their due time or the channel); 0 for the baselines. */
+  scheduled?: number;
   /** Log lines the target wrote (the bot logs at info, like production). */
   logLines: number;
   /** CPU time the target process has used so far (user + system), microseconds. */

@@ -12,7 +12,7 @@ import { int, mib, ms, pct, table, times } from "./table.js";
 
 export function ingestTable(r: IngestResult): string {
   const rows = r.targets.map((t) => {
-    if (t.error || !t.run) return [t.label, "failed", ...Array.from({ length: 12 }, () => "")];
+    if (t.error || !t.run) return [t.label, "failed", ...Array.from({ length: 14 }, () => "")];
     const c = t.check;
     return [
       t.label,
@@ -26,6 +26,8 @@ export function ingestTable(r: IngestResult): string {
       int((c?.non2xx ?? 0) + (c?.errors ?? 0)),
       pct(t.serverCpu),
       int(t.serverUsPerRequest),
+      t.rounds.map((r) => int(r.usPerDelivery)).join(" → "),
+      t.backlog === null ? "" : int(t.rounds[t.rounds.length - 1]?.scheduledAfter),
       pct(t.run.clientCpu),
       mib(t.rssBytes),
       c?.ok ? "ok" : "FAILED",
@@ -44,6 +46,8 @@ export function ingestTable(r: IngestResult): string {
       { header: "non-2xx/err", align: "right" },
       { header: "server CPU", align: "right" },
       { header: "µs/req", align: "right" },
+      { header: "µs/req by round", align: "right" },
+      { header: "videos waiting after", align: "right" },
       { header: "client CPU", align: "right" },
       { header: "RSS MiB", align: "right" },
       { header: "check" },
@@ -198,8 +202,12 @@ export function ingestText(ingest: IngestResult): string[] {
   const text: string[] = [];
   text.push(
     "",
-    `Webhook ingest: POST /hooks/platform/<token>, ${ingest.connections} connections, ${ingest.warmupS} s warm-up + ${ingest.durationS} s per target`,
-    `(${ingest.body}; the bot's worker is not running, so only the route is measured)`,
+    `Webhook ingest: POST /hooks/platform/<token>, ${ingest.connections} connections, ${ingest.warmupS} s warm-up + ${ingest.rounds} × ${ingest.durationS} s per target`,
+    `(${ingest.body}; ${
+      ingest.worker
+        ? "the bot's worker is on at the app's settings, posting to the Slack stand-in at one new post per second per channel, so the videos pile up behind Slack as they do for a user; each store once with nothing waiting, once with the backlog stored and folded before the load"
+        : "the bot's worker is not running, so only the route is measured"
+    })`,
     ingestTable(ingest),
   );
   const cut = ingest.targets.filter((t) => (t.check?.cutOff ?? 0) > 0);
@@ -212,7 +220,8 @@ export function ingestText(ingest: IngestResult): string[] {
   }
   text.push(
     "server CPU: the target process during the run (100% = one core, all a Node event loop gets); " +
-      "µs/req: its CPU per answered request; client CPU: autocannon's.",
+      "µs/req: its CPU (process CPU time, worker included) per answered delivery, over all rounds and by round; " +
+      "videos waiting after: scheduled in the outbox after the last round; client CPU: autocannon's.",
   );
   const clientBound = ingest.targets.filter((t) => (t.run?.clientCpu ?? 0) >= 0.9);
   if (clientBound.length > 0) {

@@ -109,6 +109,7 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
       if (r.type !== "counts") throw new Error(`target ${describe(spec)}: unexpected answer ${r.type}`);
       return {
         stored: r.stored,
+        ...(r.scheduled === undefined ? {} : { scheduled: r.scheduled }),
         rssBytes: r.rssBytes,
         maxRssBytes: r.maxRssBytes,
         peakRssBytes: r.peakRssBytes,

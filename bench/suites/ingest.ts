@@ -7,6 +7,13 @@
  *   memory   the bot, memory store         redis   the bot, Redis (unique namespace, dropped after)
  *   sqlite   the bot, sqlite (a temporary file, removed after)
  *
+ * The bot runs as users run it: its worker on, posting to the Slack stand-in at one new post per
+ * second per channel, so the load's videos (36 deliveries each, one channel) pile up behind Slack.
+ * Each store is measured twice, each time in a fresh process: with nothing waiting, and with
+ * `backlog` videos already waiting for the channel (stored and folded before the load); the
+ * figure that matters is the bot process's CPU per delivery (process CPU time / deliveries
+ * answered), over `rounds` consecutive runs (the backlog grows from run to run).
+ *
  * After each target's load the bench checks that what the target holds equals what it accepted:
  * every 200 stored (stored >= 2xx), nothing else stored (stored <= 2xx + requests cut off when the
  * load stopped), and no other answers (non-2xx, errors). A failed check fails the bench.
@@ -39,6 +46,12 @@ export interface IngestOptions {
   durationS: number;
   warmupS: number;
   redisUrl: string;
+  /** Videos waiting for Slack before the second run of each bot target (0: no such run). */
+  backlog: number;
+  /** Measured runs per target, one after the other (`durationS` each). */
+  rounds: number;
+  /** Run the bot's worker (the default, as users run it). */
+  worker: boolean;
   /** CPU-profile each target during its measured run (written to profileDir). */
   profileDir?: string;
   log: (line: string) => void;
@@ -57,9 +70,23 @@ export interface IngestCheck {
   problems: string[];
 }
 
+export interface IngestRound {
+  answered: number;
+  cpuUs: number;
+  /** CPU per answered delivery, µs. */
+  usPerDelivery: number | null;
+  /** Videos scheduled in the outbox at the end of the round. */
+  scheduledAfter: number | null;
+}
+
 export interface IngestTargetResult {
   name: IngestTargetName;
   label: string;
+  /** Bot targets: videos waiting before the load; null for the baselines. */
+  backlog: number | null;
+  worker: boolean;
+  /** Every measured run; `run` is the first (rates and latencies). */
+  rounds: IngestRound[];
   spec: TargetSpec | null;
   warmup: LoadResult | null;
   run: LoadResult | null;
@@ -73,7 +100,7 @@ export interface IngestTargetResult {
   logLines: number | null;
   /** CPU the target used during the measured run, as a share of one core (Node's main thread is one). */
   serverCpu: number | null;
-  /** Target CPU per answered request during the measured run, microseconds. */
+  /** Target CPU per answered request over the measured runs, microseconds. */
   serverUsPerRequest: number | null;
   profile: ProfileSummary | null;
   /** Set when the target could not be measured (start, load or clean-up failed). */
@@ -85,6 +112,9 @@ export interface IngestResult {
   connections: number;
   durationS: number;
   warmupS: number;
+  rounds: number;
+  backlog: number;
+  worker: boolean;
   body: string;
   targets: IngestTargetResult[];
 }
@@ -95,18 +125,24 @@ interface Prepared {
   cleanup: () => Promise<string | null>;
 }
 
-async function prepare(name: IngestTargetName, o: IngestOptions, runTag: string): Promise<Prepared> {
+async function prepare(
+  name: IngestTargetName,
+  o: IngestOptions,
+  runTag: string,
+  backlog: number,
+): Promise<Prepared> {
+  const bot = { worker: o.worker, ...(backlog > 0 ? { backlog } : {}) };
   switch (name) {
     case "bare":
       return { spec: { kind: "bare" }, cleanup: async () => null };
     case "fastify":
       return { spec: { kind: "fastify" }, cleanup: async () => null };
     case "memory":
-      return { spec: { kind: "bot", store: "memory" }, cleanup: async () => null };
+      return { spec: { kind: "bot", store: "memory", ...bot }, cleanup: async () => null };
     case "sqlite": {
       const dir = await mkdtemp(path.join(os.tmpdir(), "bench-sqlite-"));
       return {
-        spec: { kind: "bot", store: "sqlite", sqlitePath: path.join(dir, "bot.sqlite") },
+        spec: { kind: "bot", store: "sqlite", sqlitePath: path.join(dir, "bot.sqlite"), ...bot },
         cleanup: async () => {
           await rm(dir, { recursive: true, force: true });
           return `removed ${dir}`;
@@ -115,9 +151,9 @@ async function prepare(name: IngestTargetName, o: IngestOptions, runTag: string)
     }
     case "redis": {
       await pingRedis(o.redisUrl);
-      const namespace = `bench-${runTag}`;
+      const namespace = `bench-${runTag}-b${backlog}`;
       return {
-        spec: { kind: "bot", store: "redis", redisUrl: o.redisUrl, namespace },
+        spec: { kind: "bot", store: "redis", redisUrl: o.redisUrl, namespace, ...bot },
         cleanup: async () => {
           const { deleted, left } = await dropNamespace(o.redisUrl, namespace);
           if (left > 0) throw new Error(`${left} keys of namespace ${namespace} are left in Redis`);
@@ -140,11 +176,12 @@ async function settledCounts(t: TargetHandle) {
   return last;
 }
 
-function check(warmup: LoadResult, run: LoadResult, stored: number): IngestCheck {
-  const accepted = warmup.ok2xx + run.ok2xx;
-  const cutOff = warmup.inFlightAtStop + run.inFlightAtStop;
-  const non2xx = warmup.non2xx + run.non2xx;
-  const errors = warmup.errors + run.errors;
+function check(loads: LoadResult[], stored: number): IngestCheck {
+  const sum = (f: (l: LoadResult) => number) => loads.reduce((n, l) => n + f(l), 0);
+  const accepted = sum((l) => l.ok2xx);
+  const cutOff = sum((l) => l.inFlightAtStop);
+  const non2xx = sum((l) => l.non2xx);
+  const errors = sum((l) => l.errors);
   const problems: string[] = [];
   if (accepted === 0) problems.push("no delivery was accepted");
   if (stored < accepted) problems.push(`${accepted - stored} deliveries answered 2xx are not stored`);
@@ -153,8 +190,8 @@ function check(warmup: LoadResult, run: LoadResult, stored: number): IngestCheck
       `${stored - accepted - cutOff - errors} more items stored than deliveries sent and accepted`,
     );
   if (non2xx > 0) {
-    const codes = { ...warmup.statusCodes };
-    for (const [k, v] of Object.entries(run.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
+    const codes: Record<string, number> = {};
+    for (const l of loads) for (const [k, v] of Object.entries(l.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
     const other = Object.entries(codes)
       .filter(([k]) => !k.startsWith("2"))
       .map(([k, v]) => `${v}× ${k}`);
@@ -164,14 +201,23 @@ function check(warmup: LoadResult, run: LoadResult, stored: number): IngestCheck
   return { ok: problems.length === 0, accepted, stored, cutOff, non2xx, errors, problems };
 }
 
+const isBot = (name: IngestTargetName) => name !== "bare" && name !== "fastify";
+
 async function measure(
   name: IngestTargetName,
   o: IngestOptions,
   runTag: string,
+  backlog: number,
 ): Promise<Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare">> {
+  const bot = isBot(name);
   const result: Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare"> = {
     name,
-    label: TARGET_LABELS[name],
+    label: bot
+      ? `${TARGET_LABELS[name]}, worker ${o.worker ? "on" : "off"}, backlog ${backlog.toLocaleString("en")}`
+      : TARGET_LABELS[name],
+    backlog: bot ? backlog : null,
+    worker: bot && o.worker,
+    rounds: [],
     spec: null,
     warmup: null,
     run: null,
@@ -187,9 +233,10 @@ async function measure(
   let prepared: Prepared | undefined;
   let target: TargetHandle | undefined;
   try {
-    prepared = await prepare(name, o, runTag);
+    prepared = await prepare(name, o, runTag, backlog);
     result.spec = prepared.spec;
-    target = await startTarget(prepared.spec);
+    if (backlog > 0) o.log(`  ${name}: storing ${backlog} waiting videos before the load…`);
+    target = await startTarget(prepared.spec, { readyTimeoutMs: 330_000 });
     const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
     const common = { url: target.url, path: target.path, connections: o.connections, body: gen.body };
     o.log(`  ${name}: warm-up ${o.warmupS} s, then ${o.durationS} s with ${o.connections} connections…`);
@@ -199,29 +246,46 @@ async function measure(
       startIndex: 0,
       title: `${name} warm-up`,
     });
-    const before = await target.counts();
     if (o.profileDir !== undefined) await target.startProfile();
-    result.run = await runLoad({
-      ...common,
-      durationS: o.durationS,
-      startIndex: result.warmup.nextIndex,
-      title: name,
-    });
-    // Read at once: the CPU of writes still settling (a few ms) is noise; a profile's is not.
-    const after = await target.counts();
-    const cpuUs = after.cpuUs - before.cpuUs;
-    result.serverCpu = cpuUs / 1e6 / result.run.durationS;
-    result.serverUsPerRequest = result.run.answered > 0 ? cpuUs / result.run.answered : null;
+    const loads: LoadResult[] = [result.warmup];
+    let next = result.warmup.nextIndex;
+    let cpuUs = 0;
+    let answered = 0;
+    let seconds = 0;
+    for (let r = 0; r < Math.max(1, o.rounds); r++) {
+      const before = await target.counts();
+      const run = await runLoad({ ...common, durationS: o.durationS, startIndex: next, title: name });
+      // Read at once: the CPU of writes still settling (a few ms) is noise; a profile's is not.
+      const after = await target.counts();
+      next = run.nextIndex;
+      loads.push(run);
+      result.run ??= run;
+      const cpu = after.cpuUs - before.cpuUs;
+      cpuUs += cpu;
+      answered += run.answered;
+      seconds += run.durationS;
+      result.rounds.push({
+        answered: run.answered,
+        cpuUs: cpu,
+        usPerDelivery: run.answered > 0 ? cpu / run.answered : null,
+        scheduledAfter: after.scheduled ?? null,
+      });
+    }
+    const run = result.run;
+    if (!run) throw new Error("no measured run");
+    result.serverCpu = cpuUs / 1e6 / seconds;
+    result.serverUsPerRequest = answered > 0 ? cpuUs / answered : null;
     if (o.profileDir !== undefined) {
       const file = await target.stopProfile(path.join(o.profileDir, `ingest-${name}.cpuprofile`));
-      result.profile = await summarizeProfile(file, result.run.answered);
+      result.profile = await summarizeProfile(file, answered);
     }
     const counts = await settledCounts(target);
     result.rssBytes = counts.rssBytes;
     result.logLines = counts.logLines;
-    result.check = check(result.warmup, result.run, counts.stored);
+    result.check = check(loads, counts.stored);
     o.log(
-      `    ${Math.round(result.run.okPerSecond)} deliveries/s, p99 ${result.run.latencyMs.p99.toFixed(1)} ms, ` +
+      `    ${Math.round(run.okPerSecond)} deliveries/s, p99 ${run.latencyMs.p99.toFixed(1)} ms, ` +
+        `µs/delivery by round ${result.rounds.map((r) => Math.round(r.usPerDelivery ?? 0)).join(" → ")}, ` +
         `stored ${counts.stored} for ${result.check.accepted} accepted: ${result.check.ok ? "ok" : result.check.problems.join("; ")}`,
     );
   } catch (err) {
@@ -243,7 +307,10 @@ async function measure(
 export async function runIngest(o: IngestOptions): Promise<IngestResult> {
   const runTag = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
   const measured: Array<Omit<IngestTargetResult, "rateVsBare" | "p50VsBare" | "p99VsBare">> = [];
-  for (const name of o.targets) measured.push(await measure(name, o, runTag));
+  for (const name of o.targets) {
+    measured.push(await measure(name, o, runTag, 0));
+    if (isBot(name) && o.backlog > 0) measured.push(await measure(name, o, runTag, o.backlog));
+  }
   const bare = measured.find((m) => m.name === "bare" && m.run && !m.error)?.run ?? null;
   const ratio = (a: number | undefined, b: number | undefined) =>
     a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : null;
@@ -251,6 +318,9 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
     connections: o.connections,
     durationS: o.durationS,
     warmupS: o.warmupS,
+    rounds: Math.max(1, o.rounds),
+    backlog: o.backlog,
+    worker: o.worker,
     body: "a different valid delivery per request: the 36 events of a video lifecycle in turn, a new video every 36, unique timestamps",
     targets: measured.map((m) => ({
       ...m,

@@ -1,7 +1,11 @@
 /**
  * The whole bot, built exactly as production builds it (src/compose.ts: store, outbox, platform
- * client, Bolt app on a free port of 127.0.0.1), with the notification worker NOT started, so the
- * load measures the delivery route alone: checks, parsing, durable enqueue, answer.
+ * client, Bolt app on a free port of 127.0.0.1). With `worker` its notification worker runs at
+ * the app's settings and posts to the Slack stand-in (one new post per second per channel, so the
+ * load's videos pile up behind it, as they do for a user); without, the load measures the
+ * delivery route alone: checks, parsing, durable enqueue, answer. `backlog` stores that many
+ * videos (one delivery each) before the load, and waits until the worker has only their posts
+ * left, so the load meets a channel with thousands of videos waiting.
  *
  * Like the harness, the process also runs the Slack stand-in (Bolt calls auth.test when it starts)
  * and the platform sandbox; both sit idle during the load, as nothing on the ingest path calls
@@ -13,9 +17,11 @@
 import { botEnvForFakes } from "../../fakes/env.js";
 import { type Sandbox, startSandbox } from "../../fakes/platform/server.js";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
-import { startComposedBot } from "../../src/compose.js";
+import { type ComposedBot, startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
+import { outboxItemOf } from "../../src/notify/item.js";
+import { parseDelivery } from "../../src/platform/index.js";
 import { newCallbackToken, RouteRepo } from "../../src/store/index.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import type { RunningTarget } from "./types.js";
@@ -78,17 +84,26 @@ async function startBotWith(
     },
   });
   const bot = await startComposedBot(config, logger, {
-    worker: { manual: true },
+    worker: spec.worker ? {} : { manual: true },
     ...(spec.namespace ? { namespace: spec.namespace } : {}),
   });
   try {
     const token = newCallbackToken();
     await new RouteRepo(bot.store, logger).put(token, { ...BENCH_ROUTE });
+    if (spec.backlog) await seed(bot, spec.backlog, spec.worker === true);
+    // Deliveries the load got stored (the worker acknowledges them, so the depth would not tell).
+    let stored = 0;
+    const enqueue = bot.outbox.enqueue.bind(bot.outbox);
+    bot.outbox.enqueue = async (...args) => {
+      const r = await enqueue(...args);
+      if (r === "stored") stored++;
+      return r;
+    };
     return {
       url: bot.url,
       path: `/hooks/platform/${token}`,
       ownerId: BENCH_ROUTE.profileId,
-      counts: async () => ({ stored: (await bot.outbox.stats()).depth, logLines }),
+      counts: async () => ({ stored, scheduled: (await bot.outbox.stats()).scheduled, logLines }),
       close: async () => {
         await bot.close();
         await closeAround();
@@ -97,5 +112,37 @@ async function startBotWith(
   } catch (err) {
     await bot.close();
     throw err;
+  }
+}
+
+/**
+ * `n` videos, one `video.created` each, stored through the outbox (in chunks, as the route would
+ * under load); with the worker running, waits (up to 5 min) until every one is folded and only
+ * their Slack posts wait: the outbox holds no item and the videos stay scheduled.
+ */
+async function seed(bot: ComposedBot, n: number, worker: boolean): Promise<void> {
+  const base = Date.now();
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(
+      Array.from({ length: Math.min(500, n - i) }, (_, j) => {
+        const d = parseDelivery({
+          type: "video.created",
+          timestamp: base + i + j,
+          data: { owner_id: BENCH_ROUTE.profileId, video_id: `xseed${(i + j).toString(36)}` },
+        });
+        if (!d.ok) throw new Error("the seed delivery does not parse");
+        const { item, dedupeKey } = outboxItemOf(BENCH_ROUTE, d.value, base);
+        return bot.outbox.enqueue(item, dedupeKey, base);
+      }),
+    );
+  }
+  if (!worker) return;
+  bot.built.worker.kick();
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const s = await bot.outbox.stats();
+    if (s.depth === 0) return;
+    if (Date.now() > deadline) throw new Error(`backlog not settled in 5 min: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }

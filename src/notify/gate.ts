@@ -10,6 +10,11 @@
  * tier, "one message per second per channel" with a larger workspace-wide limit
  * (https://api.slack.com/apis/rate-limits, now docs.slack.dev/apis/web-api/rate-limits).
  * Per process: with several replicas the pace is per replica (documented in the README).
+ *
+ * Turns: a post that has to wait gets a turn of its own, one interval after the last one given
+ * (a queue per channel), not "when the channel is free": with N videos waiting, one comes back
+ * per interval, instead of all N every interval to find the slot taken again (CPU that grew with
+ * the backlog). While turns are given out, a newcomer queues behind them.
  */
 export interface GateOptions {
   postIntervalMs?: number;
@@ -20,7 +25,14 @@ interface ChannelState {
   nextPostAt: number;
   pausedUntil: number;
   failures: number;
+  /** Waiter (video key) → its turn (ms), in the order given (so in time order). */
+  turns: Map<string, number>;
+  /** The last turn given. */
+  lastTurn: number;
 }
+
+/** A turn not taken this long after its time is dropped (its video went elsewhere). */
+const MISSED_TURN_MS = 30_000;
 
 /** The one method whose 429 is per channel; every other method's is per workspace. */
 export const PER_CHANNEL_METHOD = "chat.postMessage";
@@ -40,7 +52,7 @@ export class ChannelGate {
   private get(channel: string): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { nextPostAt: 0, pausedUntil: 0, failures: 0 };
+      s = { nextPostAt: 0, pausedUntil: 0, failures: 0, turns: new Map(), lastTurn: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -53,16 +65,37 @@ export class ChannelGate {
   }
 
   /**
-   * Takes the channel's next post slot if it is free now and returns 0; otherwise returns the time
-   * the slot frees (nothing is reserved, the caller comes back then).
+   * Takes the channel's next post slot if it is free now and returns 0; otherwise returns when to
+   * come back. With a `waiter` (the video key) that time is the waiter's turn (see the module
+   * comment): it takes the slot then, ahead of newcomers. Without one, nothing is reserved: the
+   * time the slot frees.
    */
-  takePostSlot(channel: string): number {
+  takePostSlot(channel: string, waiter?: string): number {
     const s = this.get(channel);
     const t = this.now();
-    const at = Math.max(s.nextPostAt, s.pausedUntil);
-    if (at > t) return at;
+    const free = Math.max(s.nextPostAt, s.pausedUntil);
+    for (const [w, turn] of s.turns) {
+      if (turn >= t - MISSED_TURN_MS) break;
+      s.turns.delete(w);
+    }
+    const turn = waiter === undefined ? undefined : s.turns.get(waiter);
+    if (turn !== undefined && turn > t) return turn;
+    // A turn that came while the channel is not free (a 429's pause, a late post): when it frees.
+    if (free > t) return waiter === undefined || turn !== undefined ? free : this.giveTurn(s, waiter, free);
+    if (turn === undefined && s.turns.size > 0)
+      return waiter === undefined
+        ? Math.max(free, s.lastTurn + this.interval)
+        : this.giveTurn(s, waiter, free);
+    if (waiter !== undefined) s.turns.delete(waiter);
     s.nextPostAt = t + this.interval;
     return 0;
+  }
+
+  private giveTurn(s: ChannelState, waiter: string, free: number): number {
+    const at = Math.max(free, s.lastTurn + this.interval);
+    s.lastTurn = at;
+    s.turns.set(waiter, at);
+    return at;
   }
 
   /** When the workspace accepts calls of `method` again (0 = now). */

@@ -78,8 +78,10 @@ export interface Outbox {
    * default 20,000; then nothing is stored and the dedupe key is not kept: "full"). The per-route
    * count is kept with the items, in the same atomic step as the enqueue, and decreased by `ack`
    * (dead-lettered items are acknowledged too), so the check never walks the pending items.
-   * Schedules its video at `dueAt` unless the video is already scheduled (an earlier or later time
-   * is kept as it is). Resolves only once the item is stored.
+   * Schedules its video at `dueAt` unless the video is already scheduled: an earlier time, or a
+   * later one within PULL_FORWARD_MS (common.ts) of `dueAt`, is kept as it is; a later one beyond
+   * it becomes `dueAt` unless the video is leased (a lease keeps its own due time). Resolves only
+   * once the item is stored.
    */
   enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome>;
   /**
@@ -99,8 +101,10 @@ export interface Outbox {
    */
   ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean>;
   /**
-   * Ends the lease. If `dueAt` is a number the video is scheduled at that time; if null, it is
-   * scheduled now when it still has pending items (arrived meanwhile) and unscheduled otherwise.
+   * Ends the lease. If `dueAt` is a number the video is scheduled at that time (now instead, when
+   * that is more than PULL_FORWARD_MS away and items arrived meanwhile: enqueue would have brought
+   * it forward); if null, it is scheduled now when it still has pending items (arrived meanwhile)
+   * and unscheduled otherwise.
    */
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
   /** Per-video state (opaque JSON for the outbox); undefined when none. */

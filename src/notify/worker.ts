@@ -93,6 +93,10 @@ export class NotifyWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
+  /** A wake-up is scheduled for the end of this tick (kicks in between add nothing). */
+  private wakeQueued = false;
+  /** Bumped by each wake-up: a loop whose claim began before the last one looks again at once. */
+  private wakeups = 0;
   private readonly unsaved = new UnsavedSlackFacts();
   private readonly gone: GoneWorkspaces;
 
@@ -122,13 +126,30 @@ export class NotifyWorker {
   /** Stops claiming; resolves when the videos in progress are done (their Slack call included). */
   async stop(): Promise<void> {
     this.running = false;
-    this.kick();
+    for (const wake of [...this.wakers]) wake();
     await this.loop;
   }
 
-  /** Something was enqueued: look now instead of at the next poll. */
+  /**
+   * Something was enqueued: look now instead of at the next poll. Coalesced: however many kicks
+   * arrive within one tick (a delivery each), one idle loop wakes up once, after them, and claims
+   * once; a loop whose claim finds work wakes the next idle one (see `run`). So a delivery costs
+   * at most one claim, and none while every loop is busy (they claim again when done).
+   */
   kick(): void {
-    for (const wake of this.wakers) wake();
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.wakeOne();
+    });
+  }
+
+  /** Wakes one idle loop; records the wake-up for the loops that are claiming right now. */
+  private wakeOne(): void {
+    this.wakeups++;
+    const first = this.wakers.values().next();
+    if (!first.done) first.value();
   }
 
   /** Claims and processes due videos until none is due now (tests and the demo use it). */
@@ -142,14 +163,17 @@ export class NotifyWorker {
     while (this.running) {
       let n = 0;
       let failed = false;
+      const seen = this.wakeups;
       try {
-        n = await this.claimAndProcess(1);
+        n = await this.claimAndProcess(1, () => this.wakeOne());
       } catch (err) {
         failed = true;
         this.o.logger.warn({ err }, "notification worker could not claim work; retrying");
       }
       if (!this.running) break;
-      if (n === 0) await this.idle(failed ? Math.max(2_000, this.o.pollMs) : this.o.pollMs);
+      // A wake-up during the claim may be for work the claim did not see: look again first.
+      if (n === 0 && (failed || seen === this.wakeups))
+        await this.idle(failed ? Math.max(2_000, this.o.pollMs) : this.o.pollMs);
     }
   }
 
@@ -165,9 +189,13 @@ export class NotifyWorker {
     });
   }
 
-  /** Claims up to `max` due videos and processes them in parallel. Returns how many. */
-  private async claimAndProcess(max: number): Promise<number> {
+  /**
+   * Claims up to `max` due videos and processes them in parallel. Returns how many. `found`: called
+   * when the claim got work (there may be more due: the loop wakes another idle loop for it).
+   */
+  private async claimAndProcess(max: number, found?: () => void): Promise<number> {
     const keys = await this.o.outbox.claimDue(this.o.owner, this.o.now(), max, this.o.leaseMs);
+    if (keys.length > 0) found?.();
     await Promise.all(keys.map((k) => this.processSafely(k)));
     return keys.length;
   }
@@ -332,7 +360,7 @@ export class NotifyWorker {
         const metadata = parentMetadata(state);
         const hash = parentHash(msg);
         if (state.parentTs === null) {
-          const wait = gate.takePostSlot(channel);
+          const wait = gate.takePostSlot(channel, key);
           if (wait) return { dueAt: wait };
           await hold();
           const res = await client.chat.postMessage({
@@ -374,7 +402,7 @@ export class NotifyWorker {
       // 2. Milestones: thread replies under the parent (standalone for events without a video).
       for (const m of [...state.milestones].sort((a, b) => a.timestamp - b.timestamp)) {
         if (m.posted) continue;
-        const wait = gate.takePostSlot(channel);
+        const wait = gate.takePostSlot(channel, key);
         if (wait) return { dueAt: wait };
         const msg = renderMilestone(
           m,
@@ -418,7 +446,9 @@ export class NotifyWorker {
             { team: state.teamId, code: f.code },
             "Slack refused the bot's token; notifications wait",
           );
-          return { dueAt: this.o.now() + 60_000 };
+          // A pause of the channel: the video's new deliveries are folded meanwhile (enqueue
+          // brings a video waiting this long forward), not sent to Slack with the refused token.
+          return { dueAt: gate.rateLimited(channel, 60) };
         case "rate_limited": {
           this.o.onRateLimited?.(channel, f.retryAfterSeconds);
           this.o.logger.warn(

@@ -21,7 +21,10 @@ async function configure(channel = CHANNEL): Promise<void> {
 /** Messages of the channel that belong to a video (its parent and thread). */
 function videoMessages(videoId: string, channel = CHANNEL) {
   const all = h.slack.messages(channel);
-  const parent = all.filter((m) => !m.thread_ts && JSON.stringify(m).includes(videoId));
+  // The bot's answer to `/webhook test` names the video too; it is not the video's message.
+  const parent = all.filter(
+    (m) => !m.thread_ts && JSON.stringify(m).includes(videoId) && !/^Test lifecycle sent/.test(m.text ?? ""),
+  );
   const ts = parent[0]?.ts;
   const thread = ts ? all.filter((m) => m.thread_ts === ts) : [];
   return { parent, thread };

@@ -196,7 +196,9 @@ describe("a batch that keeps failing (sqlite)", () => {
           gate: new ChannelGate({ postIntervalMs: 20 }),
           logger: h.logger,
           managersOf: async () => [],
-          now: () => Date.now() + rounds * 10_000,
+          // Ahead of the outbox clock by just enough for the +2 s retry to be due next round,
+          // within the outbox's PULL_FORWARD_MS (a far release with items left would be "now").
+          now: () => Date.now() + rounds * 2_000,
         });
         await worker.drain(5);
         const state = (await h.outbox.getState(key)) as { attempt?: { n: number } } | undefined;

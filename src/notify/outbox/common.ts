@@ -64,6 +64,14 @@ export function retentionOf(opts: OutboxOptions): Retention {
 
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 3600_000;
 /**
+ * enqueue: a video scheduled (not leased) more than this beyond the new item's due time comes due
+ * then instead. A video waiting for its turn to post in a busy channel (minutes away) has its new
+ * deliveries folded as they arrive (each costs one pass, and the per-route quota is freed) rather
+ * than all of them at its turn; nearer due times (coalescing windows, short pauses) are kept, so
+ * their deliveries are folded together.
+ */
+export const PULL_FORWARD_MS = 10_000;
+/**
  * Pending items per route: far above a real profile's backlog (a burst of 10,000 deliveries to
  * one route is stored whole), far below what would let one route fill the store.
  */

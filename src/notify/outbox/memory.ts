@@ -24,6 +24,7 @@ import {
   encodeItem,
   encodeState,
   type OutboxOptions,
+  PULL_FORWARD_MS,
   positiveMs,
   type Retention,
   retentionOf,
@@ -31,12 +32,18 @@ import {
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
+import { type DueEntry, DueHeap } from "./due-heap.js";
 
 interface Slot {
   dueAt: number;
   owner: string | null;
   leaseUntil: number;
+  /** This slot's current entry in the due heap (older entries for the key are stale). */
+  entry: DueEntry;
 }
+
+/** A state sweep looks at no more than this many states per state it may drop. */
+const SWEEP_VISITS_PER_DROP = 4;
 
 /** Expired dedupe / once entries are swept after this many insertions. */
 const SWEEP_EVERY = 1000;
@@ -49,6 +56,10 @@ export class MemoryOutbox implements Outbox {
   /** Per video, oldest first: [id, stored JSON]. */
   private readonly items = new Map<VideoKey, Array<{ id: string; json: string; receivedAt: number }>>();
   private readonly schedule = new Map<VideoKey, Slot>();
+  /** The schedule by due time: a claim looks at the due videos only, never the whole backlog. */
+  private readonly due = new DueHeap();
+  /** Where the last bounded state sweep stopped (Map iterators survive insertions and deletions). */
+  private sweepCursor: Iterator<[VideoKey, { json: string; expiresAt: number }]> | undefined;
   /** JSON and when it may be dropped (outbox clock). */
   private readonly states = new Map<VideoKey, { json: string; expiresAt: number }>();
   private readonly dedupe = new Map<string, number>();
@@ -86,30 +97,66 @@ export class MemoryOutbox implements Outbox {
       this.items.set(item.videoKey, list);
     }
     list.push({ id, json: encodeItem(item), receivedAt: item.receivedAt });
-    if (!this.schedule.has(item.videoKey)) {
-      this.schedule.set(item.videoKey, { dueAt, owner: null, leaseUntil: 0 });
-    }
+    const slot = this.schedule.get(item.videoKey);
+    if (!slot) this.scheduleAt(item.videoKey, dueAt);
+    else if (slot.owner === null && slot.dueAt > dueAt + PULL_FORWARD_MS)
+      this.moveDue(slot, item.videoKey, dueAt);
     return "stored";
   }
 
+  /** Heap entries looked at by claimDue so far (a claim must not walk the videos not due). */
+  get claimVisits(): number {
+    return this.due.visits;
+  }
+
+  /** (Re)schedules a video, free of any lease, at `dueAt`. */
+  private scheduleAt(key: VideoKey, dueAt: number): void {
+    const entry = { dueAt, key };
+    this.schedule.set(key, { dueAt, owner: null, leaseUntil: 0, entry });
+    this.pushDue(entry);
+  }
+
+  /** Moves a scheduled video's due time (its slot keeps its lease fields). */
+  private moveDue(slot: Slot, key: VideoKey, dueAt: number): void {
+    slot.dueAt = dueAt;
+    slot.entry = { dueAt, key };
+    this.pushDue(slot.entry);
+  }
+
+  private pushDue(entry: DueEntry): void {
+    this.due.push(entry);
+    // Stale entries (rescheduled or unscheduled videos) are dropped when they come due; if they
+    // pile up meanwhile, one rebuild (amortized over as many pushes) keeps the heap near the schedule.
+    if (this.due.size > 2 * this.schedule.size + 1024) this.due.compact(this.isCurrent);
+  }
+
+  private readonly isCurrent = (e: DueEntry): boolean => this.schedule.get(e.key)?.entry === e;
+
   async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
     this.check();
-    const due = [...this.schedule.entries()]
-      .filter(([, s]) => s.dueAt <= now && (s.owner === null || s.leaseUntil <= now))
-      .sort(([ka, a], [kb, b]) => a.dueAt - b.dueAt || (ka < kb ? -1 : ka > kb ? 1 : 0))
-      .slice(0, Math.max(0, max));
-    for (const [key, slot] of due) {
+    const claimed: VideoKey[] = [];
+    while (claimed.length < max) {
+      const entry = this.due.popDue(now, this.isCurrent);
+      if (!entry) break;
+      const key = entry.key;
+      const slot = this.schedule.get(key) as Slot;
+      // Due but leased (a caller's clock behind): back when the lease ends, out of the way.
+      if (slot.owner !== null && slot.leaseUntil > now) {
+        this.moveDue(slot, key, slot.leaseUntil);
+        continue;
+      }
       slot.owner = owner;
       slot.leaseUntil = now + leaseMs;
-      slot.dueAt = now + leaseMs; // not due for anyone else while leased
+      this.moveDue(slot, key, now + leaseMs); // not due for anyone else while leased
       const state = this.states.get(key);
       if (state) state.expiresAt = Math.max(state.expiresAt, now + leaseMs + this.retention.final);
+      claimed.push(key);
     }
     if (this.now() >= this.nextStateSweepAt) {
       this.nextStateSweepAt = this.now() + STATE_SWEEP_EVERY_MS;
       this.dropExpiredStates(STATE_SWEEP_MAX);
     }
-    return due.map(([key]) => key);
+    return claimed;
   }
 
   async renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
@@ -117,7 +164,7 @@ export class MemoryOutbox implements Outbox {
     const slot = this.held(owner, key);
     if (!slot) return false;
     slot.leaseUntil = until;
-    slot.dueAt = until;
+    this.moveDue(slot, key, until);
     const state = this.states.get(key);
     if (state) state.expiresAt = Math.max(state.expiresAt, until + this.retention.final);
     return true;
@@ -150,8 +197,10 @@ export class MemoryOutbox implements Outbox {
   async release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
     this.check();
     if (!this.held(owner, key)) return;
-    if (dueAt !== null) this.schedule.set(key, { dueAt, owner: null, leaseUntil: 0 });
-    else if (this.items.has(key)) this.schedule.set(key, { dueAt: this.now(), owner: null, leaseUntil: 0 });
+    const now = this.now();
+    if (dueAt !== null)
+      this.scheduleAt(key, dueAt > now + PULL_FORWARD_MS && this.items.has(key) ? now : dueAt);
+    else if (this.items.has(key)) this.scheduleAt(key, this.now());
     else this.schedule.delete(key);
   }
 
@@ -177,12 +226,22 @@ export class MemoryOutbox implements Outbox {
     return this.dropExpiredStates(max);
   }
 
-  /** Drops up to `max` expired states whose video is not scheduled (nor, so, leased). */
+  /**
+   * Drops up to `max` expired states whose video is not scheduled (nor, so, leased). Bounded:
+   * looks at most at SWEEP_VISITS_PER_DROP × max states, going on next time where it stopped.
+   */
   private dropExpiredStates(max: number): number {
     const now = this.now();
     let dropped = 0;
-    for (const [key, state] of this.states) {
-      if (dropped >= max) break;
+    let budget = Math.max(0, max) * SWEEP_VISITS_PER_DROP;
+    while (dropped < max && budget-- > 0) {
+      this.sweepCursor ??= this.states.entries();
+      const next = this.sweepCursor.next();
+      if (next.done) {
+        this.sweepCursor = undefined;
+        break; // a full round: the next sweep starts from the beginning
+      }
+      const [key, state] = next.value;
       if (state.expiresAt > now || this.schedule.has(key)) continue;
       this.states.delete(key);
       dropped++;

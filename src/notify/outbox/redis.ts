@@ -55,6 +55,7 @@ import {
   encodeItem,
   encodeState,
   type OutboxOptions,
+  PULL_FORWARD_MS,
   parseJson,
   positiveMs,
   type Retention,
@@ -80,8 +81,10 @@ end
 `;
 
 /**
- * KEYS: dedupe, id, q, sched, recv, state, routes. ARGV: ttlMs, json, video, dueAt, receivedAt,
- * keepMs, route, quota. → id, 0 (duplicate) or -1 (the route is over its quota: nothing written).
+ * KEYS: dedupe, id, q, sched, recv, state, routes, lease. ARGV: ttlMs, json, video, dueAt,
+ * receivedAt, keepMs, route, quota, pullMs. → id, 0 (duplicate) or -1 (the route is over its
+ * quota: nothing written). A video scheduled more than pullMs later and not leased comes due at
+ * dueAt (Outbox.enqueue).
  */
 const ENQUEUE = script(`${KEEP}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -91,7 +94,11 @@ redis.call('HINCRBY', KEYS[7], ARGV[7], 1)
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
-redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[3])
+local due = redis.call('ZSCORE', KEYS[4], ARGV[3])
+if not due then redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
+elseif tonumber(due) > tonumber(ARGV[4]) + tonumber(ARGV[9]) and redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZADD', KEYS[4], 'XX', ARGV[4], ARGV[3])
+end
 keep(KEYS[6], ARGV[6])
 return id`);
 
@@ -145,10 +152,13 @@ end
 if removed > 0 and redis.call('HINCRBY', KEYS[4], ARGV[2], -removed) <= 0 then redis.call('HDEL', KEYS[4], ARGV[2]) end
 return 1`);
 
-/** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now. */
+/** KEYS: lease, sched, q. ARGV: owner, video, dueAt or '', now, pullMs (Outbox.release). */
 const RELEASE = script(`${FENCE}
 redis.call('DEL', KEYS[1])
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if ARGV[3] ~= '' then
+  local due = ARGV[3]
+  if tonumber(due) > tonumber(ARGV[4]) + tonumber(ARGV[5]) and redis.call('EXISTS', KEYS[3]) == 1 then due = ARGV[4] end
+  redis.call('ZADD', KEYS[2], due, ARGV[2])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 else redis.call('ZREM', KEYS[2], ARGV[2]) end
 return 1`);
@@ -220,6 +230,7 @@ export class RedisOutbox implements Outbox {
         this.k("recv"),
         this.k("state:", v),
         this.k("routes"),
+        this.k("lease:", v),
       ],
       [
         String(this.dedupeTtlMs),
@@ -230,6 +241,7 @@ export class RedisOutbox implements Outbox {
         String(this.retention.final),
         routeOfVideoKey(v),
         String(this.routeQuota),
+        String(PULL_FORWARD_MS),
       ],
     );
     const n = toNumber(id);
@@ -295,7 +307,7 @@ export class RedisOutbox implements Outbox {
       "release",
       RELEASE,
       [this.k("lease:", key), this.k("sched"), this.k("q:", key)],
-      [owner, key, dueAt === null ? "" : String(dueAt), String(this.now())],
+      [owner, key, dueAt === null ? "" : String(dueAt), String(this.now()), String(PULL_FORWARD_MS)],
     );
   }
 

@@ -12,7 +12,10 @@ export const SCHEMA: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS outbox_items_received ON outbox_items (received_at)`,
   `CREATE TABLE IF NOT EXISTS outbox_schedule (
   video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE INDEX IF NOT EXISTS outbox_schedule_due ON outbox_schedule (due_at)`,
+  // (due_at, video_key): claimDue's ORDER BY … LIMIT reads the first due rows of this index and
+  // stops, however many videos wait (on due_at alone it sorted every due row in a temp b-tree).
+  `CREATE INDEX IF NOT EXISTS outbox_schedule_due_key ON outbox_schedule (due_at, video_key)`,
+  `DROP INDEX IF EXISTS outbox_schedule_due`,
   `CREATE TABLE IF NOT EXISTS outbox_state (
   video_key TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS outbox_dedupe (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
@@ -56,6 +59,10 @@ export async function migrateRouteCounts(c: Connection): Promise<void> {
     `INSERT INTO outbox_route_count (route, n) SELECT ${ROUTE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
   );
 }
+
+/** The due videos to claim, earliest first, from the (due_at, video_key) index. Parameters: now, now, max. */
+export const CLAIM_DUE = `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
+  ORDER BY due_at, video_key LIMIT ?`;
 
 /** Drops up to `max` states expired by `now` whose video is neither scheduled nor leased. Parameters: now, max. */
 export const SWEEP_STATES = `DELETE FROM outbox_state WHERE video_key IN (

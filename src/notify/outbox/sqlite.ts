@@ -37,6 +37,7 @@ import {
   encodeItem,
   encodeState,
   type OutboxOptions,
+  PULL_FORWARD_MS,
   parseJson,
   positiveMs,
   type Retention,
@@ -46,6 +47,7 @@ import {
   STATE_SWEEP_MAX,
 } from "./common.js";
 import {
+  CLAIM_DUE,
   Connection,
   HELD,
   KEEP_STATE,
@@ -159,8 +161,8 @@ export class SqliteOutbox implements Outbox {
    * over (a key twice in one batch: its second row conflicts with its first, so only the first is
    * stored); the routes' pending counts are read, and the fresh items that would pass their route's
    * quota are kept, in arrival order ("full" for the rest, whose dedupe keys are given back); then
-   * the new items in arrival order, the counts, and their videos' schedule (OR IGNORE: a video
-   * already scheduled or leased keeps its due time; in a batch, the first due time wins).
+   * the new items in arrival order, the counts, and their videos' schedule (a video already
+   * scheduled or leased keeps its due time, unless free and due far later: Outbox.enqueue).
    */
   private async enqueueBatch(c: Connection, batch: QueuedEnqueue[]): Promise<EnqueueOutcome[]> {
     const now = this.now();
@@ -215,9 +217,14 @@ export class SqliteOutbox implements Outbox {
         `INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES ${values(stored.length, 4)}`,
         ...stored.flatMap((e) => [e.item.videoKey, e.item.teamId, e.item.receivedAt, e.json]),
       );
+      // A video already scheduled keeps its due time, unless it is free and more than
+      // PULL_FORWARD_MS later than this item's (see Outbox.enqueue); a leased one keeps it.
       await c.all(
-        `INSERT OR IGNORE INTO outbox_schedule (video_key, due_at) VALUES ${values(stored.length, 2)}`,
+        `INSERT INTO outbox_schedule (video_key, due_at) VALUES ${values(stored.length, 2)}
+         ON CONFLICT (video_key) DO UPDATE SET due_at = excluded.due_at
+         WHERE outbox_schedule.owner IS NULL AND outbox_schedule.due_at > excluded.due_at + ?`,
         ...stored.flatMap((e) => [e.item.videoKey, e.dueAt]),
+        PULL_FORWARD_MS,
       );
     }
     return batch.map((e) => outcome.get(e) ?? "duplicate");
@@ -231,8 +238,7 @@ export class SqliteOutbox implements Outbox {
       }
       // Select and update in one IMMEDIATE transaction: no other connection can claim in between.
       const rows = await c.all<{ video_key: string }>(
-        `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
-         ORDER BY due_at, video_key LIMIT ?`,
+        CLAIM_DUE,
         now,
         now,
         Math.max(0, Math.min(max, MAX_LIST)),
@@ -312,13 +318,15 @@ export class SqliteOutbox implements Outbox {
     return this.tx("release", async (c) => {
       if (!(await this.held(c, owner, key))) return;
       let due = dueAt;
-      if (due === null) {
+      const now = this.now();
+      if (due === null || due > now + PULL_FORWARD_MS) {
         const left = await c.all("SELECT 1 FROM outbox_items WHERE video_key = ? LIMIT 1", key);
-        if (left.length === 0) {
+        if (left.length > 0)
+          due = now; // arrived meanwhile: see Outbox.release
+        else if (due === null) {
           await c.all("DELETE FROM outbox_schedule WHERE video_key = ?", key);
           return;
         }
-        due = this.now();
       }
       await c.all(
         "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
+import { PULL_FORWARD_MS } from "../../../src/notify/outbox/common.js";
 import { createOutbox } from "../../../src/notify/outbox/index.js";
 import type { Outbox, OutboxItem } from "../../../src/notify/types.js";
 import { openStore, StoreUnavailableError } from "../../../src/store/index.js";
@@ -86,6 +87,27 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.claimDue("A", now, 10, 100_000)).toEqual(["early"]);
     expect(await o.claimDue("B", now + 4999, 10, LEASE)).toEqual([]);
     expect(await o.claimDue("B", now + 5000, 10, LEASE)).toEqual(["late"]);
+  });
+
+  it("brings forward a free video due far later (a post turn minutes away), never a leased one", async () => {
+    const now = t();
+    const far = now + PULL_FORWARD_MS + 60_000;
+    await enqueue("waiting", 1, far);
+    await enqueue("waiting", 2, now);
+    expect(await o.claimDue("A", now, 10, 100_000)).toEqual(["waiting"]);
+    // Leased: a new delivery leaves its due time (the lease end) alone...
+    await enqueue("waiting", 3, now);
+    expect(await o.claimDue("B", now, 10, LEASE)).toEqual([]);
+    // ...and the release far away is "now" instead, as that item arrived meanwhile.
+    await o.release("A", "waiting", far);
+    expect(await o.claimDue("B", t(), 10, 100_000)).toEqual(["waiting"]);
+    const ids = (await o.pending("waiting", 10)).map((i) => i.id);
+    expect(await o.ack("B", "waiting", ids)).toBe(true);
+    // Nothing left: it waits for its time, until the next delivery brings it forward.
+    await o.release("B", "waiting", far);
+    expect(await o.claimDue("C", now, 10, LEASE)).toEqual([]);
+    await enqueue("waiting", 4, t());
+    expect(await o.claimDue("C", t(), 10, LEASE)).toEqual(["waiting"]);
   });
 
   it("claims due videos only, earliest first, at most max, each once while leased", async () => {

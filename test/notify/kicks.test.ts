@@ -1,0 +1,106 @@
+/**
+ * Worker wake-ups (src/notify/worker.ts, `kick`): kicks within one tick are one claim, a delivery
+ * is still picked up at once (the idle poll here is a minute, so only kicks can explain it), and
+ * a channel's waiting videos come back one per post interval, each at its own turn (gate.ts),
+ * not all of them every interval.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { SEED } from "../../fakes/platform/server.js";
+import { ChannelGate } from "../../src/notify/gate.js";
+import type { Outbox } from "../../src/notify/types.js";
+import { type Harness, startHarness, waitFor } from "../support/harness.js";
+
+const CHANNEL = "C0NEWS";
+let h: Harness | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Counts the claims the app's worker makes (it holds this very outbox object). */
+function countClaims(outbox: Outbox): { n: number } {
+  const counter = { n: 0 };
+  const claim = outbox.claimDue.bind(outbox);
+  outbox.claimDue = (...args) => {
+    counter.n++;
+    return claim(...args);
+  };
+  return counter;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 150));
+
+describe("worker kicks", () => {
+  it("many kicks in one tick make one claim; a delivery is picked up without waiting for the poll", async () => {
+    const harness = await startHarness({ worker: { pollMs: 60_000, postIntervalMs: 20, coalesceMs: 100 } });
+    h = harness;
+    const res = await harness.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
+      user: "U0ADMIN",
+      channel: CHANNEL,
+    });
+    await harness.answer(res.responseUrl);
+    await settle();
+    const claims = countClaims(harness.outbox);
+    for (let i = 0; i < 100; i++) harness.built.worker.kick();
+    await settle();
+    expect(claims.n).toBe(1);
+    // Kicks in separate ticks are separate claims (nothing is due: each finds nothing).
+    for (let i = 0; i < 3; i++) {
+      harness.built.worker.kick();
+      await new Promise((r) => setImmediate(r));
+      await settle();
+    }
+    expect(claims.n).toBe(4);
+
+    await harness.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
+      videoId: "x7kick1",
+      presets: ["240p"],
+      progressSteps: 2,
+      deliverTo: harness.url,
+      force: true,
+    });
+    // Its parent message: posted at once (what comes later, paced by the channel, waits for a
+    // due time the poll finds; not what kicks are for).
+    await waitFor(
+      () => harness.slack.messages(CHANNEL).some((m) => !m.thread_ts && /x7kick1/.test(JSON.stringify(m))),
+      5_000,
+      "the video's parent message",
+    );
+  });
+});
+
+describe("post turns", () => {
+  it("waiting videos get one turn each, an interval apart, and take the slot at their turn before newcomers", () => {
+    let t = 1_000_000;
+    const g = new ChannelGate({ postIntervalMs: 1000, now: () => t });
+    expect(g.takePostSlot("C", "v0")).toBe(0);
+    const turns = ["v1", "v2", "v3"].map((v) => g.takePostSlot("C", v));
+    expect(turns).toEqual([t + 1000, t + 2000, t + 3000]);
+    // Asking again before its turn: the same turn, no new one.
+    expect(g.takePostSlot("C", "v2")).toBe(t + 2000);
+    t += 1000;
+    // A newcomer while turns are out queues behind them; v1's turn has come.
+    expect(g.takePostSlot("C", "late")).toBe(t + 3000);
+    expect(g.takePostSlot("C", "v1")).toBe(0);
+    expect(g.takePostSlot("C", "v3")).toBe(t + 2000);
+    t += 1000;
+    expect(g.takePostSlot("C", "v2")).toBe(0);
+    t += 1000;
+    expect(g.takePostSlot("C", "v3")).toBe(0);
+    t += 1000;
+    expect(g.takePostSlot("C", "late")).toBe(0);
+    // The queue is empty: the next post after the interval takes the slot at once.
+    t += 1000;
+    expect(g.takePostSlot("C", "v9")).toBe(0);
+  });
+
+  it("a turn not taken is dropped after a while and stops holding newcomers back", () => {
+    let t = 1_000_000;
+    const g = new ChannelGate({ postIntervalMs: 1000, now: () => t });
+    expect(g.takePostSlot("C", "v0")).toBe(0);
+    expect(g.takePostSlot("C", "gone")).toBe(t + 1000);
+    t += 60_000;
+    expect(g.takePostSlot("C", "new")).toBe(0);
+  });
+});
