@@ -25,6 +25,13 @@
  *  - Upgrade: a video in progress under the old layout (state at its route key) continues in place
  *    for that channel: a channel key without a state starts from the route key's state when that
  *    state is of the same channel (loadState's `legacyKey`), so no second parent is posted.
+ *  - The common case needs no copy (`directFilter`): a profile whose only subscription is the
+ *    route's own channel (or that has none) is processed in place on the route key, its filter
+ *    applied there; that is the layout before subscriptions, so the worker does one pass per
+ *    delivery, not two, and stores each delivery once. A second channel subscribing later
+ *    switches to copies, and the route channel's copy continues from the route key's state (the
+ *    upgrade above); a video that was copied before stays on copies (its channel key has a
+ *    state), so the two layouts never both post for one video in one channel.
  */
 import { WEBHOOK_EVENTS } from "../platform/index.js";
 import type { SettingsRepo } from "../store/index.js";
@@ -63,6 +70,26 @@ export interface FanOutResult {
   dueAt: number | null;
   /** Route items handled (copied, or matching no channel). */
   handled: OutboxItem[];
+}
+
+/**
+ * Whether a route key's items can be shown in place, without copies: the profile has no
+ * subscription, or only one, for the route's own channel, and this video was never copied to
+ * that channel's key. Returns the subscription's filter for the items, or null (copy them).
+ */
+export async function directFilter(
+  o: Pick<FanOutDeps, "settings" | "outbox">,
+  key: VideoKey,
+  first: OutboxItem | undefined,
+): Promise<((item: OutboxItem) => boolean) | null> {
+  if (!first) return null;
+  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const subs = profile?.subscriptions ?? [];
+  const only = subs[0];
+  if (subs.length > 1 || (only !== undefined && only.channelId !== first.channelId)) return null;
+  if ((await o.outbox.getState(channelKeyOf(key, first.channelId))) !== undefined) return null;
+  if (only === undefined) return () => true;
+  return (item) => matchesSubscription(only, item.delivery.type, item.delivery.data, WEBHOOK_EVENTS);
 }
 
 /** Copies a route key's pending items to the matching channels' keys, then acknowledges them. */

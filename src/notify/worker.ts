@@ -32,7 +32,7 @@ import {
   StoreUnavailableError,
 } from "../store/index.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
-import { fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
+import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
@@ -240,7 +240,12 @@ export class NotifyWorker {
 
   private async process(key: VideoKey, tally: Tally, pass: Pass): Promise<Outcome> {
     const { outbox, owner } = this.o;
-    if (!isChannelKey(key)) {
+    const read = await outbox.pending(key, this.o.batch);
+    // A route key is shown in place when its only channel is its own (fanout.ts), else copied;
+    // with nothing pending, what its state still owes Slack (a paced reply) is shown in place.
+    const direct =
+      isChannelKey(key) || read.length === 0 ? () => true : await directFilter(this.o, key, read[0]);
+    if (direct === null) {
       // A route key: its items are copied to the subscribed channels' keys (counted here, once).
       const { dueAt, handled } = await fanOut(this.o, key);
       const first = handled[0];
@@ -252,7 +257,6 @@ export class NotifyWorker {
       }
       return { dueAt };
     }
-    const read = await outbox.pending(key, this.o.batch);
     const good = read.filter((i) => i.damaged === undefined);
     if (good.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
     const loaded = await loadState(this.o, this.unsaved, key, good[0], routeKeyOf(key));
@@ -263,13 +267,15 @@ export class NotifyWorker {
     pass.loaded = start;
     pass.head = items[0];
     // One pass over the batch; applyDelivery copies only what each delivery changes.
-    const { state, refused } = foldBatch(start, items);
+    // Items the route channel's subscription filters out are acknowledged without being applied.
+    const applied = items.filter(direct);
+    const { state, refused } = foldBatch(start, applied);
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
       await setAsideRefused(this.o, key, refused);
       tally.failed = refused.length || undefined;
-      const nothing = fresh && refused.length === items.length;
+      const nothing = fresh && refused.length === applied.length;
       if (!nothing && !(await this.unsaved.writeState(outbox, owner, key, state, isFinal(state))))
         return { dueAt: null }; // lease lost
       if (
@@ -286,7 +292,7 @@ export class NotifyWorker {
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };
     // The refused items are dead letters already: Slack's refusals concern the others only.
-    const shown = refused.length === 0 ? items : items.filter((i) => !refused.some((r) => r.item === i));
+    const shown = refused.length === 0 ? applied : applied.filter((i) => !refused.some((r) => r.item === i));
     return this.show(key, state, shown, tally);
   }
 

@@ -22,7 +22,6 @@ import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import type { StoreUrl } from "../../src/config.js";
-import { channelKeyOf } from "../../src/notify/fanout.js";
 import { ChannelGate } from "../../src/notify/gate.js";
 import { type Outbox, videoKeyOf } from "../../src/notify/types.js";
 import { NotifyWorker } from "../../src/notify/worker.js";
@@ -181,8 +180,9 @@ describe("a batch that keeps failing (sqlite)", () => {
       await send("video.created", T, video);
       await send("video.format.error", T + 10, video, { preset_name: "720p", why: "x9boom" });
       await send("video.published", T + 20, video);
-      // The channel's key (src/notify/fanout.ts): where the worker keeps the video's state.
-      const key = channelKeyOf(videoKeyOf(h.slack.teamId, PROFILE, video), CHANNEL);
+      // One channel, the route's own: the video is shown in place on its route key
+      // (src/notify/fanout.ts, directFilter), where the worker keeps its state.
+      const key = videoKeyOf(h.slack.teamId, PROFILE, video);
       const client = new WebClient(h.slack.botToken, workerClientOptions(h.slack.apiUrl));
       // Each round is a new worker (a restart): only the stored state carries the count.
       const counts: number[] = [];
