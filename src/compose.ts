@@ -285,7 +285,7 @@ export async function startComposedBot(
 ): Promise<ComposedBot> {
   if (config.slack.mode === "oauth" && config.allowedWorkspaces.includes("*"))
     logger.warn(
-      "ALLOWED_WORKSPACES is *: any Slack workspace can install this bot and use the profiles bound to it; list the team ids (T…) or enterprise ids (E…) instead",
+      "ALLOWED_WORKSPACES is *: every Slack workspace can install this bot and use the profiles bound to it; list the team ids (T…) or enterprise ids (E…) instead",
     );
   const store = await openStore(config.store, logger, {
     ...(o.namespace ? { namespace: o.namespace } : {}),

@@ -79,7 +79,7 @@ export async function loadState(
   return first ? { state: initialStateOf(first), fresh: true } : undefined;
 }
 
-/** The state of a video without one, from its first item (read defensively: any stored shape). */
+/** The state of a video without one, from its first item (read defensively: whatever shape was stored). */
 export function initialStateOf(first: OutboxItem): VideoState {
   const data: unknown = first.delivery.data;
   const field = (name: string): string | null => {
