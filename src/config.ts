@@ -102,6 +102,13 @@ export interface Config {
   videoUrlTemplate: string | undefined;
   /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * Platform read budgets (USER_READS_PER_MINUTE, WORKSPACE_READS_PER_MINUTE): the reads one Slack
+   * user / one workspace may cause per minute (status, ingest, Refresh, previews, pickers); 0 = off.
+   */
+  readBudgets: { perUserPerMinute: number; perWorkspacePerMinute: number };
+  /** LIVE_WATCH_MAX: watched livestreams in all (besides at most 100 per workspace). */
+  liveWatchMax: number;
 }
 
 /** The store, or the fix to report: the message depends on which scheme was meant. */
@@ -201,6 +208,21 @@ const botEnv = z
     ).prefault("dailymotion.com,dai.ly"),
     VIDEO_URL_TEMPLATE: urlTemplate.prefault("https://www.dailymotion.com/video/{id}"),
     METRICS_TOKEN: secret(16, "use a long random string, for example `openssl rand -hex 32`"),
+    USER_READS_PER_MINUTE: wholeNumber(
+      0,
+      100_000,
+      "must be a whole number from 0 to 100000: the platform reads one Slack user may cause per minute (default 20; 0 turns the budget off)",
+    ).prefault("20"),
+    WORKSPACE_READS_PER_MINUTE: wholeNumber(
+      0,
+      1_000_000,
+      "must be a whole number from 0 to 1000000: the platform reads one workspace may cause per minute (default 200; 0 turns the budget off)",
+    ).prefault("200"),
+    LIVE_WATCH_MAX: wholeNumber(
+      1,
+      1_000_000,
+      "must be a whole number from 1 to 1000000: the livestreams watched in all (default 1000)",
+    ).prefault("1000"),
     PLATFORM_MAX_CONNECTIONS: wholeNumber(
       1,
       4096,
@@ -295,6 +317,11 @@ export function loadConfig(env: Env): Config {
         ? undefined
         : v.VIDEO_URL_TEMPLATE,
     metricsToken: v.METRICS_TOKEN,
+    readBudgets: {
+      perUserPerMinute: v.USER_READS_PER_MINUTE,
+      perWorkspacePerMinute: v.WORKSPACE_READS_PER_MINUTE,
+    },
+    liveWatchMax: v.LIVE_WATCH_MAX,
   };
 }
 

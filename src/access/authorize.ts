@@ -86,6 +86,16 @@ export class Authorizer {
     return of(s.teamId).includes(profileId) || of(s.enterpriseId).includes(profileId);
   }
 
+  /**
+   * Whether what the bot does on its own for `profileId` (a watch poll, a delivery's fan-out, a
+   * claim) may still reach the workspace: it is allowed (ALLOWED_WORKSPACES) and the profile is
+   * bound to it (PROFILE_BINDINGS). Asked again every time the bot acts, not only when a request
+   * arrives; no Slack or platform call.
+   */
+  stillBound(w: Pick<Subject, "teamId" | "enterpriseId">, profileId: string | undefined): boolean {
+    return this.workspaceAllowed(w.teamId, w.enterpriseId) && this.profileBound(w, profileId);
+  }
+
   async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
     const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
     if (rule.resource !== resource.kind)
