@@ -40,6 +40,7 @@ import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
+import { mentionFor } from "./mentions.js";
 import { type RevokedCheck, RevokedRoutes, setAsideRevoked } from "./revoked.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
@@ -326,12 +327,6 @@ export class NotifyWorker {
     return this.show(key, state, shown, tally);
   }
 
-  /** The mention the channel's subscription asked for on format errors (null when none). */
-  private async mentionFor(state: VideoState): Promise<string | null> {
-    const p = await this.o.settings.getProfile(state.teamId, state.profileId);
-    return p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
-  }
-
   /** Brings Slack up to date with the state, within the channel's pace. */
   private async show(
     key: VideoKey,
@@ -440,11 +435,14 @@ export class NotifyWorker {
         if (m.posted) continue;
         const wait = gate.takePostSlot(channel, key);
         if (wait) return { dueAt: wait };
+        // The subscription's mention on format errors, at most a few per channel per hour.
+        const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state) : null;
         const msg = renderMilestone(
           m,
           state,
           { videoUrlTemplate: this.o.videoUrlTemplate },
-          m.key.startsWith("error:") ? await this.mentionFor(state) : null,
+          ping?.mention ?? null,
+          ping?.heldBack,
         );
         await hold();
         await client.chat.postMessage({
