@@ -129,6 +129,13 @@ describe("app_uninstalled", () => {
     ]);
     // One line for the route, not one per video.
     expect(b.logs.filter((l) => l.includes("may no longer get this profile"))).toHaveLength(1);
+    // Installed again, the workspace starts with no subscription.
+    expect((await b.install()).status).toBe(200);
+    const r = await b.slash("/webhook", `subscriptions ${P.newsroom}`, { team: TEAM, user: "U0ADMIN" });
+    const listed = JSON.stringify(await b.answer(r.responseUrl));
+    expect(listed).toContain("does not send its events to this bot");
+    expect(listed).not.toContain("<#C0GENERAL>");
+    expect(listed).not.toContain("<#C0NEWS>");
   });
 
   it("reports a platform webhook it could not remove", async () => {
