@@ -27,6 +27,7 @@ import { createPlatformClient, type PlatformClient } from "./platform/index.js";
 import type { BotDeps } from "./slack/context.js";
 import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import { TokenRotation } from "./slack/rotation.js";
+import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./slack/workspaces.js";
 import {
   ActivityRepo,
   InstallationRepo,
@@ -122,10 +123,22 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const slackFor = installations
     ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
     : async () => workerClient;
+  // The one authorization function; what the bot does on its own asks it again (`revoked`).
+  const access = new Authorizer({
+    config,
+    managers,
+    claims: c.settings.claims,
+    platform: c.platform,
+    workspaceOf: installations
+      ? installedWorkspaces(installations)
+      : tokenWorkspace(workerClient, needsOrganization(config)),
+    logger: logger.child({ component: "access" }),
+  });
   const worker = new NotifyWorker({
     outbox: c.outbox,
     slackFor,
     settings: c.settings,
+    revoked: (teamId, profileId) => access.revoked(teamId, profileId),
     activity: c.activity,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
@@ -200,13 +213,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     managers,
     watch,
     ...(c.slowCardMs ? { slowCardMs: c.slowCardMs } : {}),
-    access: new Authorizer({
-      config,
-      managers,
-      claims: c.settings.claims,
-      platform: c.platform,
-      logger: logger.child({ component: "access" }),
-    }),
+    access,
   };
   const bolt = buildApp(config, {
     deps,

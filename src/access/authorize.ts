@@ -9,7 +9,10 @@
  *  3. the profile is bound to the workspace (PROFILE_BINDINGS; single-workspace mode without
  *     bindings: every profile); a livestream's profile is read in the same single GET
  *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
- *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it.
+ *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it, while
+ *     the claim counts (its holder still installed, allowed and bound: `claimOf`).
+ *
+ * What the bot does on its own (a delivery's fan-out, a claim's holder) asks `revoked` each time.
  */
 import { randomBytes } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -28,11 +31,22 @@ export interface Subject {
   client: WebClient;
 }
 
+/**
+ * A workspace the bot acts for on its own, when no request of it carries Bolt's context: its
+ * Enterprise Grid organization, or null when the app is not installed there (src/slack/workspaces.ts).
+ */
+export type WorkspaceOf = (teamId: string) => Promise<{ enterpriseId: string | undefined } | null>;
+
+/** Why what the bot keeps doing for a workspace and profile must stop (also a dead letter's reason). */
+export type Revocation = "not_installed" | "workspace_not_allowed" | "profile_not_bound";
+
 export interface AuthorizerOptions {
   config: Pick<Config, "allowedWorkspaces" | "profileBindings"> & { slack: Pick<Config["slack"], "mode"> };
   managers: ManagerPolicy;
   claims: ProfileClaims;
   platform: Pick<PlatformClient, "getLivestream">;
+  /** Default: every workspace installed, in no organization. */
+  workspaceOf?: WorkspaceOf;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
   logger?: Logger;
 }
@@ -96,6 +110,32 @@ export class Authorizer {
     return this.workspaceAllowed(w.teamId, w.enterpriseId) && this.profileBound(w, profileId);
   }
 
+  /**
+   * Why what the bot keeps doing on its own for `teamId` and `profileId` (a delivery, a claim)
+   * must stop: the app is no longer installed there, the workspace no longer allowed, or the
+   * profile no longer bound to it; undefined while it may go on. Configuration, plus the
+   * workspace's installation (cached) in multi-workspace mode: no Slack or platform call.
+   */
+  async revoked(teamId: string, profileId: string): Promise<Revocation | undefined> {
+    const w = this.o.workspaceOf ? await this.o.workspaceOf(teamId) : { enterpriseId: undefined };
+    if (w === null) return "not_installed";
+    if (!this.workspaceAllowed(teamId, w.enterpriseId)) return "workspace_not_allowed";
+    if (!this.profileBound({ teamId, enterpriseId: w.enterpriseId }, profileId)) return "profile_not_bound";
+    return undefined;
+  }
+
+  /**
+   * The profile's claim: its holder, and whether the claim still counts. It counts only while its
+   * holder may still act on the profile (`revoked`): once the operator moved the profile to
+   * another workspace, removed the holder from ALLOWED_WORKSPACES or the app was uninstalled
+   * there, the workspace now bound may take the profile over (`/webhook set`).
+   */
+  async claimOf(profileId: string): Promise<{ holder: string; counts: boolean } | undefined> {
+    const holder = await this.o.claims.owner(profileId);
+    if (holder === undefined) return undefined;
+    return { holder, counts: (await this.revoked(holder, profileId)) === undefined };
+  }
+
   async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
     const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
     if (rule.resource !== resource.kind)
@@ -115,7 +155,12 @@ export class Authorizer {
       if (!this.profileBound(s, resource.profileId)) return refuse("profile_not_bound");
       if (rule.claim) {
         const owner = await this.o.claims.owner(resource.profileId);
-        if (owner !== undefined && owner !== s.teamId) return refuse("profile_claimed");
+        if (
+          owner !== undefined &&
+          owner !== s.teamId &&
+          (await this.revoked(owner, resource.profileId)) === undefined
+        )
+          return refuse("profile_claimed");
       }
     }
     return { allowed: true, manager };

@@ -20,6 +20,10 @@
  *
  * Fan-out (src/notify/fanout.ts): a route key's items are copied to the key of each subscribed
  * channel whose filter matches; everything above applies to each channel's key.
+ *
+ * Access (src/notify/revoked.ts): before a video's items are copied or anything is posted, the
+ * authorizer is asked again whether the workspace may still get the profile's notifications;
+ * if not, they are dead letters with the reason and nothing is posted.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -36,6 +40,8 @@ import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
+import { mentionFor } from "./mentions.js";
+import { type RevokedCheck, RevokedRoutes, setAsideRevoked } from "./revoked.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
@@ -51,6 +57,12 @@ export interface WorkerOptions {
    */
   slackFor: (teamId: string) => Promise<WebClient>;
   settings: SettingsRepo;
+  /**
+   * Access decided again before each fan-out and post (src/notify/revoked.ts): why the workspace
+   * may no longer get the profile's notifications (src/access `revoked`), or undefined. Without
+   * it, nothing is checked (tests of the worker alone).
+   */
+  revoked?: RevokedCheck;
   /** Per-profile counters for the App Home (optional). */
   activity?: ActivityRepo;
   gate: ChannelGate;
@@ -87,9 +99,15 @@ interface Tally extends ActivityDelta {
 
 export class NotifyWorker {
   private readonly o: Required<
-    Omit<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate">
+    Omit<
+      WorkerOptions,
+      "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate" | "revoked"
+    >
   > &
-    Pick<WorkerOptions, "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate">;
+    Pick<
+      WorkerOptions,
+      "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate" | "revoked"
+    >;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
@@ -99,6 +117,7 @@ export class NotifyWorker {
   private wakeups = 0;
   private readonly unsaved = new UnsavedSlackFacts();
   private readonly gone: GoneWorkspaces;
+  private readonly revokedRoutes: RevokedRoutes;
 
   constructor(o: WorkerOptions) {
     this.o = {
@@ -112,6 +131,7 @@ export class NotifyWorker {
       ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     } as NotifyWorker["o"];
     this.gone = new GoneWorkspaces(this.o.now);
+    this.revokedRoutes = new RevokedRoutes(this.o.now);
   }
 
   start(): void {
@@ -241,6 +261,17 @@ export class NotifyWorker {
   private async process(key: VideoKey, tally: Tally, pass: Pass): Promise<Outcome> {
     const { outbox, owner } = this.o;
     const read = await outbox.pending(key, this.o.batch);
+    // Access first, before anything is copied or posted (src/notify/revoked.ts).
+    const revoked = this.o.revoked;
+    if (revoked) {
+      const r = await setAsideRevoked({ ...this.o, revoked }, this.revokedRoutes, key, read);
+      if (r) {
+        tally.teamId = r.teamId;
+        tally.profileId = r.profileId;
+        tally.failed = r.count || undefined;
+        return { dueAt: null };
+      }
+    }
     // A route key is shown in place when its only channel is its own (fanout.ts), else copied;
     // with nothing pending, what its state still owes Slack (a paced reply) is shown in place.
     const direct =
@@ -294,12 +325,6 @@ export class NotifyWorker {
     // The refused items are dead letters already: Slack's refusals concern the others only.
     const shown = refused.length === 0 ? applied : applied.filter((i) => !refused.some((r) => r.item === i));
     return this.show(key, state, shown, tally);
-  }
-
-  /** The mention the channel's subscription asked for on format errors (null when none). */
-  private async mentionFor(state: VideoState): Promise<string | null> {
-    const p = await this.o.settings.getProfile(state.teamId, state.profileId);
-    return p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
@@ -410,11 +435,14 @@ export class NotifyWorker {
         if (m.posted) continue;
         const wait = gate.takePostSlot(channel, key);
         if (wait) return { dueAt: wait };
+        // The subscription's mention on format errors, at most a few per channel per hour.
+        const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state) : null;
         const msg = renderMilestone(
           m,
           state,
           { videoUrlTemplate: this.o.videoUrlTemplate },
-          m.key.startsWith("error:") ? await this.mentionFor(state) : null,
+          ping?.mention ?? null,
+          ping?.heldBack,
         );
         await hold();
         await client.chat.postMessage({

@@ -2,7 +2,7 @@
  * What every listener receives: the collaborators, passed in (never imported as globals), so
  * tests build the app with a sandbox platform, a memory store and a Slack stand-in.
  */
-import type { RespondArguments } from "@slack/bolt";
+import type { Context, RespondArguments } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
@@ -55,22 +55,42 @@ export interface BotDeps {
   slowCardMs?: number;
 }
 
-/** Who is asking, from a request body (slash command, block action, view submission, event). */
-export function subjectOf(
-  client: WebClient,
-  b: {
-    team_id?: string | undefined;
-    enterprise_id?: string | undefined;
-    user_id?: string | undefined;
-    team?: { id?: string; enterprise_id?: string } | null | undefined;
-    enterprise?: { id?: string } | null | undefined;
-    user?: { id?: string; team_id?: string } | undefined;
-  },
-  userId?: string,
-): Subject {
-  const teamId = b.team_id ?? b.team?.id ?? b.user?.team_id ?? "";
-  const enterpriseId = b.enterprise_id ?? b.enterprise?.id ?? b.team?.enterprise_id ?? undefined;
-  return { teamId, enterpriseId, userId: userId ?? b.user_id ?? b.user?.id ?? "", client };
+/** What a listener reads of Bolt's `context` (set by Bolt's authorization of the request). */
+export type AuthContext = Pick<Context, "teamId" | "enterpriseId" | "userId">;
+
+/** Who is asking, and where: the subject of every decision, plus the request's channel. */
+export interface Asker extends Subject {
+  /** The conversation the request came from (a command's, a button's message's, an event's); none for a modal. */
+  channelId: string | undefined;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** The channel of a request body: a command's `channel_id`, an action's `channel.id`, an event's `channel`. */
+function channelOf(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const event = body.event;
+  if (isRecord(event)) return typeof event.channel === "string" ? event.channel : undefined;
+  if (typeof body.channel_id === "string") return body.channel_id;
+  return isRecord(body.channel) && typeof body.channel.id === "string" ? body.channel.id : undefined;
+}
+
+/**
+ * The one place that says who is asking. The workspace, organization and user come from Bolt's
+ * authorization context: Bolt fills it from the installation it found for the request
+ * (multi-workspace mode), else from `authorizations[0]` (events), `view.app_installed_team_id`
+ * (modal submissions), `team.id` (buttons) or `team_id` (commands); never from a `team_id` or
+ * `user.team_id` the payload also carries, which in a shared channel names the person's own
+ * workspace rather than the one Slack authorized the request for.
+ */
+export function subjectOf(client: WebClient, context: AuthContext, body: unknown): Asker {
+  return {
+    teamId: context.teamId ?? "",
+    enterpriseId: context.enterpriseId,
+    userId: context.userId ?? "",
+    channelId: channelOf(body),
+    client,
+  };
 }
 
 export function ephemeral(m: Message): RespondArguments {

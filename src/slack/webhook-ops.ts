@@ -15,7 +15,9 @@
  * Workspaces: who may do what is decided before these run, by the one authorizer (src/access:
  * workspace, role, profile binding, claim). `set` then takes the profile's claim (store/claims.ts;
  * a concurrent claim by another workspace still throws ProfileClaimedError, nothing changed). A
- * claim taken by a `set` the platform then refused is given back; `remove` releases it.
+ * claim taken by a `set` the platform then refused is given back; `remove` releases it. A claim
+ * that no longer counts (its holder uninstalled, no longer allowed or no longer bound) is released
+ * first: the workspace now bound takes the profile over.
  */
 import { callbackUrlFor } from "../http/paths.js";
 import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
@@ -136,6 +138,14 @@ function platformEventsFor(req: SetRequest, previous: ProfileSettings | undefine
 }
 
 export async function setWebhook(deps: BotDeps, req: SetRequest): Promise<WebhookView> {
+  const claim = await deps.access.claimOf(req.profileId);
+  if (claim && !claim.counts && claim.holder !== req.teamId) {
+    deps.logger.warn(
+      { profile: req.profileId, from: claim.holder, to: req.teamId },
+      "profile taken over: its claim's holder may no longer act on it (uninstalled, not allowed or not bound)",
+    );
+    await deps.settings.claims.release(req.profileId, claim.holder);
+  }
   const claimed = await deps.settings.claims.take(req.profileId, req.teamId, deps.now());
   try {
     return await setClaimedWebhook(deps, req);

@@ -1,7 +1,8 @@
 /**
  * app_uninstalled / tokens_revoked over real HTTP: the workspace's installation, settings, routes,
  * activity and claims go; its platform webhooks are removed when they still point at its route,
- * left (and reported) otherwise; deliveries already queued are dead-lettered, never posted.
+ * left (and reported) otherwise; deliveries already queued (for every subscribed channel) are
+ * dead-lettered, never posted, with one line for the route; the subscriptions go with the settings.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
@@ -82,7 +83,9 @@ describe("app_uninstalled", () => {
     const posts = b.slack.callsTo("chat.postMessage").length;
     await b.built.worker.drain();
     expect(b.slack.callsTo("chat.postMessage").length).toBe(posts);
-    expect(b.logs.some((l) => l.includes("its notifications are dead-lettered"))).toBe(true);
+    expect(
+      b.logs.filter((l) => l.includes("may no longer get this profile") && l.includes('"not_installed"')),
+    ).toHaveLength(1);
     expect(await b.built.metrics.registry.metrics()).toContain(
       'bot_deliveries_total{stage="failed",result="not_installed"} 1',
     );
@@ -91,6 +94,48 @@ describe("app_uninstalled", () => {
     const cmd = await b.slash("/webhook", "show", { team: TEAM, user: "U0ADMIN", channel: "C0NEWS" });
     await new Promise((res) => setTimeout(res, 200));
     expect(b.slack.responses(cmd.responseUrl)).toEqual([]);
+  });
+
+  it("queued deliveries of every subscribed channel are dead letters, never posted; the subscriptions are gone", async () => {
+    const deps = b.built.deps;
+    await set(`set ${P.newsroom}`);
+    await set(`subscribe ${P.newsroom}`, "C0GENERAL");
+    expect((await deps.settings.getProfile(TEAM, P.newsroom))?.subscriptions).toHaveLength(2);
+    // One video shown in both channels, then three more queued (the worker is manual).
+    expect(await deliver(P.newsroom, "x7both")).toBe(200);
+    await b.built.worker.drain();
+    for (const channel of ["C0NEWS", "C0GENERAL"])
+      expect(b.slack.messages(channel).some((m) => JSON.stringify(m).includes("x7both"))).toBe(true);
+    for (const v of ["x7q1", "x7q2", "x7q3"]) expect(await deliver(P.newsroom, v)).toBe(200);
+    const posts = b.slack.callsTo("chat.postMessage").length;
+
+    await b.event({ type: "app_uninstalled" }, TEAM);
+    await eventually(
+      async () => (await deps.settings.listProfiles(TEAM)).length === 0,
+      8000,
+      "settings gone",
+    );
+    // Its subscriptions went with its settings; later deliveries find no route.
+    expect(await deps.settings.getProfile(TEAM, P.newsroom)).toBeUndefined();
+    expect(await deliver(P.newsroom, "x7later")).toBe(404);
+
+    await b.built.worker.drain();
+    expect(b.slack.callsTo("chat.postMessage").length).toBe(posts);
+    const dead = await b.outbox.listDead(TEAM, 10);
+    expect(dead.map((d) => [d.item.delivery.data.video_id, d.reason]).sort()).toEqual([
+      ["x7q1", "not_installed"],
+      ["x7q2", "not_installed"],
+      ["x7q3", "not_installed"],
+    ]);
+    // One line for the route, not one per video.
+    expect(b.logs.filter((l) => l.includes("may no longer get this profile"))).toHaveLength(1);
+    // Installed again, the workspace starts with no subscription.
+    expect((await b.install()).status).toBe(200);
+    const r = await b.slash("/webhook", `subscriptions ${P.newsroom}`, { team: TEAM, user: "U0ADMIN" });
+    const listed = JSON.stringify(await b.answer(r.responseUrl));
+    expect(listed).toContain("does not send its events to this bot");
+    expect(listed).not.toContain("<#C0GENERAL>");
+    expect(listed).not.toContain("<#C0NEWS>");
   });
 
   it("reports a platform webhook it could not remove", async () => {

@@ -25,6 +25,7 @@ import {
   utcText,
 } from "../../slack/blocks/index.js";
 import { mentionMarkup } from "../../store/index.js";
+import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../mentions.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import {
   IGNORED_PRESETS_CAP,
@@ -382,13 +383,15 @@ function presetOf(m: Milestone, prefix: string): string {
  */
 /**
  * `mention`: a subscription's stored mention (null, "here" or a user id, validated again by
- * mentionMarkup), put first on a format-error reply only.
+ * mentionMarkup), put first on a format-error reply only. `heldBack`: one was asked for and held
+ * back (src/notify/mentions.ts), which the reply says.
  */
 export function renderMilestone(
   m: Milestone,
   s: VideoState,
   links: VideoLinks = {},
   mention: string | null = null,
+  heldBack = false,
 ): Message {
   const video = s.videoId === null ? "" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `;
   let line: string;
@@ -421,6 +424,12 @@ export function renderMilestone(
   }
   const blocks: KnownBlock[] = [section(line + videoLink(s, links))];
   if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
+  if (heldBack && m.key.startsWith("error:"))
+    blocks.push(
+      context([
+        `🔕 No mention: this channel had its ${MENTIONS_PER_CHANNEL_PER_HOUR} mentions of the last hour already.`,
+      ]),
+    );
   const msg = message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
   // The fallback text is escaped: the mention (validated markup, nothing else) goes before it.
   const markup = m.key.startsWith("error:") ? mentionMarkup(mention) : "";

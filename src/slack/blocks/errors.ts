@@ -246,7 +246,7 @@ export function profileClaimedMessage(profileId: string): Message {
       `🔒 *Profile ${id} is managed from another Slack workspace.* Its webhook was set up through this bot by a workspace that is not this one, so it can only be changed or removed from there. Nothing was sent to the platform.`,
     ),
     context([
-      "If that workspace no longer uses it, a manager there can run `/webhook remove`; uninstalling the app there frees it too.",
+      "If that workspace no longer uses it, a manager there can run `/webhook remove`; uninstalling the app there, or the bot's operator no longer binding the profile to it (PROFILE_BINDINGS), frees it too.",
     ]),
   ]);
 }

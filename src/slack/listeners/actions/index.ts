@@ -55,9 +55,9 @@ interface ButtonContext {
 export function register(app: App, deps: BotDeps): void {
   app.action<BlockButtonAction>(
     ACTIONS.liveRefresh,
-    async ({ ack, body, action, respond, client }: ButtonArgs) => {
+    async ({ ack, body, action, respond, client, context }: ButtonArgs) => {
       await ack();
-      const subject = subjectOf(client, body);
+      const subject = subjectOf(client, context, body);
       const log = deps.logger.child({
         team: subject.teamId,
         user: subject.userId,
@@ -91,42 +91,45 @@ export function register(app: App, deps: BotDeps): void {
     verb: string,
     work: (c: ButtonContext) => Promise<void>,
   ) => {
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, action: a, respond, client }: ButtonArgs) => {
-      await ack();
-      const subject = subjectOf(client, body);
-      const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
-      // A value is the profile id, or the profile id, a blank and more (Unsubscribe: the channel).
-      const value = a.value ?? "";
-      const profileId = value.split(" ")[0] ?? "";
-      const onHome = body.view?.type === "home";
-      // The App Home has no response_url: answers go to the person as a message from the app.
-      const answer: Reply = onHome
-        ? (args) =>
-            client.chat.postMessage({
-              channel: subject.userId,
-              text: args.text ?? "",
-              blocks: "blocks" in args ? args.blocks : undefined,
-            })
-        : respond;
-      const done = async (m: Message, how: "replace" | "ephemeral") => {
-        if (onHome) await publishHome(deps, subject);
-        else await respond(how === "replace" ? replace(m) : ephemeral(m));
-      };
-      await answerErrors(
-        answer,
-        log,
-        `Could not ${verb} for profile ${profileId}`,
-        async () => {
-          const d = await deps.access.authorize(subject, action, { kind: "profile", profileId });
-          if (!d.allowed) {
-            await answer(ephemeral(d.message));
-            return;
-          }
-          await work({ profileId, value, subject, body, log, reply: answer, done });
-        },
-        deps.metrics,
-      );
-    });
+    app.action<BlockButtonAction>(
+      actionId,
+      async ({ ack, body, action: a, respond, client, context }: ButtonArgs) => {
+        await ack();
+        const subject = subjectOf(client, context, body);
+        const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
+        // A value is the profile id, or the profile id, a blank and more (Unsubscribe: the channel).
+        const value = a.value ?? "";
+        const profileId = value.split(" ")[0] ?? "";
+        const onHome = body.view?.type === "home";
+        // The App Home has no response_url: answers go to the person as a message from the app.
+        const answer: Reply = onHome
+          ? (args) =>
+              client.chat.postMessage({
+                channel: subject.userId,
+                text: args.text ?? "",
+                blocks: "blocks" in args ? args.blocks : undefined,
+              })
+          : respond;
+        const done = async (m: Message, how: "replace" | "ephemeral") => {
+          if (onHome) await publishHome(deps, subject);
+          else await respond(how === "replace" ? replace(m) : ephemeral(m));
+        };
+        await answerErrors(
+          answer,
+          log,
+          `Could not ${verb} for profile ${profileId}`,
+          async () => {
+            const d = await deps.access.authorize(subject, action, { kind: "profile", profileId });
+            if (!d.allowed) {
+              await answer(ephemeral(d.message));
+              return;
+            }
+            await work({ profileId, value, subject, body, log, reply: answer, done });
+          },
+          deps.metrics,
+        );
+      },
+    );
   };
 
   const remove = async (c: ButtonContext) => {
@@ -154,9 +157,9 @@ export function register(app: App, deps: BotDeps): void {
   // inside it (a refused person sees why in the modal).
   app.action<BlockButtonAction>(
     ACTIONS.webhookEditEvents,
-    async ({ ack, body, action, client, respond }: ButtonArgs) => {
+    async ({ ack, body, action, client, respond, context }: ButtonArgs) => {
       await ack();
-      const subject = subjectOf(client, body);
+      const subject = subjectOf(client, context, body);
       const log = deps.logger.child({
         team: subject.teamId,
         user: subject.userId,
@@ -175,7 +178,7 @@ export function register(app: App, deps: BotDeps): void {
             {
               triggerId: body.trigger_id,
               profileId,
-              channelId: body.channel?.id,
+              channelId: subject.channelId,
               responseUrl: body.view?.type === "home" ? undefined : body.response_url,
             },
             log,
@@ -187,9 +190,9 @@ export function register(app: App, deps: BotDeps): void {
 
   // The App Home's set-up and managers forms: opened at once, authorized inside.
   const formButton = (actionId: string, open: typeof openSetup) => {
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, client }: ButtonArgs) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, client, context }: ButtonArgs) => {
       await ack();
-      const subject = subjectOf(client, body);
+      const subject = subjectOf(client, context, body);
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
       const profileId = action.value?.trim() || undefined;
       await open(deps, subject, { triggerId: body.trigger_id, profileId }, log).catch((err: unknown) =>
@@ -204,9 +207,9 @@ export function register(app: App, deps: BotDeps): void {
   // is published again. Answers (refusals) go to the person as a message from the app.
   app.action<BlockButtonAction>(
     ACTIONS.watchUnwatch,
-    async ({ ack, body, action, client, respond }: ButtonArgs) => {
+    async ({ ack, body, action, client, respond, context }: ButtonArgs) => {
       await ack();
-      const subject = subjectOf(client, body);
+      const subject = subjectOf(client, context, body);
       const log = deps.logger.child({
         team: subject.teamId,
         user: subject.userId,
@@ -260,9 +263,9 @@ export function register(app: App, deps: BotDeps): void {
   );
 
   // The App Home's Refresh: publishes the Home again (authorized there, as "home.view").
-  app.action<BlockButtonAction>(ACTIONS.homeRefresh, async ({ ack, body, client }: ButtonArgs) => {
+  app.action<BlockButtonAction>(ACTIONS.homeRefresh, async ({ ack, body, client, context }: ButtonArgs) => {
     await ack();
-    const subject = subjectOf(client, body);
+    const subject = subjectOf(client, context, body);
     await publishHome(deps, subject).catch((err: unknown) =>
       deps.logger.warn({ err, team: subject.teamId }, "could not refresh the App Home"),
     );
@@ -270,9 +273,9 @@ export function register(app: App, deps: BotDeps): void {
 
   app.action<BlockButtonAction>(
     ACTIONS.webhookRemoveCancel,
-    async ({ ack, respond, body, client }: ButtonArgs) => {
+    async ({ ack, respond, body, client, context }: ButtonArgs) => {
       await ack();
-      const subject = subjectOf(client, body);
+      const subject = subjectOf(client, context, body);
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId });
       await answerErrors(respond, log, "Could not dismiss the message", async () => {
         const d = await deps.access.authorize(subject, "message.dismiss", { kind: "workspace" });

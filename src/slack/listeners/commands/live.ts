@@ -33,10 +33,10 @@ export const SLOW_CARD_MS = 10_000;
 export const INGEST_FIELDS = ["livestream_id", "title", "ingest"] as const;
 
 export function register(app: App, deps: BotDeps): void {
-  app.command("/live", async ({ command, ack, respond, client }) => {
+  app.command("/live", async ({ command, ack, respond, client, context }) => {
     await ack();
-    const log = deps.logger.child({ team: command.team_id, user: command.user_id, command: "/live" });
-    const subject = subjectOf(client, command);
+    const subject = subjectOf(client, context, command);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, command: "/live" });
     const parsed = parseLive(command.text);
     const cmd = parsed.ok ? parsed.value : undefined;
     if (cmd === undefined || cmd.kind === "help") {
@@ -50,7 +50,7 @@ export function register(app: App, deps: BotDeps): void {
     }
     if (cmd.kind === "watch" || cmd.kind === "unwatch" || cmd.kind === "watching") {
       const watch = deps.watch;
-      const channelId = command.channel_id;
+      const channelId = subject.channelId ?? "";
       await answerErrors(
         respond,
         log,
@@ -99,13 +99,13 @@ export function register(app: App, deps: BotDeps): void {
               teamId: subject.teamId,
               channelId,
               livestreamId: cmd.livestreamId,
-              by: command.user_id,
+              by: subject.userId,
             });
             const m = watchStartedMessage({
               livestreamId: cmd.livestreamId,
               title: r.livestream.title ?? "",
               channelId,
-              by: command.user_id,
+              by: subject.userId,
               added,
               intervalMs: deps.config.live.watchIntervalMs,
               graceMs: deps.config.live.offAirGraceMs,
@@ -131,7 +131,7 @@ export function register(app: App, deps: BotDeps): void {
           const waitMs = deps.slowCardMs ?? SLOW_CARD_MS;
           let notice: Promise<unknown> | undefined;
           const timer = setTimeout(() => {
-            const m = livestreamPending(cmd.livestreamId, Math.round(waitMs / 1000), command.user_id);
+            const m = livestreamPending(cmd.livestreamId, Math.round(waitMs / 1000), subject.userId);
             notice = respond(inChannel(m)).catch((err: unknown) => {
               log.warn({ err }, "could not post the slow-platform notice");
               notice = undefined;
@@ -162,7 +162,7 @@ export function register(app: App, deps: BotDeps): void {
             return;
           }
           const now = deps.now();
-          const card = livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: command.user_id });
+          const card = livestreamCard(r.livestream, { now, refreshedAt: now, requestedBy: subject.userId });
           if (notice !== undefined) await notice;
           await respond(
             notice !== undefined ? { ...inChannel(card), replace_original: true } : inChannel(card),

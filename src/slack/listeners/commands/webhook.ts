@@ -245,11 +245,11 @@ export function subscriptionOutcomeMessage(
 }
 
 export function register(app: App, deps: BotDeps): void {
-  app.command("/webhook", async ({ command, ack, respond, client }) => {
+  app.command("/webhook", async ({ command, ack, respond, client, context }) => {
     await ack();
-    const log = deps.logger.child({ team: command.team_id, user: command.user_id, command: "/webhook" });
+    const subject = subjectOf(client, context, command);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, command: "/webhook" });
     const parsed = parseWebhook(command.text);
-    const subject = subjectOf(client, command);
     const cmd = parsed.ok ? parsed.value : undefined;
     if (cmd === undefined || cmd.kind === "help") {
       await answerErrors(respond, log, "Could not answer /webhook", async () => {
@@ -265,9 +265,9 @@ export function register(app: App, deps: BotDeps): void {
       subject,
       respond,
       log,
-      teamId: command.team_id,
-      userId: command.user_id,
-      channelId: command.channel_id,
+      teamId: subject.teamId,
+      userId: subject.userId,
+      channelId: subject.channelId ?? "",
       triggerId: command.trigger_id || undefined,
     };
     const what = "profileId" in cmd && cmd.profileId ? ` for profile ${cmd.profileId}` : "";

@@ -4,29 +4,20 @@
  * the bot asks for no user scopes, and its own token still works.
  */
 import type { App } from "@slack/bolt";
-import { type BotDeps, subjectOf } from "../../context.js";
+import { type AuthContext, type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
 import { type LinkSharedEvent, previewLinks, SharedLivestreamReads } from "../../unfurl.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
-interface EventEnvelope {
-  team_id?: string;
-  enterprise_id?: string;
-  is_enterprise_install?: boolean;
-  authorizations?: Array<{
-    team_id?: string | null;
-    enterprise_id?: string | null;
-    is_enterprise_install?: boolean;
-  }>;
-}
-
-function target(body: EventEnvelope): UninstallTarget {
-  const auth = body.authorizations?.[0];
-  const isEnterpriseInstall = body.is_enterprise_install === true || auth?.is_enterprise_install === true;
+/**
+ * The workspace or organization the app left: Bolt's context (for these events Bolt skips the
+ * installation lookup and fills it from `authorizations[0]`, else the envelope's ids).
+ */
+function target(context: AuthContext & { isEnterpriseInstall?: boolean }): UninstallTarget {
   return {
-    teamId: body.team_id ?? auth?.team_id ?? undefined,
-    enterpriseId: body.enterprise_id ?? auth?.enterprise_id ?? undefined,
-    isEnterpriseInstall,
+    teamId: context.teamId,
+    enterpriseId: context.enterpriseId,
+    isEnterpriseInstall: context.isEnterpriseInstall === true,
   };
 }
 
@@ -37,32 +28,32 @@ function target(body: EventEnvelope): UninstallTarget {
 export const LIFECYCLE_EVENTS = ["app_uninstalled", "tokens_revoked"] as const;
 
 export function register(app: App, deps: BotDeps): void {
-  app.event("app_home_opened", async ({ event, body, client }) => {
+  app.event("app_home_opened", async ({ event, body, client, context }) => {
     if (event.tab !== "home") return;
-    const teamId = body.team_id ?? "";
-    const log = deps.logger.child({ team: teamId, user: event.user, event: "app_home_opened" });
+    const subject = subjectOf(client, context, body);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: "app_home_opened" });
     // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
-    await publishHome(deps, subjectOf(client, body, event.user)).catch((err: unknown) =>
+    await publishHome(deps, subject).catch((err: unknown) =>
       log.error({ err }, "could not publish the App Home"),
     );
   });
 
   // One shared read per livestream for every workspace and channel (10 s, bounded).
   const reads = new SharedLivestreamReads((id, fields) => deps.platform.getLivestream(id, fields));
-  app.event("link_shared", async ({ event, body, client }) => {
-    const teamId = body.team_id ?? "";
-    const log = deps.logger.child({ team: teamId, user: event.user, event: "link_shared" });
+  app.event("link_shared", async ({ event, body, client, context }) => {
+    const subject = subjectOf(client, context, body);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: "link_shared" });
     // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
-    await previewLinks(deps, reads, subjectOf(client, body, event.user), event as LinkSharedEvent, log);
+    await previewLinks(deps, reads, subject, event as LinkSharedEvent, log);
   });
 
-  app.event("app_uninstalled", async ({ body }) => {
-    await forgetWorkspace(deps, target(body as EventEnvelope), "app_uninstalled");
+  app.event("app_uninstalled", async ({ context }) => {
+    await forgetWorkspace(deps, target(context), "app_uninstalled");
   });
 
-  app.event("tokens_revoked", async ({ event, body }) => {
+  app.event("tokens_revoked", async ({ event, context }) => {
     const bots = event.tokens.bot ?? [];
-    const t = target(body as EventEnvelope);
+    const t = target(context);
     if (bots.length === 0) {
       deps.logger.info(
         { team: t.teamId, users: event.tokens.oauth?.length ?? 0 },

@@ -19,7 +19,7 @@ import { saveEvents } from "../../events-editor.js";
 import { saveManagers, saveSetup } from "../../setup-flow.js";
 
 export function register(app: App, deps: BotDeps): void {
-  app.view(VIEWS.eventsModal, async ({ ack, body, view, client }) => {
+  app.view(VIEWS.eventsModal, async ({ ack, body, view, client, context }) => {
     const selected = parseEventsSubmission(view.state.values);
     if (selected.length === 0) {
       // Keeps the modal open with the error under the checkboxes.
@@ -29,26 +29,26 @@ export function register(app: App, deps: BotDeps): void {
       });
       return;
     }
-    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    const subject = subjectOf(client, context, body);
     const profileId = decodeMeta(view.private_metadata)?.profileId ?? "";
     await ack({ response_action: "update", view: eventsModalSaving(view.private_metadata, profileId) });
-    const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.eventsModal });
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: VIEWS.eventsModal });
     await saveEvents(
       deps,
-      subjectOf(client, body),
+      subject,
       { viewId: view.id, privateMetadata: view.private_metadata, selected },
       log,
     ).catch((err: unknown) => log.error({ err }, "events editor failed"));
   });
 
-  app.view(VIEWS.setupModal, async ({ ack, body, view, client }) => {
+  app.view(VIEWS.setupModal, async ({ ack, body, view, client, context }) => {
     const { values, errors } = parseSetupSubmission(view.state.values);
     if (Object.keys(errors).length > 0) {
       // Keeps the form open with the errors under the fields; nothing is changed.
       await ack({ response_action: "errors", errors });
       return;
     }
-    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    const subject = subjectOf(client, context, body);
     await ack({
       response_action: "update",
       view: formMessage({
@@ -57,26 +57,26 @@ export function register(app: App, deps: BotDeps): void {
         text: `⏳ Setting up profile \`${profileText(values.profileId)}\`…`,
       }),
     });
-    const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.setupModal });
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: VIEWS.setupModal });
     await saveSetup(
       deps,
-      subjectOf(client, body),
+      subject,
       { viewId: view.id, privateMetadata: view.private_metadata, parsed: values },
       log,
     ).catch((err: unknown) => log.error({ err }, "set-up form failed"));
   });
 
-  app.view(VIEWS.managersModal, async ({ ack, body, view, client }) => {
+  app.view(VIEWS.managersModal, async ({ ack, body, view, client, context }) => {
     const chosen = parseManagersSubmission(view.state.values);
-    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    const subject = subjectOf(client, context, body);
     await ack({
       response_action: "update",
       view: formMessage({ kind: "managers", meta: view.private_metadata, text: "⏳ Saving…" }),
     });
-    const log = deps.logger.child({ team: teamId, user: body.user.id, view: VIEWS.managersModal });
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: VIEWS.managersModal });
     await saveManagers(
       deps,
-      subjectOf(client, body),
+      subject,
       { viewId: view.id, privateMetadata: view.private_metadata, chosen },
       log,
     ).catch((err: unknown) => log.error({ err }, "managers form failed"));

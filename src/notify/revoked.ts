@@ -1,0 +1,85 @@
+/**
+ * Access decided again whenever the worker takes up a video, before anything is fanned out or
+ * posted: a workspace where the app is no longer installed, that is no longer in
+ * ALLOWED_WORKSPACES, or to which the profile is no longer bound (a restart with new
+ * PROFILE_BINDINGS) gets nothing more of it. Its pending items become dead letters with that
+ * reason (`not_installed`, `workspace_not_allowed`, `profile_not_bound`), counted like every
+ * failure, and nothing is posted; one warn line per route and reason says so (not one per item
+ * or video), again at most once an hour.
+ *
+ * The check is the authorizer's `revoked` (src/access): configuration plus, in multi-workspace
+ * mode, the workspace's installation, cached: no store read per delivery beyond the worker's own.
+ */
+import type { DeadLetterDeps } from "./dead-letters.js";
+import type { OutboxItem, VideoKey } from "./types.js";
+import { routeOfVideoKey } from "./types.js";
+
+/** Why the bot may no longer show `profileId`'s notifications in `teamId`, or undefined. */
+export type RevokedCheck = (teamId: string, profileId: string) => Promise<string | undefined>;
+
+const LOG_EVERY_MS = 3_600_000;
+const MAX_ROUTES = 10_000;
+
+/** The workspace and profile of a route key or a channel key (`team:profile[␠channel]:video`). */
+export function workspaceOfKey(key: VideoKey): { teamId: string; profileId: string } {
+  const route = routeOfVideoKey(key);
+  const colon = route.indexOf(":");
+  const blank = route.indexOf(" ");
+  return {
+    teamId: route.slice(0, colon),
+    profileId: route.slice(colon + 1, blank < 0 ? undefined : blank),
+  };
+}
+
+/** Per process: when each (route, reason) was last logged. */
+export class RevokedRoutes {
+  private readonly logged = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** True when this route and reason were not logged within the last hour (log now). */
+  first(route: string, reason: string): boolean {
+    const key = `${route}\n${reason}`;
+    const at = this.logged.get(key);
+    if (at !== undefined && this.now() - at < LOG_EVERY_MS) return false;
+    this.logged.delete(key);
+    if (this.logged.size >= MAX_ROUTES) {
+      const oldest = this.logged.keys().next().value;
+      if (oldest !== undefined) this.logged.delete(oldest);
+    }
+    this.logged.set(key, this.now());
+    return true;
+  }
+}
+
+/**
+ * Asks `revoked` for the video's workspace and profile. When revoked: its pending items (`read`)
+ * are dead letters with the reason, acknowledged, and the reason and count are returned (the
+ * caller posts nothing). Undefined when the video may go on.
+ */
+export async function setAsideRevoked(
+  o: DeadLetterDeps & { revoked: RevokedCheck },
+  routes: RevokedRoutes,
+  key: VideoKey,
+  read: readonly OutboxItem[],
+): Promise<{ teamId: string; profileId: string; reason: string; count: number } | undefined> {
+  const { teamId, profileId } = workspaceOfKey(key);
+  const reason = await o.revoked(teamId, profileId);
+  if (reason === undefined) return undefined;
+  for (const item of read) {
+    await o.outbox.deadLetter(item, reason, o.now());
+    o.onFailed?.(reason);
+  }
+  if (read.length > 0)
+    await o.outbox.ack(
+      o.owner,
+      key,
+      read.map((i) => i.id),
+    );
+  if (routes.first(`${teamId}:${profileId}`, reason))
+    o.logger.warn(
+      { team: teamId, profile: profileId, reason, deliveries: read.length },
+      "the workspace may no longer get this profile's notifications; they are dead-lettered, nothing is posted",
+    );
+  return { teamId, profileId, reason, count: read.length };
+}
