@@ -50,8 +50,10 @@ export const OPTIONAL_SCOPES: readonly string[] = ["video.read"];
 /** Why the bot works without an optional scope. */
 export interface WithheldScope {
   scope: string;
-  /** "refused": the token service refused a request for it (invalid_scope); "not_granted": the
-   * token came without it; "not_requested": PLATFORM_SCOPES does not ask for it. */
+  /**
+   * "refused": the token service refused a request for it (invalid_scope); "not_granted": the
+   * token came without it; "not_requested": PLATFORM_SCOPES does not ask for it.
+   */
   reason: "refused" | "not_granted" | "not_requested";
 }
 
@@ -124,8 +126,9 @@ export class TokenProvider {
     const out: WithheldScope[] = [];
     for (const scope of this.opts.optionalScopes ?? OPTIONAL_SCOPES) {
       if (this.refused.has(scope)) out.push({ scope, reason: "refused" });
+      else if (this.has(scope)) continue;
       else if (!this.opts.scopes.includes(scope)) out.push({ scope, reason: "not_requested" });
-      else if (!this.has(scope)) out.push({ scope, reason: "not_granted" });
+      else out.push({ scope, reason: "not_granted" });
     }
     return out;
   }
