@@ -165,7 +165,7 @@ const botEnv = z
     PLATFORM_SCOPES: list(
       /[\s,]+/,
       z.array(scopeName).min(1, "name at least one scope, for example: live.read profile.manage"),
-    ).prefault("live.read profile.manage"),
+    ).prefault("live.read profile.manage video.read"),
     PLATFORM_CONNECT_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("3000"),
     PLATFORM_HEADERS_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("10000"),
     PLATFORM_BODY_TIMEOUT_MS: wholeNumber(100, 120_000).prefault("5000"),

@@ -79,7 +79,7 @@ describe("loadConfig: defaults", () => {
     expect(c.slack.apiUrl).toBe("https://slack.com/api/");
     expect(c.platform.apiUrl).toBe("https://api.dailymotion.com/v2");
     expect(c.platform.authUrl).toBe("https://oauth2.dailymotion.com");
-    expect(c.platform.scopes).toEqual(["live.read", "profile.manage"]);
+    expect(c.platform.scopes).toEqual(["live.read", "profile.manage", "video.read"]);
     expect(c.store).toEqual({ kind: "sqlite", path: "./data/bot.sqlite", url: "sqlite://./data/bot.sqlite" });
     expect(c.storeEncryptionKey).toBeUndefined();
     expect(c.managerUserIds).toEqual([]);
@@ -175,7 +175,7 @@ describe("loadConfig: empty strings and whitespace count as unset", () => {
     expect(c.slack.mode).toBe("single-workspace");
     expect(c.platform.apiUrl).toBe("https://api.dailymotion.com/v2");
     expect(c.platform.authUrl).toBe("https://oauth2.dailymotion.com");
-    expect(c.platform.scopes).toEqual(["live.read", "profile.manage"]);
+    expect(c.platform.scopes).toEqual(["live.read", "profile.manage", "video.read"]);
     expect(c.store.kind).toBe("sqlite");
     expect(c.storeEncryptionKey).toBeUndefined();
     expect(c.managerUserIds).toEqual([]);

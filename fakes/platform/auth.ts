@@ -3,11 +3,14 @@ import type { IncomingMessage } from "node:http";
 import { missingPermissions, OAuthError, unauthorized } from "./errors.js";
 import { mediaType } from "./http.js";
 import { effectiveScopes, KNOWN_SCOPES, safeEqual, type TokenClaims, type TokenIssuer } from "./tokens.js";
+import type { KeyScopes } from "./types.js";
 
 export interface ClientRecord {
   secret: string;
   /** When set, the token always carries exactly this scope whatever is asked. */
   fixedScope?: string;
+  /** The key's permissions (default: every known scope); changed by `setKeyScopes`. */
+  key?: KeyScopes;
 }
 
 export interface TokenContext {
@@ -62,9 +65,31 @@ export function issueToken(req: IncomingMessage, body: Buffer, ctx: TokenContext
   const requested = [...new Set(scopeRaw.split(" ").filter((s) => s !== ""))];
   const unknown = requested.filter((s) => !(KNOWN_SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new OAuthError(400, "invalid_scope", `Unknown scope: ${unknown.join(" ")}`);
-  const scope = client.fixedScope ?? (ctx.grantScope ? ctx.grantScope(requested) : requested.join(" "));
+  const allowed = keyAllows(client.key, requested);
+  const scope = client.fixedScope ?? (ctx.grantScope ? ctx.grantScope(allowed) : allowed.join(" "));
   const { token } = ctx.issuer.issue(clientId ?? "", scope);
   return { access_token: token, token_type: "Bearer", expires_in: ctx.issuer.lifetimeSeconds, scope };
+}
+
+/**
+ * The requested scopes the key has. A scope it lacks is left out of the grant ("narrow", RFC 6749
+ * 3.3: the response's `scope` then says what was granted) or refuses the request ("refuse",
+ * invalid_scope); a request left with no scope at all is refused either way.
+ */
+function keyAllows(key: KeyScopes | undefined, requested: string[]): string[] {
+  if (key === undefined || key.scopes === null) return requested;
+  const has = new Set(key.scopes);
+  const missing = requested.filter((s) => !has.has(s));
+  if (missing.length === 0) return requested;
+  const granted = requested.filter((s) => has.has(s));
+  if (key.onMissing === "refuse" || granted.length === 0) {
+    throw new OAuthError(
+      400,
+      "invalid_scope",
+      `The API key does not have the scope${missing.length > 1 ? "s" : ""}: ${missing.join(" ")}`,
+    );
+  }
+  return granted;
 }
 
 export interface Caller {

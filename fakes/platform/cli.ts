@@ -51,6 +51,16 @@ const lines = [
   `  geoRestricted  ${SEED.livestreams.geoRestricted}  allowed in FR, BE, CH only; embedding disabled`,
   `  foreign        ${SEED.livestreams.foreign}  another client's (no ingest for you)`,
   "",
+  "Videos (GET /v2/videos/{id}, scope video.read; a delivered event adds its video):",
+  ...Object.entries(SEED.videos).map(
+    ([handle, id]) =>
+      `  ${handle.padEnd(15)}${id}  ${SEED.videoTitles[handle as keyof typeof SEED.videoTitles].slice(0, 60)}`,
+  ),
+  "",
+  "GET /v2/me lists the profiles your key manages. A key without video.read:",
+  `  curl -X POST ${sandbox.url}/_sandbox/key -H 'content-type: application/json' \\`,
+  `       -d '{"scopes":["live.read","profile.manage"],"onMissing":"refuse"}'`,
+  "",
   `Webhook deliveries come from ${SANDBOX_WEBHOOK_SOURCE_IPS.join(", ")}${
     config.deliverTo ? ` and go to ${config.deliverTo} (origin rewritten)` : " to each profile's callback_url"
   }`,

@@ -41,6 +41,7 @@ const lifecycleSchema = z.strictObject({
   localAddress: z.string().optional(),
   deliverTo: z.url().optional(),
   force: z.boolean().optional(),
+  unknownVideo: z.boolean().optional(),
 });
 
 const deliverSchema = z
@@ -58,6 +59,7 @@ const deliverSchema = z
     localAddress: z.string().optional(),
     deliverTo: z.url().optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    unknownVideo: z.boolean().optional(),
   })
   .refine((b) => (b.event === undefined) !== (b.lifecycle === undefined), {
     message: "give exactly one of event or lifecycle",
@@ -107,6 +109,22 @@ const scriptSchema = z.strictObject({
     .max(1000),
 });
 
+const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, "must be an id such as x8nw5fq");
+
+const videoSchema = z.strictObject({
+  video_id: id,
+  profile_id: id,
+  title: z.string().min(1).max(255).optional(),
+  description: z.string().max(3000).nullable().optional(),
+  visibility: z.enum(["public", "private", "password"]).optional(),
+  status: z.enum(["processing", "ready", "published", "deleted"]).optional(),
+});
+
+const keySchema = z.strictObject({
+  scopes: z.array(z.string().min(1)).nullable(),
+  onMissing: z.enum(["narrow", "refuse"]).optional(),
+});
+
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 export const CONTROL_ENDPOINTS = [
@@ -120,6 +138,9 @@ export const CONTROL_ENDPOINTS = [
   "POST /_sandbox/deliver",
   "POST /_sandbox/live",
   "POST /_sandbox/live/script",
+  "POST /_sandbox/videos",
+  "DELETE /_sandbox/videos/{video_id}",
+  "POST /_sandbox/key",
 ];
 
 function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
@@ -176,6 +197,21 @@ function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
         sendJson(res, 202, { ok: true, steps: body.steps.length });
       },
     },
+    "/_sandbox/videos": {
+      POST: async (req, res) => {
+        const body = await json(req, videoSchema);
+        const existed = sb.state.videos.has(body.video_id);
+        const video = sb.putVideo(body);
+        sendJson(res, existed ? 200 : 201, { video });
+      },
+    },
+    "/_sandbox/key": {
+      POST: async (req, res) => {
+        const body = await json(req, keySchema);
+        sb.setKeyScopes({ scopes: body.scopes, onMissing: body.onMissing ?? "narrow" });
+        ok(res);
+      },
+    },
     "/_sandbox/deliver": {
       POST: async (req, res) => {
         const body = await json(req, deliverSchema);
@@ -189,6 +225,7 @@ function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
                 ...(opts.force === undefined ? {} : { force: opts.force }),
                 ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }),
                 ...(opts.deliverTo === undefined ? {} : { deliverTo: opts.deliverTo }),
+                ...(opts.unknownVideo === undefined ? {} : { unknownVideo: opts.unknownVideo }),
               });
         sendJson(res, 200, { results });
       },
@@ -196,9 +233,24 @@ function routes(sb: Sandbox): Record<string, Record<string, Handler>> {
   };
 }
 
+const VIDEO_PATH = /^\/_sandbox\/videos\/([^/]+)$/;
+
 export async function handleControl(sb: Sandbox, req: IncomingMessage, res: ServerResponse, path: string) {
-  const route = routes(sb)[path];
   const method = req.method ?? "GET";
+  const video = VIDEO_PATH.exec(path);
+  if (video !== null) {
+    if (method !== "DELETE") throw methodNotAllowed(method, ["DELETE"]);
+    let videoId = video[1] ?? "";
+    try {
+      videoId = decodeURIComponent(videoId);
+    } catch {
+      // keep the raw segment; it matches no video
+    }
+    if (!sb.deleteVideo(videoId)) throw notFound("video", videoId, "video_id");
+    sendJson(res, 200, { ok: true });
+    return;
+  }
+  const route = routes(sb)[path];
   if (route === undefined) throw routeNotFound(method, path);
   const handler = route[method];
   if (handler === undefined) throw methodNotAllowed(method, Object.keys(route));

@@ -119,6 +119,8 @@ export interface DelivererDeps {
   deliverTo: string | undefined;
   /** called for every delivery actually sent */
   onSent(): void;
+  /** called with each event the sandbox builds, before it is sent, unless its video is to stay unknown */
+  onVideoEvent?(profileId: string, type: string, videoId: string): void;
 }
 
 export class Deliverer {
@@ -133,6 +135,11 @@ export class Deliverer {
   ): Promise<DeliveryResult> {
     const { type } = event;
     const profile = this.deps.profile(profileId);
+    const data = event.data ?? eventData(type, profileId, randomVideoId());
+    if (profile !== undefined && opts.rawBody === undefined && !opts.unknownVideo) {
+      const videoId = data.video_id;
+      if (typeof videoId === "string" && videoId !== "") this.deps.onVideoEvent?.(profileId, type, videoId);
+    }
     const callback = profile?.webhook.callback_url ?? null;
     if (profile === undefined || callback === null) {
       const body = profile === undefined ? `unknown profile ${profileId}` : "";
@@ -148,12 +155,7 @@ export class Deliverer {
         opts.localAddress ??
         (/^127\.\d+\.\d+\.\d+$/.test(url.hostname) ? SANDBOX_WEBHOOK_SOURCE_IPS[0] : undefined);
       const body =
-        opts.rawBody ??
-        JSON.stringify({
-          type,
-          timestamp: event.timestamp ?? this.deps.now(),
-          data: event.data ?? eventData(type, profileId, randomVideoId()),
-        });
+        opts.rawBody ?? JSON.stringify({ type, timestamp: event.timestamp ?? this.deps.now(), data });
       this.deps.onSent();
       const res = await request(url, {
         method: "POST",
@@ -176,6 +178,7 @@ export class Deliverer {
       force: opts.force,
       localAddress: opts.localAddress,
       deliverTo: opts.deliverTo,
+      unknownVideo: opts.unknownVideo,
     };
     let next = 0;
     const worker = async () => {

@@ -65,6 +65,10 @@ function brokenBody(kind: NonNullable<Fault["body"]>, path: string): { body: str
       status: { onair: "yes" },
       advertising: { remaining: "many", end_at: 17 },
     };
+  } else if (path.startsWith("/v2/videos/")) {
+    value = { video_id: id, title: 42, status: 7, created_at: "yesterday" };
+  } else if (path === "/v2/me") {
+    value = { user_id: 42, profiles: "x2vq8nw" };
   } else if (path.startsWith("/v2/profiles/")) {
     value = { profile_id: 42, webhook: { callback_url: 42, events: "video.created" } };
   }

@@ -1,5 +1,6 @@
-/** Seeded profiles and livestreams; `SEED` names them so tests never hardcode ids. */
-import type { SandboxLivestream, SandboxProfile } from "./types.js";
+/** Seeded profiles, livestreams and videos; `SEED` names them so tests never hardcode ids. */
+import type { SandboxLivestream, SandboxProfile, SandboxVideo } from "./types.js";
+import { makeVideo } from "./videos.js";
 
 export const SEED = {
   clients: {
@@ -15,6 +16,35 @@ export const SEED = {
     recording: "x9b2k6r",
     geoRestricted: "x9b2k7g",
     foreign: "x9c8d1f",
+  },
+  /**
+   * Videos with fixed titles. `published` and `formatError` are the two videos of the demo's
+   * scenario (`npm run demo`); any other video a delivery names is added with a made-up title
+   * (`DeliverOptions.unknownVideo` leaves it unknown).
+   */
+  videos: {
+    published: "x8nw5fq",
+    formatError: "x8nw6kd",
+    studio: "x8st2ac",
+    /** Private, of newsroom: visible to its owner only. */
+    private: "x8nw7pv",
+    /** A title full of Slack mrkdwn and mention syntax, for escaping. */
+    tricky: "x8nw9zz",
+    /** Public, of the foreign profile. */
+    foreign: "x8cf1tv",
+    /** Private, of the foreign profile: 404 to you. */
+    foreignPrivate: "x8cf2pv",
+  },
+  /** Titles of the seeded videos, by the handles above. */
+  videoTitles: {
+    published: "Harbour Bridge Reopens After Two-Year Renovation",
+    formatError: "Election Night Special: How the Count Works",
+    studio: "Late Night Acoustic: The Full Session",
+    private: "Embargoed: Budget Briefing for Editors",
+    tricky:
+      '<!channel> *Breaking* _now_: `Harbour` ~Bridge~ & "tolls" <https://evil.example|click here> 50% off 🌉',
+    foreign: "Contoso Sports Tonight: Full Highlights",
+    foreignPrivate: "Contoso Internal: Rights Review",
   },
   studioWebhook: {
     callback_url: "https://hooks.example.com/platform",
@@ -242,8 +272,32 @@ export function seedState(ownerClientId: string, now: number) {
       advertising: { end_at: null, remaining: 9 },
     }),
   ];
+  const V = SEED.videos;
+  const T = SEED.videoTitles;
+  const byId = new Map(profiles.map((p) => [p.profile_id, p]));
+  const video = (
+    id: string,
+    profileId: string,
+    over: Partial<SandboxVideo> & Pick<SandboxVideo, "title">,
+  ): SandboxVideo =>
+    makeVideo({ video_id: id, profile_id: profileId, ...over }, byId.get(profileId), now - 2 * HOUR);
+  const videos: SandboxVideo[] = [
+    video(V.published, P.newsroom, { title: T.published }),
+    video(V.formatError, P.newsroom, { title: T.formatError }),
+    video(V.studio, P.studio, { title: T.studio, category: "music" }),
+    video(V.private, P.newsroom, {
+      title: T.private,
+      visibility: "private",
+      status: "ready",
+      published_at: null,
+    }),
+    video(V.tricky, P.newsroom, { title: T.tricky }),
+    video(V.foreign, P.foreign, { title: T.foreign, category: "sport" }),
+    video(V.foreignPrivate, P.foreign, { title: T.foreignPrivate, visibility: "private" }),
+  ];
   return {
-    profiles: new Map(profiles.map((p) => [p.profile_id, p])),
+    profiles: byId,
     livestreams: new Map(livestreams.map((l) => [l.livestream_id, l])),
+    videos: new Map(videos.map((v) => [v.video_id, v])),
   };
 }

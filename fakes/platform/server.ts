@@ -13,10 +13,12 @@ import { applyFault, FaultList } from "./faults.js";
 import { onStatus, PendingTimers, readBody, send, sendEnvelope, sendError, sendJson } from "./http.js";
 import { applyLiveAction, LiveScripts, settleLivestream } from "./live-show.js";
 import { readLivestream } from "./livestreams.js";
+import { readMe } from "./me.js";
 import { patchProfile, readProfile, StaleReads } from "./profiles.js";
 import { SEED, seedState } from "./seed.js";
 import { TokenIssuer } from "./tokens.js";
-import type { RequestLogEntry, Sandbox, SandboxOptions, SandboxStats } from "./types.js";
+import type { KeyScopes, RequestLogEntry, Sandbox, SandboxOptions, SandboxStats } from "./types.js";
+import { makeVideo, noteVideoEvent, readVideo } from "./videos.js";
 
 export { SANDBOX_WEBHOOK_SOURCE_IPS } from "./deliver.js";
 export { SEED } from "./seed.js";
@@ -31,13 +33,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const clientId = options.clientId ?? "sandbox-client";
   const clientSecret = options.clientSecret ?? "sandbox-secret";
   const issuer = new TokenIssuer(now, options.tokenLifetimeSeconds ?? 1800);
+  const initialKey: KeyScopes = options.keyScopes ?? { scopes: null, onMissing: "narrow" };
+  const key: ClientRecord = { secret: clientSecret, key: initialKey };
   const clients = new Map<string, ClientRecord>([
     [SEED.clients.reader.clientId, { secret: SEED.clients.reader.clientSecret, fixedScope: "live.read" }],
-    [clientId, { secret: clientSecret }],
+    [clientId, key],
   ]);
   const tokenCtx: TokenContext = { clients, issuer, grantScope: options.grantScope };
   const seeded = seedState(clientId, now());
-  const state = { profiles: seeded.profiles, livestreams: seeded.livestreams };
+  const state = { profiles: seeded.profiles, livestreams: seeded.livestreams, videos: seeded.videos };
   const requests: RequestLogEntry[] = [];
   const counters: SandboxStats = { tokenRequests: 0, apiRequests: 0, deliveries: 0 };
   const faults = new FaultList();
@@ -50,6 +54,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     deliverTo: options.deliverTo,
     onSent: () => {
       counters.deliveries += 1;
+    },
+    onVideoEvent: (profileId, type, videoId) => {
+      const profile = state.profiles.get(profileId);
+      if (profile !== undefined) noteVideoEvent(state.videos, profile, type, videoId, now());
     },
   });
 
@@ -114,17 +122,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     },
     {
-      // Spec 4.5: shape not shown. Choice: the token's client, granted scope and owned profile ids.
+      pattern: /^\/v2\/videos\/([^/]+)$/,
+      methods: {
+        GET: async (req, res, id, url) => {
+          const caller = authenticate(req, issuer);
+          sendJson(res, 200, readVideo(state.videos, state.profiles, caller, id, fieldsOf(url)));
+        },
+      },
+    },
+    {
       pattern: /^\/v2\/me$/,
       methods: {
-        GET: async (req, res) => {
+        GET: async (req, res, _id, url) => {
           const caller = authenticate(req, issuer);
-          const owned = [...state.profiles.values()].filter((p) => p.owner_client_id === caller.clientId);
-          sendJson(res, 200, {
-            client_id: caller.clientId,
-            scope: caller.claims.scope,
-            profile_ids: owned.map((p) => p.profile_id),
-          });
+          sendJson(res, 200, readMe(state.profiles, caller, fieldsOf(url)));
         },
       },
     },
@@ -239,8 +250,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const fresh = seedState(clientId, now());
       state.profiles.clear();
       state.livestreams.clear();
+      state.videos.clear();
       for (const [k, v] of fresh.profiles) state.profiles.set(k, v);
       for (const [k, v] of fresh.livestreams) state.livestreams.set(k, v);
+      for (const [k, v] of fresh.videos) state.videos.set(k, v);
+      key.key = initialKey;
       scripts.cancelAll();
       faults.clear();
       stale.clear();
@@ -267,6 +281,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const ls = state.livestreams.get(livestreamId);
       if (ls === undefined) throw notFound("livestream", livestreamId, "livestream_id");
       applyLiveAction(ls, action, now());
+    },
+    putVideo(video) {
+      const profile = state.profiles.get(video.profile_id);
+      if (profile === undefined) throw notFound("profile", video.profile_id, "profile_id");
+      const current = state.videos.get(video.video_id);
+      const stored =
+        current === undefined
+          ? makeVideo(video, profile, now())
+          : { ...current, ...video, video_id: current.video_id, profile_id: current.profile_id };
+      state.videos.set(stored.video_id, stored);
+      return stored;
+    },
+    deleteVideo: (videoId) => state.videos.delete(videoId),
+    setKeyScopes(next) {
+      key.key = { scopes: next.scopes === null ? null : [...next.scopes], onMissing: next.onMissing };
     },
     playScript(livestreamId, steps) {
       if (!state.livestreams.has(livestreamId)) throw notFound("livestream", livestreamId, "livestream_id");

@@ -139,6 +139,46 @@ export interface SandboxProfile {
   owner_client_id: string;
 }
 
+/** Video status (API v2 "Get a video"; values not listed by our spec): the sandbox uses these. */
+export type SandboxVideoStatus = "processing" | "ready" | "published" | "deleted";
+
+/**
+ * A video as the sandbox keeps it. Field names follow the platform's API v2 ("Get a video":
+ * `video_id`, `video_url`, the owning `profile`, ISO 8601 timestamps), as the livestream's do.
+ */
+export interface SandboxVideo {
+  video_id: string;
+  title: string;
+  description: string | null;
+  video_url: string;
+  visibility: Visibility;
+  category: VideoCategory;
+  language: string | null;
+  status: SandboxVideoStatus;
+  /** Seconds. */
+  duration: number;
+  /** The owning profile's id (answers embed that profile as `profile`, like a livestream's). */
+  profile_id: string;
+  thumbnail: SandboxThumbnail;
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+/**
+ * The permissions of the sandbox's private API key (`SandboxOptions.keyScopes`): what the token
+ * service does when a token request asks for a scope the key does not have.
+ */
+export interface KeyScopes {
+  /** The scopes the key has; null = every known scope. */
+  scopes: readonly string[] | null;
+  /**
+   * "narrow" (default): the token is granted with only the scopes the key has, and its `scope`
+   * says so (RFC 6749 3.3); "refuse": 400 invalid_scope (RFC 6749 5.2).
+   */
+  onMissing: "narrow" | "refuse";
+}
+
 export interface RequestLogEntry {
   method: string;
   path: string;
@@ -173,6 +213,12 @@ export interface SandboxOptions {
   now?: () => number;
   /** Sandbox addition: called once per request when its status is known (0 = connection dropped). */
   onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * Sandbox addition: the permissions of the key `clientId` (default: every known scope). E.g.
+   * `{ scopes: ["live.read", "profile.manage"], onMissing: "refuse" }` is a key without video.read
+   * whose token service refuses a request for it. `reset()` restores this value.
+   */
+  keyScopes?: KeyScopes;
 }
 
 export interface Fault {
@@ -217,6 +263,13 @@ export interface DeliverOptions {
   deliverTo?: string;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * Sandbox addition: the platform does not know the event's video (a forged or stale delivery),
+   * so `GET /videos/{id}` answers 404. By default an event the sandbox builds registers its video
+   * (with a realistic title) on the profile before it is sent: the platform only tells of videos
+   * it has. `rawBody` deliveries register nothing.
+   */
+  unknownVideo?: boolean;
 }
 
 export interface DeliveryResult {
@@ -244,6 +297,8 @@ export interface LifecycleOptions {
   deliverTo?: string;
   /** Sandbox addition: send every event even if the profile does not subscribe to it. */
   force?: boolean;
+  /** Sandbox addition: see DeliverOptions.unknownVideo. */
+  unknownVideo?: boolean;
 }
 
 export interface SandboxStats {
@@ -277,7 +332,21 @@ export interface Sandbox {
   /** Sandbox addition: every access token issued since start (reset() keeps them), oldest first. */
   issuedTokens(): string[];
   /** direct state access for tests */
-  state: { profiles: Map<string, SandboxProfile>; livestreams: Map<string, SandboxLivestream> };
+  state: {
+    profiles: Map<string, SandboxProfile>;
+    livestreams: Map<string, SandboxLivestream>;
+    videos: Map<string, SandboxVideo>;
+  };
+  /**
+   * Sandbox addition: adds a video, or changes the given fields of an existing one (its id and
+   * profile are kept); missing fields get realistic defaults. Throws ApiError 404 for an unknown
+   * profile. Returns the video as stored.
+   */
+  putVideo(video: Partial<SandboxVideo> & Pick<SandboxVideo, "video_id" | "profile_id">): SandboxVideo;
+  /** Sandbox addition: the video is gone (`GET /videos/{id}` answers 404); false if there was none. */
+  deleteVideo(videoId: string): boolean;
+  /** Sandbox addition: changes the permissions of the key (see SandboxOptions.keyScopes). */
+  setKeyScopes(key: KeyScopes): void;
   setWebhook(profileId: string, webhook: { callback_url: string | null; events: string[] | null }): void;
   deliver(
     profileId: string,

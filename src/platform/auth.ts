@@ -3,7 +3,11 @@
  *
  * - One shared token for the whole process, cached until shortly before `expires_in` runs out.
  * - Single flight: however many callers wait, at most one token request is in flight.
- * - A granted `scope` that differs from the requested one (a bundle scope) is accepted and kept.
+ * - A granted `scope` that differs from the requested one (a bundle scope) is accepted and kept;
+ *   it decides what the bot tries (`has`). An optional scope (`video.read`: the bot can do without
+ *   it) that the token service refuses with `invalid_scope` is dropped and the token asked for
+ *   again without it, for the life of the process; an optional scope refused, not granted or not
+ *   requested is said once in the log, with how to grant it.
  * - `invalidate(token)` drops the token after a 401, only if it is still the current one, so a
  *   burst of 401s for the same token causes one refresh, not one per request.
  * - Token requests have no side effect on the platform, so a transport failure, a 429 or a 5xx of
@@ -33,6 +37,31 @@ export interface TokenProviderOptions {
   refreshMarginMs?: number;
   /** Longest Retry-After waited for before the one retry of a token request (default 5 s). */
   maxRetryAfterMs?: number;
+  /**
+   * Scopes the bot can do without (default `OPTIONAL_SCOPES`): refused with `invalid_scope`, they
+   * are dropped and the token asked for again without them.
+   */
+  optionalScopes?: readonly string[];
+}
+
+/** The scopes the bot can do without: without `video.read`, videos are named by their id. */
+export const OPTIONAL_SCOPES: readonly string[] = ["video.read"];
+
+/** Why the bot works without an optional scope. */
+export interface WithheldScope {
+  scope: string;
+  /**
+   * "refused": the token service refused a request for it (invalid_scope); "not_granted": the
+   * token came without it; "not_requested": PLATFORM_SCOPES does not ask for it.
+   */
+  reason: "refused" | "not_granted" | "not_requested";
+}
+
+/** How to give the bot a scope its key lacks (log lines, App Home). */
+export function grantAdvice(scope: string, reason: WithheldScope["reason"]): string {
+  return reason === "not_requested"
+    ? `add ${scope} to PLATFORM_SCOPES and restart the bot`
+    : `grant ${scope} to the bot's private API key (management console: Organization, API keys, the key's permissions), then restart the bot`;
 }
 
 /** Pause before the one retry of a failed token request when the service does not say. */
@@ -59,6 +88,11 @@ export class TokenProvider {
   private readonly sleep: (ms: number) => Promise<void>;
   private current: CachedToken | undefined;
   private inflight: Promise<CachedToken> | undefined;
+  /** The scopes of the last token obtained (kept when that token is dropped after a 401). */
+  private lastGranted: string[] | undefined;
+  /** Optional scopes refused by the token service: no longer asked for. */
+  private readonly refused = new Set<string>();
+  private readonly said = new Set<string>();
   readonly stats: TokenStats = { requests: 0, issued: 0 };
 
   constructor(opts: TokenProviderOptions) {
@@ -67,9 +101,36 @@ export class TokenProvider {
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
-  /** The scopes the service granted to the current token (may be a bundle). */
+  /** The scopes granted to the last token obtained (may be a bundle); [] before the first one. */
   get grantedScopes(): string[] {
-    return this.current?.grantedScopes ?? [];
+    return [...(this.lastGranted ?? [])];
+  }
+
+  /** The scopes asked for: the configured ones, less the optional ones the service refused. */
+  get requestedScopes(): string[] {
+    return this.opts.scopes.filter((s) => !this.refused.has(s));
+  }
+
+  /**
+   * Whether the last token obtained carries `scope`. A bundle scope is taken to cover it (what a
+   * bundle holds is not shown; a 403 then says otherwise). False before the first token.
+   */
+  has(scope: string): boolean {
+    const granted = this.lastGranted ?? [];
+    return granted.includes(scope) || granted.some((s) => s.startsWith("bundle."));
+  }
+
+  /** The optional scopes the bot works without, and why; [] before the first token. */
+  withheld(): WithheldScope[] {
+    if (this.lastGranted === undefined) return [];
+    const out: WithheldScope[] = [];
+    for (const scope of this.opts.optionalScopes ?? OPTIONAL_SCOPES) {
+      if (this.refused.has(scope)) out.push({ scope, reason: "refused" });
+      else if (this.has(scope)) continue;
+      else if (!this.opts.scopes.includes(scope)) out.push({ scope, reason: "not_requested" });
+      else out.push({ scope, reason: "not_granted" });
+    }
+    return out;
   }
 
   /** A valid access token, from cache or from one shared request. */
@@ -95,7 +156,7 @@ export class TokenProvider {
 
   private async fetchWithRetry(): Promise<CachedToken> {
     try {
-      return await this.fetchToken();
+      return await this.fetchWithScopes();
     } catch (err) {
       if (err instanceof PlatformError && err.transient) {
         const cap = this.opts.maxRetryAfterMs ?? 5_000;
@@ -105,14 +166,34 @@ export class TokenProvider {
             : Math.min(Math.max(err.retryAfterSeconds * 1000, TOKEN_RETRY_PAUSE_MS), cap);
         this.opts.logger.warn({ err, waitMs }, "token request failed; retrying once");
         await this.sleep(waitMs);
-        return await this.fetchToken();
+        return await this.fetchWithScopes();
       }
       throw err;
     }
   }
 
-  private async fetchToken(): Promise<CachedToken> {
-    const { authUrl, clientId, clientSecret, scopes, dispatcher, timeouts, logger } = this.opts;
+  /**
+   * A token request; refused with invalid_scope, it is sent again without the optional scopes
+   * (RFC 6749 5.2: a service may refuse rather than grant less). Said once, by sayWithheld.
+   */
+  private async fetchWithScopes(): Promise<CachedToken> {
+    const asked = this.requestedScopes;
+    const optional = (this.opts.optionalScopes ?? OPTIONAL_SCOPES).filter((s) => asked.includes(s));
+    // Without anything left to ask for, the refusal stands.
+    if (optional.length === asked.length) optional.length = 0;
+    try {
+      return await this.fetchToken(optional.length > 0);
+    } catch (err) {
+      if (!(err instanceof PlatformError && err.code === "invalid_scope" && optional.length > 0)) throw err;
+      for (const s of optional) this.refused.add(s);
+      return await this.fetchToken(false);
+    }
+  }
+
+  /** One token request; `scopeRetry`: an invalid_scope will be retried, so it is not logged here. */
+  private async fetchToken(scopeRetry = false): Promise<CachedToken> {
+    const { authUrl, clientId, clientSecret, dispatcher, timeouts, logger } = this.opts;
+    const scopes = this.requestedScopes;
     const body = new URLSearchParams({
       grant_type: "client_credentials",
       client_id: clientId,
@@ -178,7 +259,9 @@ export class TokenProvider {
         method: "POST",
         path: TOKEN_PATH,
       });
-      logger.error({ err, durationMs: this.now() - started }, "token request refused");
+      if (!(scopeRetry && code === "invalid_scope")) {
+        logger.error({ err, durationMs: this.now() - started }, "token request refused");
+      }
       throw err;
     }
     const parsed = json.ok ? TokenResponseSchema.safeParse(json.value) : undefined;
@@ -203,7 +286,9 @@ export class TokenProvider {
       grantedScopes: granted,
     };
     this.current = token;
+    this.lastGranted = granted;
     this.stats.issued++;
+    this.sayWithheld();
     const requested = [...scopes].sort().join(" ");
     if ([...granted].sort().join(" ") !== requested) {
       logger.info({ requested: scopes, granted }, "token granted with a different scope than requested");
@@ -213,5 +298,23 @@ export class TokenProvider {
       "access token obtained",
     );
     return token;
+  }
+
+  /** Once per scope and process: what the bot does without an optional scope, and how to grant it. */
+  private sayWithheld(): void {
+    for (const { scope, reason } of this.withheld()) {
+      if (this.said.has(scope)) continue;
+      this.said.add(scope);
+      const why =
+        reason === "refused"
+          ? "the token service refused it, so the token was asked for again without it"
+          : reason === "not_granted"
+            ? "the token was granted without it"
+            : "PLATFORM_SCOPES does not ask for it";
+      this.opts.logger.warn(
+        { scope, reason },
+        `working without ${scope} (${why}): ${scope === "video.read" ? "videos are named by their id instead of their title" : "what needs it is skipped"}; to change that, ${grantAdvice(scope, reason)}`,
+      );
+    }
   }
 }

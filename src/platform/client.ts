@@ -18,11 +18,14 @@
 import type { Dispatcher } from "undici";
 import { type Logger, originOnly } from "../log.js";
 import { ApiTransport, type RequestObservation } from "./api.js";
-import { TokenProvider } from "./auth.js";
+import { OPTIONAL_SCOPES, TokenProvider, type WithheldScope } from "./auth.js";
 import { isPlatformError, PlatformError } from "./errors.js";
 import { validateLivestreamFields } from "./fields.js";
 import { createPlatformAgent, type TransportTimeouts } from "./http.js";
-import { type Livestream, LivestreamSchema, ProfileWebhookResponseSchema } from "./schemas.js";
+import { checkId } from "./ids.js";
+import type { Me, Video } from "./read-schemas.js";
+import { readMe, readProfile, readVideo } from "./reads.js";
+import { type Livestream, LivestreamSchema, type Profile, ProfileWebhookResponseSchema } from "./schemas.js";
 import {
   checkCallbackUrl,
   checkEvents,
@@ -56,28 +59,12 @@ export interface PlatformClientOptions {
   onRequest?: (o: RequestObservation) => void;
   /** Pause between read-backs that do not show a write yet (default 250 ms). */
   confirmDelayMs?: number;
+  /** Scopes the bot can do without (default `video.read`): see TokenProvider. */
+  optionalScopes?: readonly string[];
 }
 
 export interface RequestOptions {
   signal?: AbortSignal;
-}
-
-/**
- * Ids go into the path, so only a whitelist passes: a letter or digit, then letters, digits, `_`
- * and `-`, at most 128 characters (the sandbox's ids and the slash-command grammar fit). This
- * keeps out `/`, `?`, `#` and the dot segments `.` and `..`, which URL parsing would collapse.
- */
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-function checkId(kind: "livestream" | "profile", id: string): string {
-  const t = id.trim();
-  if (!ID_PATTERN.test(t)) {
-    throw invalid("INVALID_FORMAT", `"${id}" is not a valid ${kind} id`, {
-      param: kind === "livestream" ? "id" : "profile_id",
-      provided: id,
-    });
-  }
-  return encodeURIComponent(t);
 }
 
 /** Connection failures: the request never left, so the platform cannot have applied it. */
@@ -108,6 +95,7 @@ export class PlatformClient {
       logger: o.logger,
       now: o.now,
       sleep: o.sleep,
+      optionalScopes: o.optionalScopes ?? OPTIONAL_SCOPES,
     });
     this.api = new ApiTransport({
       apiUrl: o.apiUrl,
@@ -143,6 +131,45 @@ export class PlatformClient {
       signal: opts.signal,
     });
     return ls ?? {};
+  }
+
+  /**
+   * `GET /videos/{id}?fields=…` (the platform's "Get a video", scope `video.read`). Each field is
+   * kept when it has the expected type and left out otherwise: a `title` that is not a string
+   * reads as absent.
+   */
+  getVideo(id: string, fields?: readonly string[], opts: RequestOptions = {}): Promise<Video> {
+    return readVideo(this.api, id, fields, opts);
+  }
+
+  /** `GET /me`: the profiles the key manages (entries without a usable id are left out). */
+  getMe(opts: RequestOptions = {}): Promise<Me> {
+    return readMe(this.api, this.logger, opts);
+  }
+
+  /** `GET /profiles/{id}?fields=…`, e.g. `["name", "display_name"]`. */
+  getProfile(id: string, fields?: readonly string[], opts: RequestOptions = {}): Promise<Profile> {
+    return readProfile(this.api, id, fields, opts);
+  }
+
+  /**
+   * Whether the service token carries `scope` (a bundle is taken to cover it): obtains the token
+   * first (from cache when valid), so it answers for the token the next request uses. Rejects
+   * like `checkToken` when no token can be had.
+   */
+  async can(scope: string): Promise<boolean> {
+    await this.tokens.getToken();
+    return this.tokens.has(scope);
+  }
+
+  /** The scopes granted to the last token ([] before the first one). */
+  grantedScopes(): string[] {
+    return this.tokens.grantedScopes;
+  }
+
+  /** The optional scopes the bot works without, and why (for the App Home and the log). */
+  withheldScopes(): WithheldScope[] {
+    return this.tokens.withheld();
   }
 
   /**

@@ -4,33 +4,48 @@
  * a clear message instead of a 422 round trip.
  */
 import { PlatformError } from "./errors.js";
+import { PROFILE_FIELDS, VIDEO_FIELDS } from "./read-schemas.js";
 import { LIVESTREAM_FIELDS } from "./schemas.js";
 
 export function validateLivestreamFields(fields: readonly string[]): string[] {
+  return validateFields("livestream", LIVESTREAM_FIELDS, fields);
+}
+
+export function validateVideoFields(fields: readonly string[]): string[] {
+  return validateFields("video", VIDEO_FIELDS, fields);
+}
+
+export function validateProfileFields(fields: readonly string[]): string[] {
+  return validateFields("profile", PROFILE_FIELDS, fields);
+}
+
+/** `fields` checked against `table` (name → sub-field names, or null for a plain field). */
+function validateFields(
+  resource: string,
+  table: Record<string, readonly string[] | null>,
+  fields: readonly string[],
+): string[] {
   const invalid: string[] = [];
   const out: string[] = [];
   for (const raw of fields) {
     const f = raw.trim();
     if (f === "") continue;
     const [top, sub, extra] = f.split(".");
-    const subs = top === undefined ? undefined : LIVESTREAM_FIELDS[top];
+    const subs = top === undefined ? undefined : table[top];
     const ok =
       top !== undefined &&
-      Object.hasOwn(LIVESTREAM_FIELDS, top) &&
+      Object.hasOwn(table, top) &&
       extra === undefined &&
       (sub === undefined || (Array.isArray(subs) && subs.includes(sub)));
     if (!ok) invalid.push(f);
     else if (!out.includes(f)) out.push(f);
   }
   if (invalid.length > 0) {
-    const allowed = Object.entries(LIVESTREAM_FIELDS).flatMap(([k, s]) => [
-      k,
-      ...(s ?? []).map((x) => `${k}.${x}`),
-    ]);
+    const allowed = Object.entries(table).flatMap(([k, s]) => [k, ...(s ?? []).map((x) => `${k}.${x}`)]);
     throw new PlatformError({
       kind: "invalid_request",
       code: "INVALID_FORMAT",
-      message: `Unknown livestream field${invalid.length > 1 ? "s" : ""}: ${invalid.join(", ")}`,
+      message: `Unknown ${resource} field${invalid.length > 1 ? "s" : ""}: ${invalid.join(", ")}`,
       details: { param: "fields", invalid_values: invalid, allowed_values: allowed },
     });
   }

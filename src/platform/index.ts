@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import { PlatformClient, type PlatformClientOptions } from "./client.js";
 
 export type { RequestObservation } from "./api.js";
-export { TokenProvider } from "./auth.js";
+export { grantAdvice, OPTIONAL_SCOPES, TokenProvider, type WithheldScope } from "./auth.js";
 export {
   checkCallbackUrl,
   checkEvents,
@@ -17,6 +17,18 @@ export {
 export { parseDelivery } from "./delivery.js";
 export { isPlatformError, PlatformError, type PlatformErrorKind } from "./errors.js";
 export type { TransportTimeouts } from "./http.js";
+export {
+  type ManagedProfile,
+  ManagedProfilesError,
+  type ManagedProfilesProblem,
+  type NamesOptions,
+  PlatformNames,
+  type ProfileLabel,
+  resolveProfile,
+  type VideoTitle,
+  type VideoTitleUnknown,
+} from "./names.js";
+export * from "./read-schemas.js";
 export * from "./schemas.js";
 
 /** The client as configured by the environment, with its own shared connection pool. */

@@ -162,7 +162,13 @@ describe("404 and 405", () => {
 
   it("unknown routes, with or without a token", async () => {
     const token = await tokenFor(sb);
-    for (const path of ["/videos/x1", "/livestreams", "/livestreams/", "/livestreams/x9b2k4m/extra"]) {
+    for (const path of [
+      "/videos",
+      "/videos/x1/formats",
+      "/livestreams",
+      "/livestreams/",
+      "/livestreams/x9b2k4m/extra",
+    ]) {
       expectEnvelope(await api(sb, "GET", path, token), 404, "RESOURCE_NOT_FOUND", {
         object_id: `/v2${path}`,
         reason: "not_found",
@@ -180,19 +186,5 @@ describe("404 and 405", () => {
     expect(del.headers.allow).toBe("GET");
     const post = await api(sb, "POST", `/profiles/${SEED.profiles.newsroom}`, token, {});
     expectEnvelope(post, 405, "METHOD_NOT_ALLOWED", { method: "POST", allowed_methods: ["GET", "PATCH"] });
-  });
-});
-
-describe("GET /me", () => {
-  it("names the client, its scope and its profiles", async () => {
-    const token = await tokenFor(sb, "live.read");
-    const r = await api(sb, "GET", "/me", token);
-    expect(r.status).toBe(200);
-    expect(r.json).toEqual({
-      client_id: sb.clientId,
-      scope: "live.read",
-      profile_ids: [SEED.profiles.newsroom, SEED.profiles.studio],
-    });
-    expectEnvelope(await api(sb, "GET", "/me", undefined), 401, "INVALID_AUTHORIZATION");
   });
 });
