@@ -206,6 +206,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       claims: c.settings.claims,
       platform: c.platform,
       logger: logger.child({ component: "access" }),
+      onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
     }),
   };
   const bolt = buildApp(config, {

@@ -2,3 +2,4 @@ export * from "./actions.js";
 export * from "./authorize.js";
 export * from "./decision.js";
 export * from "./managers.js";
+export * from "./shared-reads.js";

@@ -1,6 +1,7 @@
 /**
  * The one place that words failures for Slack: what happened and what to do, in plain words, with
- * the platform's correlation id when there is one. Nothing internal (stack, cause, token) shows.
+ * the platform's correlation id when there is one (never on "does not exist": see
+ * describePlatformError). Nothing internal (stack, cause, token) shows.
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
@@ -199,7 +200,15 @@ export function describePlatformError(err: PlatformError): string {
     default:
       text = `The platform request failed: ${escapeTruncate(err.message, 500)}`;
   }
-  return err.correlationId ? `${text} (correlation id: ${escapeTruncate(err.correlationId, 100)})` : text;
+  // "Does not exist" carries no correlation id: a missing id needs no support ticket, and the
+  // answer must not tell an object of another workspace (the bot's own not-found) from a missing one.
+  if (isNotFound(err) || !err.correlationId) return text;
+  return `${text} (correlation id: ${escapeTruncate(err.correlationId, 100)})`;
+}
+
+/** Whether the error stands for "does not exist" (answered without a correlation id). */
+function isNotFound(err: PlatformError): boolean {
+  return err.kind === "http" && (err.status === 404 || err.code === "RESOURCE_NOT_FOUND");
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { App } from "@slack/bolt";
 import { type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
-import { type LinkSharedEvent, previewLinks, SharedLivestreamReads } from "../../unfurl.js";
+import { type LinkSharedEvent, previewLinks } from "../../unfurl.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
 interface EventEnvelope {
@@ -47,13 +47,11 @@ export function register(app: App, deps: BotDeps): void {
     );
   });
 
-  // One shared read per livestream for every workspace and channel (10 s, bounded).
-  const reads = new SharedLivestreamReads((id, fields) => deps.platform.getLivestream(id, fields));
   app.event("link_shared", async ({ event, body, client }) => {
     const teamId = body.team_id ?? "";
     const log = deps.logger.child({ team: teamId, user: event.user, event: "link_shared" });
     // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
-    await previewLinks(deps, reads, subjectOf(client, body, event.user), event as LinkSharedEvent, log);
+    await previewLinks(deps, subjectOf(client, body, event.user), event as LinkSharedEvent, log);
   });
 
   app.event("app_uninstalled", async ({ body }) => {
