@@ -69,6 +69,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly readBudgetRefused = new Counter({
+    name: "bot_read_budget_refused_total",
+    help: "Platform reads refused because a read budget was used up, by budget (user, workspace)",
+    labelNames: ["budget"] as const,
+    registers: [this.registry],
+  });
+
   readonly livestreamReads = new Counter({
     name: "bot_livestream_reads_total",
     help: "Livestream reads for people (status, Refresh, previews, ingest, watch): fetched from the platform, or shared with an identical one",

@@ -9,8 +9,10 @@
  *  3. the profile is bound to the workspace (PROFILE_BINDINGS; single-workspace mode without
  *     bindings: every profile); a livestream's profile is read in the same single GET
  *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
- *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it.
- * Identical livestream reads share one GET (src/access/shared-reads.ts).
+ *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it;
+ *  5. a read for the person costs one read of the read budgets (src/access/budget.ts), taken
+ *     after every yes above and before anything reaches the platform. Identical livestream reads
+ *     share one GET (src/access/shared-reads.ts); a read that joins one costs no budget.
  */
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
@@ -18,7 +20,8 @@ import type { Logger } from "../log.js";
 import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
 import type { ProfileClaims } from "../store/index.js";
 import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
-import { type Decision, type Refused, refusal } from "./decision.js";
+import type { BudgetName, ReadBudget } from "./budget.js";
+import { budgetRefusal, type Decision, type Refused, refusal } from "./decision.js";
 import type { ManagerPolicy } from "./managers.js";
 import { SharedReads } from "./shared-reads.js";
 
@@ -36,7 +39,10 @@ export interface AuthorizerOptions {
   platform: Pick<PlatformClient, "getLivestream">;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
   logger?: Logger;
-  /** Metrics: a livestream read that reached the platform or was shared. */
+  /** The read budgets (none: no budget). */
+  budget?: ReadBudget | undefined;
+  /** Metrics: a read refused by a budget; a livestream read that reached the platform or was shared. */
+  onBudgetRefused?: (budget: BudgetName) => void;
   onLivestreamRead?: (outcome: "fetched" | "shared") => void;
 }
 
@@ -107,7 +113,8 @@ export class Authorizer {
   }
 
   async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
-    const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
+    const rule: { role: string; resource: string; claim?: true; budget?: true; verb: string } =
+      ACTION_RULES[action];
     if (rule.resource !== resource.kind)
       throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
     const profileId = resource.kind === "profile" ? resource.profileId : undefined;
@@ -128,15 +135,41 @@ export class Authorizer {
         if (owner !== undefined && owner !== s.teamId) return refuse("profile_claimed");
       }
     }
+    if (rule.budget) {
+      const over = await this.spendRead(s, action);
+      if (over) return over;
+    }
     return { allowed: true, manager };
+  }
+
+  /** Takes one read from the person's and the workspace's budgets; the refusal when one is used up. */
+  private async spendRead(s: Subject, action: Action): Promise<Refused | undefined> {
+    if (!this.o.budget) return undefined;
+    const t = await this.o.budget.take(s.teamId, s.userId);
+    if (t.ok) return undefined;
+    this.o.onBudgetRefused?.(t.budget);
+    // Debug, not info: a flood would write a line per refused read (the metric counts them).
+    this.o.logger?.debug(
+      {
+        team: s.teamId,
+        user: s.userId,
+        action,
+        reason: "read_budget",
+        budget: t.budget,
+        retryAfterMs: t.retryAfterMs,
+      },
+      "refused: read budget used up",
+    );
+    return budgetRefusal(t);
   }
 
   /**
    * Authorizes `action` on a livestream and reads it: ONE sparse GET with `fields` plus the owning
    * profile. A livestream whose profile is not bound to the workspace and one the platform does not
    * have both throw `livestreamNotFound` (the caller words both the same way).
-   * The GET is shared with an identical one under way or answered less than 10 s ago. A read that
-   * carries the stream key (`ingest`) is never shared. The decision and the binding check are per request.
+   * The GET is shared with an identical one under way or answered less than 10 s ago (that costs
+   * no budget); otherwise one read of the budgets is taken first. A read that carries the stream
+   * key (`ingest`) is never shared. The decision and the binding check are per request.
    */
   async readLivestream(
     s: Subject,
@@ -152,7 +185,14 @@ export class Authorizer {
     const get = () => this.o.platform.getLivestream(livestreamId, withProfile);
     const share = !withProfile.some((f) => f === "ingest" || f.startsWith("ingest."));
     const key = `${livestreamId}\n${withProfile.join(",")}`;
-    const { read, joined } = share ? this.sharedReads.run(key, get) : { read: get(), joined: false };
+    let read = share ? this.sharedReads.joinable(key) : undefined;
+    let joined = read !== undefined;
+    if (read === undefined) {
+      const over = await this.spendRead(s, action);
+      if (over) return over;
+      if (share) ({ read, joined } = this.sharedReads.run(key, get));
+      else read = get();
+    }
     this.o.onLivestreamRead?.(joined ? "shared" : "fetched");
     let ls: Livestream;
     try {

@@ -4,7 +4,8 @@
  *
  * Authorized like `/live status` (action "link.unfurl", src/access): one sparse GET that also reads
  * the owning profile; a livestream that is unknown, or whose profile is not bound to the
- * workspace, gets no preview at all (nothing tells the two apart). The GET is shared (src/access/shared-reads.ts): a link pasted in
+ * workspace, gets no preview at all (nothing tells the two apart), and neither does one past the
+ * read budgets (logged at debug). The GET is shared (src/access/shared-reads.ts): a link pasted in
  * five channels costs one GET. The authorization decision itself is taken per request.
  */
 import type { WebClient } from "@slack/web-api";
@@ -73,7 +74,10 @@ export async function previewLinks(
     [...byId].map(async ([id, urls]) => {
       try {
         const r = await deps.access.readLivestream(subject, "link.unfurl", id, LIVESTREAM_UNFURL_FIELDS);
-        if (!r.allowed) return;
+        if (!r.allowed) {
+          if (r.reason === "read_budget") log.debug({ livestream: id }, "read budget used up: no preview");
+          return;
+        }
         const card = livestreamUnfurl(r.livestream, deps.now());
         for (const url of urls) unfurls[url] = { blocks: card.blocks };
       } catch (err) {

@@ -1,9 +1,49 @@
 /**
- * The in-process pieces on a fake clock: the shared reads' lifetime (10 s after the answer, not
- * after the start) and bound.
+ * The in-process pieces on a fake clock: the read budget's bucket arithmetic and its bound, and
+ * the shared reads' lifetime (10 s after the answer, not after the start) and bound.
  */
 import { describe, expect, it } from "vitest";
-import { SharedReads } from "../../src/access/index.js";
+import { MemoryReadBudget, SharedReads } from "../../src/access/index.js";
+
+describe("MemoryReadBudget", () => {
+  it("holds a minute's worth, refills one read per 60/N s, and refuses with the wait", async () => {
+    let now = 1_000_000;
+    const b = new MemoryReadBudget({ perUserPerMinute: 20, perWorkspacePerMinute: 30 }, { now: () => now });
+    for (let i = 0; i < 20; i++) expect((await b.take("T1", "U1")).ok).toBe(true);
+    const refused = await b.take("T1", "U1");
+    expect(refused).toEqual({ ok: false, budget: "user", retryAfterMs: 3000, perMinute: 20 });
+    now += 3000;
+    expect((await b.take("T1", "U1")).ok).toBe(true);
+    // The workspace has 10.5 left (30 - 21, plus 1.5 refilled in 3 s): another user takes 10, then
+    // the workspace refuses.
+    for (let i = 0; i < 10; i++) expect((await b.take("T1", "U2")).ok).toBe(true);
+    const full = await b.take("T1", "U3");
+    expect(full.ok || full.budget).toBe("workspace");
+    // Another workspace is not held.
+    expect((await b.take("T2", "U1")).ok).toBe(true);
+  });
+
+  it("0 turns a budget off", async () => {
+    const b = new MemoryReadBudget({ perUserPerMinute: 0, perWorkspacePerMinute: 2 });
+    expect((await b.take("T1", "U1")).ok).toBe(true);
+    expect((await b.take("T1", "U1")).ok).toBe(true);
+    const r = await b.take("T1", "U1");
+    expect(r.ok || r.budget).toBe("workspace");
+  });
+
+  it("is bounded: idle buckets go after a minute, and never more than maxEntries", async () => {
+    let now = 0;
+    const b = new MemoryReadBudget(
+      { perUserPerMinute: 5, perWorkspacePerMinute: 0 },
+      { now: () => now, maxEntries: 100 },
+    );
+    for (let i = 0; i < 1000; i++) await b.take("T1", `U${i}`);
+    expect(b.size).toBeLessThanOrEqual(101);
+    now += 60_000;
+    await b.take("T1", "Ulast");
+    expect(b.size).toBe(1);
+  });
+});
 
 describe("SharedReads", () => {
   it("shares while in flight and for 10 s after the answer, not after the start", async () => {

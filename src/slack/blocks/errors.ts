@@ -282,3 +282,22 @@ export function workspaceNotAllowedMessage(teamId: string): Message {
     ),
   ]);
 }
+
+/** A read budget is used up (src/access/budget.ts): which one, and when to try again. */
+export function readBudgetMessage(o: {
+  budget: "user" | "workspace";
+  perMinute: number;
+  retryAfterSeconds: number;
+}): Message {
+  const whose = o.budget === "user" ? "Your" : "This workspace's";
+  const who =
+    o.budget === "user"
+      ? `one person may cause ${o.perMinute} a minute`
+      : `the people of one workspace may cause ${o.perMinute} a minute together`;
+  const again = `Try again in ${o.retryAfterSeconds} s.`;
+  return message(`${whose} platform read budget is used up for now. ${again}`, [
+    section(
+      `⏳ *${whose} platform read budget is used up for now.* The platform's read quota is shared by every workspace: ${who}. Nothing was sent to the platform. ${again}`,
+    ),
+  ]);
+}
