@@ -377,7 +377,7 @@ async function main(): Promise<number> {
       "",
       "Answers while the platform is slow (time from the command to its status answer on the response_url)",
       slowTable(slow),
-      `livestream reads per command: ${slow.readsPerCommand.toFixed(2)} (1 = no retries)`,
+      `livestream reads per command: ${slow.readsPerCommand.toFixed(2)} (identical reads share one GET for 10 s after it answered: below 1; above 1 = retries)`,
     );
   }
   if (tokens)

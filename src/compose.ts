@@ -11,7 +11,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
-import { Authorizer, ManagerPolicy } from "./access/index.js";
+import { Authorizer, ManagerPolicy, readBudgetFor } from "./access/index.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { createIngestor } from "./deliveries/receive.js";
@@ -133,6 +133,10 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       ? installedWorkspaces(installations)
       : tokenWorkspace(workerClient, needsOrganization(config)),
     logger: logger.child({ component: "access" }),
+    // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
+    budget: readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" })),
+    onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
+    onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
   });
   const worker = new NotifyWorker({
     outbox: c.outbox,

@@ -69,6 +69,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly readBudgetRefused = new Counter({
+    name: "bot_read_budget_refused_total",
+    help: "Platform reads refused because a read budget was used up, by budget (user, workspace)",
+    labelNames: ["budget"] as const,
+    registers: [this.registry],
+  });
+
+  readonly livestreamReads = new Counter({
+    name: "bot_livestream_reads_total",
+    help: "Livestream reads for people (status, Refresh, previews, ingest, watch): fetched from the platform, or shared with an identical one",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   readonly watchPolls = new Counter({
     name: "bot_watch_polls_total",
     help: "Reads of watched livestreams, by outcome (ok, or the HTTP status class; none = no response)",

@@ -64,6 +64,9 @@ export async function startStack(o: {
           publicUrl: BENCH_PUBLIC_URL,
           signingSecret: BENCH_SIGNING_SECRET,
         }),
+        // The benchmarks flood from one user on purpose: read budgets off.
+        USER_READS_PER_MINUTE: "0",
+        WORKSPACE_READS_PER_MINUTE: "0",
         ...o.env,
       },
       ...(o.maxWatchesPerTeam ? { maxWatchesPerTeam: o.maxWatchesPerTeam } : {}),

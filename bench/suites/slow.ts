@@ -50,7 +50,7 @@ export interface SlowResult {
   platformLatencyMs: number;
   steady: AnswerRun & { rate: number; durationS: number };
   burst: AnswerRun;
-  /** Livestream reads the sandbox saw per command (1 = no retries). */
+  /** Livestream reads the sandbox saw per command (identical reads are shared: below 1; above 1 = retries). */
   readsPerCommand: number;
   problems: string[];
 }

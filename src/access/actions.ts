@@ -8,7 +8,10 @@
  *    "livestream": its owning profile must be (checked on the one GET, `readLivestream`);
  *  - claim: the profile must not be claimed by another workspace (src/store/claims.ts);
  *  - role "anyone-with-role": anyone, and the decision says whether the person is a manager
- *    (to show manager buttons).
+ *    (to show manager buttons);
+ *  - budget: allowed, it then reads the platform for the person: one read of the read budgets
+ *    (src/access/budget.ts) is taken last. Livestream reads take theirs in `readLivestream`, only
+ *    when the read is not shared with one under way or just answered.
  */
 export type Role = "anyone" | "anyone-with-role" | "manager";
 export type ResourceKind = "workspace" | "profile" | "livestream";
@@ -17,6 +20,7 @@ export interface ActionRule {
   role: Role;
   resource: ResourceKind;
   claim?: true;
+  budget?: true;
   /** "Only managers can <verb>." */
   verb: string;
 }
@@ -30,7 +34,7 @@ export const ACTION_RULES = {
   "live.unwatch": { role: "manager", resource: "livestream", verb: "stop watching a livestream" },
   "live.watching": { role: "anyone", resource: "workspace", verb: "list the watched livestreams" },
   "link.unfurl": { role: "anyone", resource: "livestream", verb: "preview a livestream" },
-  "webhook.show": { role: "anyone-with-role", resource: "profile", verb: "show a webhook" },
+  "webhook.show": { role: "anyone-with-role", resource: "profile", budget: true, verb: "show a webhook" },
   "webhook.set": { role: "manager", resource: "profile", claim: true, verb: "set a webhook" },
   "webhook.events": { role: "manager", resource: "profile", claim: true, verb: "edit webhook events" },
   "webhook.remove": { role: "manager", resource: "profile", claim: true, verb: "remove a webhook" },

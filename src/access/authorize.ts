@@ -10,19 +10,23 @@
  *     bindings: every profile); a livestream's profile is read in the same single GET
  *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
  *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it, while
- *     the claim counts (its holder still installed, allowed and bound: `claimOf`).
+ *     the claim counts (its holder still installed, allowed and bound: `claimOf`);
+ *  5. a read for the person costs one read of the read budgets (src/access/budget.ts), taken
+ *     after every yes above and before anything reaches the platform. Identical livestream reads
+ *     share one GET (src/access/shared-reads.ts); a read that joins one costs no budget.
  *
  * What the bot does on its own (a delivery's fan-out, a claim's holder) asks `revoked` each time.
  */
-import { randomBytes } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
 import type { ProfileClaims } from "../store/index.js";
 import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
-import { type Decision, type Refused, refusal } from "./decision.js";
+import type { BudgetName, ReadBudget } from "./budget.js";
+import { budgetRefusal, type Decision, type Refused, refusal } from "./decision.js";
 import type { ManagerPolicy } from "./managers.js";
+import { SharedReads } from "./shared-reads.js";
 
 export interface Subject {
   teamId: string;
@@ -49,33 +53,45 @@ export interface AuthorizerOptions {
   workspaceOf?: WorkspaceOf;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
   logger?: Logger;
+  /** The read budgets (none: no budget). */
+  budget?: ReadBudget | undefined;
+  /** Metrics: a read refused by a budget; a livestream read that reached the platform or was shared. */
+  onBudgetRefused?: (budget: BudgetName) => void;
+  onLivestreamRead?: (outcome: "fetched" | "shared") => void;
 }
 
 /** The profile field read with every livestream (spec 2.1/4.1: dot notation). */
 export const LIVESTREAM_PROFILE_FIELD = "profile.profile_id";
 
-/** The one sparse GET of a livestream (`fields` include the owning profile). */
-export type LivestreamGet = (livestreamId: string, fields: readonly string[]) => Promise<Livestream>;
-
 export type LivestreamRead = { allowed: true; livestream: Livestream; manager: boolean } | Refused;
 
-/** The error the platform gives for a livestream that does not exist (sandbox and spec 7). */
+/**
+ * The one "does not exist" of a livestream: thrown for a livestream the platform does not have AND
+ * for one whose profile is not bound to the workspace, so both are answered byte for byte the same.
+ * No correlation id: the platform's would tell the two apart, and the bot never makes one up.
+ */
 export function livestreamNotFound(id: string): PlatformError {
   return new PlatformError({
     kind: "http",
     status: 404,
     code: "RESOURCE_NOT_FOUND",
     message: `The livestream "${id}" was not found`,
-    correlationId: randomBytes(12).toString("hex"),
     details: { object_id: id, reason: "not_found", object_type: "livestream", param: "id" },
     method: "GET",
     path: `/livestreams/${id}`,
   });
 }
 
+/** The platform's "does not exist" (404): an answer, shared like one. */
+function isNotFound(err: unknown): boolean {
+  return err instanceof PlatformError && err.kind === "http" && err.status === 404;
+}
+
 export class Authorizer {
   private readonly any: boolean;
   private readonly allowed: Set<string>;
+  /** Livestream reads shared between requests (status, Refresh, previews, watch). */
+  readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
 
   constructor(private readonly o: AuthorizerOptions) {
     this.any = o.config.allowedWorkspaces.includes("*");
@@ -137,7 +153,8 @@ export class Authorizer {
   }
 
   async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
-    const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
+    const rule: { role: string; resource: string; claim?: true; budget?: true; verb: string } =
+      ACTION_RULES[action];
     if (rule.resource !== resource.kind)
       throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
     const profileId = resource.kind === "profile" ? resource.profileId : undefined;
@@ -163,29 +180,73 @@ export class Authorizer {
           return refuse("profile_claimed");
       }
     }
+    if (rule.budget) {
+      const over = await this.spendRead(s, action);
+      if (over) return over;
+    }
     return { allowed: true, manager };
+  }
+
+  /** Takes one read from the person's and the workspace's budgets; the refusal when one is used up. */
+  private async spendRead(s: Subject, action: Action): Promise<Refused | undefined> {
+    if (!this.o.budget) return undefined;
+    const t = await this.o.budget.take(s.teamId, s.userId);
+    if (t.ok) return undefined;
+    this.o.onBudgetRefused?.(t.budget);
+    // Debug, not info: a flood would write a line per refused read (the metric counts them).
+    this.o.logger?.debug(
+      {
+        team: s.teamId,
+        user: s.userId,
+        action,
+        reason: "read_budget",
+        budget: t.budget,
+        retryAfterMs: t.retryAfterMs,
+      },
+      "refused: read budget used up",
+    );
+    return budgetRefusal(t);
   }
 
   /**
    * Authorizes `action` on a livestream and reads it: ONE sparse GET with `fields` plus the owning
-   * profile. A livestream whose profile is not bound to the workspace throws the same not-found
-   * error as a livestream that does not exist (the caller words both the same way).
-   * `get` replaces the platform read (link previews share one cached GET between requests); the
-   * decision and the binding check stay here.
+   * profile. A livestream whose profile is not bound to the workspace and one the platform does not
+   * have both throw `livestreamNotFound` (the caller words both the same way).
+   * The GET is shared with an identical one under way or answered less than 10 s ago (that costs
+   * no budget); otherwise one read of the budgets is taken first. A read that carries the stream
+   * key (`ingest`) is never shared. The decision and the binding check are per request.
    */
   async readLivestream(
     s: Subject,
     action: LivestreamAction,
     livestreamId: string,
     fields: readonly string[],
-    get: LivestreamGet = (id, f) => this.o.platform.getLivestream(id, f),
   ): Promise<LivestreamRead> {
     const d = await this.authorize(s, action, { kind: "livestream", livestreamId });
     if (!d.allowed) return d;
     const withProfile = fields.includes(LIVESTREAM_PROFILE_FIELD)
       ? fields
       : [...fields, LIVESTREAM_PROFILE_FIELD];
-    const ls = await get(livestreamId, withProfile);
+    const get = () => this.o.platform.getLivestream(livestreamId, withProfile);
+    const share = !withProfile.some((f) => f === "ingest" || f.startsWith("ingest."));
+    const key = `${livestreamId}\n${withProfile.join(",")}`;
+    let read = share ? this.sharedReads.joinable(key) : undefined;
+    let joined = read !== undefined;
+    if (read === undefined) {
+      const over = await this.spendRead(s, action);
+      if (over) return over;
+      if (share) ({ read, joined } = this.sharedReads.run(key, get));
+      else read = get();
+    }
+    this.o.onLivestreamRead?.(joined ? "shared" : "fetched");
+    let ls: Livestream;
+    try {
+      ls = await read;
+    } catch (err) {
+      // The platform's own 404 is answered as the bot's one not-found (no correlation id).
+      if (isNotFound(err)) throw livestreamNotFound(livestreamId);
+      throw err;
+    }
     if (!this.profileBound(s, ls.profile?.profile_id)) {
       this.o.logger?.info(
         { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },

@@ -6,10 +6,17 @@ import {
   notManagerMessage,
   profileClaimedMessage,
   profileNotBoundMessage,
+  readBudgetMessage,
   workspaceNotAllowedMessage,
 } from "../slack/blocks/index.js";
+import type { BudgetTake } from "./budget.js";
 
-export type RefusalReason = "workspace_not_allowed" | "not_manager" | "profile_not_bound" | "profile_claimed";
+export type RefusalReason =
+  | "workspace_not_allowed"
+  | "not_manager"
+  | "profile_not_bound"
+  | "profile_claimed"
+  | "read_budget";
 
 export interface Refused {
   allowed: false;
@@ -25,7 +32,7 @@ export type Decision = { allowed: true; manager: boolean } | Refused;
 const NOTHING = "Nothing was sent to the platform.";
 
 export function refusal(
-  reason: RefusalReason,
+  reason: Exclude<RefusalReason, "read_budget">,
   o: { verb: string; teamId: string; profileId?: string },
 ): Refused {
   const id = o.profileId ?? "";
@@ -59,4 +66,11 @@ export function refusal(
         text: `🔒 Profile ${code(id, 100)} is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`,
       };
   }
+}
+
+/** A read budget is used up: the ephemeral answer says whose and in how many seconds to try again. */
+export function budgetRefusal(t: Extract<BudgetTake, { ok: false }>): Refused {
+  const retryAfterSeconds = Math.max(1, Math.ceil(t.retryAfterMs / 1000));
+  const m = readBudgetMessage({ budget: t.budget, perMinute: t.perMinute, retryAfterSeconds });
+  return { allowed: false, reason: "read_budget", message: m, text: m.text };
 }

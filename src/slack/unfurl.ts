@@ -4,15 +4,14 @@
  *
  * Authorized like `/live status` (action "link.unfurl", src/access): one sparse GET that also reads
  * the owning profile; a livestream that is unknown, or whose profile is not bound to the
- * workspace, gets no preview at all (nothing tells the two apart). The GET is shared: concurrent
- * requests for the same livestream wait on the same one, and its result is kept `ttlMs` (10 s) in
- * a bounded cache, so a link pasted in five channels costs one GET. The authorization decision
- * itself is taken per request, on the shared data.
+ * workspace, gets no preview at all (nothing tells the two apart), and neither does one past the
+ * read budgets (logged at debug). The GET is shared (src/access/shared-reads.ts): a link pasted in
+ * five channels costs one GET. The authorization decision itself is taken per request.
  */
 import type { WebClient } from "@slack/web-api";
-import type { LivestreamGet, Subject } from "../access/index.js";
+import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
-import { isPlatformError, type Livestream } from "../platform/index.js";
+import { isPlatformError } from "../platform/index.js";
 import { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { parseLivestreamRef } from "./grammar.js";
@@ -40,43 +39,6 @@ export function livestreamOfLink(url: string, domains: readonly string[]): strin
   return ref.ok ? ref.value : undefined;
 }
 
-/**
- * A shared, short-lived read of livestreams: one GET per id per `ttlMs`, concurrent callers share
- * the one in flight; failures are not kept. Bounded: the oldest entry goes first.
- */
-export class SharedLivestreamReads {
-  private readonly entries = new Map<string, { at: number; read: Promise<Livestream> }>();
-
-  constructor(
-    private readonly get: LivestreamGet,
-    private readonly o: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
-  ) {}
-
-  private now(): number {
-    return this.o.now?.() ?? Date.now();
-  }
-
-  readonly read: LivestreamGet = (id, fields) => {
-    const ttl = this.o.ttlMs ?? 10_000;
-    const key = `${id}\n${fields.join(",")}`;
-    const hit = this.entries.get(key);
-    if (hit && this.now() - hit.at < ttl) return hit.read;
-    if (hit) this.entries.delete(key);
-    const read = this.get(id, fields);
-    this.entries.set(key, { at: this.now(), read });
-    read.catch(() => {
-      if (this.entries.get(key)?.read === read) this.entries.delete(key);
-    });
-    const max = this.o.maxEntries ?? 500;
-    while (this.entries.size > max) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
-    return read;
-  };
-}
-
 export interface LinkSharedEvent {
   channel: string;
   user: string;
@@ -94,7 +56,6 @@ type Outcome = "previewed" | "nothing_to_preview" | "not_previewed";
  */
 export async function previewLinks(
   deps: Pick<BotDeps, "access" | "config" | "now">,
-  reads: SharedLivestreamReads,
   subject: Subject,
   event: LinkSharedEvent,
   log: Logger,
@@ -112,14 +73,11 @@ export async function previewLinks(
   await Promise.all(
     [...byId].map(async ([id, urls]) => {
       try {
-        const r = await deps.access.readLivestream(
-          subject,
-          "link.unfurl",
-          id,
-          LIVESTREAM_UNFURL_FIELDS,
-          reads.read,
-        );
-        if (!r.allowed) return;
+        const r = await deps.access.readLivestream(subject, "link.unfurl", id, LIVESTREAM_UNFURL_FIELDS);
+        if (!r.allowed) {
+          if (r.reason === "read_budget") log.debug({ livestream: id }, "read budget used up: no preview");
+          return;
+        }
         const card = livestreamUnfurl(r.livestream, deps.now());
         for (const url of urls) unfurls[url] = { blocks: card.blocks };
       } catch (err) {

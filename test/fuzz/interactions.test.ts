@@ -26,7 +26,12 @@ let h: Harness;
 const guard = guardUnhandled();
 
 beforeAll(async () => {
-  h = await startHarness({ worker: { manual: true }, env: { LOG_LEVEL: "warn" } });
+  // Read budgets off: the fuzz floods from a few users (FUZZ_RUNS scales it), and a refusal would
+  // stand in for the answers it is here to check.
+  h = await startHarness({
+    worker: { manual: true },
+    env: { LOG_LEVEL: "warn", USER_READS_PER_MINUTE: "0", WORKSPACE_READS_PER_MINUTE: "0" },
+  });
   // Something to lose: a configured profile and an added manager.
   await h.configureProfile();
   await h.built.deps.settings.addManager(TEAM, "U0OTHER", "U0ADMIN", new Date());

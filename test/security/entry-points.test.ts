@@ -389,6 +389,8 @@ describe("every entry point has a row", () => {
 describe.each(ROWS.map((r, i) => [`${r.entry} #${i}`, r] as const))("%s", (_name, row) => {
   if (row.target !== "none") {
     it("(i) A's manager, target not bound to A: refused, nothing sent to the platform", async () => {
+      // Each row reads afresh (identical livestream reads within 10 s are otherwise shared).
+      b.built.deps.access.sharedReads.clear();
       const [requests, gets] = [platformRequests(), livestreamGets()];
       const shown = await row.run({ team: A, user: "U0ADMIN" });
       if (row.target === "profile") {

@@ -1,6 +1,7 @@
 /**
  * The one place that words failures for Slack: what happened and what to do, in plain words, with
- * the platform's correlation id when there is one. Nothing internal (stack, cause, token) shows.
+ * the platform's correlation id when there is one (never on "does not exist": see
+ * describePlatformError). Nothing internal (stack, cause, token) shows.
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
@@ -199,7 +200,15 @@ export function describePlatformError(err: PlatformError): string {
     default:
       text = `The platform request failed: ${escapeTruncate(err.message, 500)}`;
   }
-  return err.correlationId ? `${text} (correlation id: ${escapeTruncate(err.correlationId, 100)})` : text;
+  // "Does not exist" carries no correlation id: a missing id needs no support ticket, and the
+  // answer must not tell an object of another workspace (the bot's own not-found) from a missing one.
+  if (isNotFound(err) || !err.correlationId) return text;
+  return `${text} (correlation id: ${escapeTruncate(err.correlationId, 100)})`;
+}
+
+/** Whether the error stands for "does not exist" (answered without a correlation id). */
+function isNotFound(err: PlatformError): boolean {
+  return err.kind === "http" && (err.status === 404 || err.code === "RESOURCE_NOT_FOUND");
 }
 
 /**
@@ -270,6 +279,25 @@ export function workspaceNotAllowedMessage(teamId: string): Message {
   return message("This Slack workspace is not allowed to use this bot; nothing was sent to the platform.", [
     section(
       `🔒 *This Slack workspace (${code(teamId, 40)}) is not allowed to use this bot.* Its operator's ALLOWED_WORKSPACES setting does not list it. Nothing was sent to the platform.`,
+    ),
+  ]);
+}
+
+/** A read budget is used up (src/access/budget.ts): which one, and when to try again. */
+export function readBudgetMessage(o: {
+  budget: "user" | "workspace";
+  perMinute: number;
+  retryAfterSeconds: number;
+}): Message {
+  const whose = o.budget === "user" ? "Your" : "This workspace's";
+  const who =
+    o.budget === "user"
+      ? `one person may cause ${o.perMinute} a minute`
+      : `the people of one workspace may cause ${o.perMinute} a minute together`;
+  const again = `Try again in ${o.retryAfterSeconds} s.`;
+  return message(`${whose} platform read budget is used up for now. ${again}`, [
+    section(
+      `⏳ *${whose} platform read budget is used up for now.* The platform's read quota is shared by every workspace: ${who}. Nothing was sent to the platform. ${again}`,
     ),
   ]);
 }

@@ -5,6 +5,7 @@ export {
   notManagerMessage,
   profileClaimedMessage,
   profileNotBoundMessage,
+  readBudgetMessage,
   storeUnavailableMessage,
   workspaceNotAllowedMessage,
 } from "./errors.js";

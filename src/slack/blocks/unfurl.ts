@@ -6,22 +6,15 @@
 import type { Livestream } from "../../platform/index.js";
 import { code, context, isLinkableUrl, link, section } from "./kit.js";
 import { truncate } from "./limits.js";
-import { advertising, onAirState, thumbnail, titleOf } from "./livestream.js";
+import { advertising, LIVESTREAM_CARD_FIELDS, onAirState, thumbnail, titleOf } from "./livestream.js";
 import type { KnownBlock } from "./types.js";
 
-/** The sparse `fields` of the preview's one GET: exactly what the compact card shows. */
-export const LIVESTREAM_UNFURL_FIELDS: readonly string[] = Object.freeze([
-  "livestream_id",
-  "title",
-  "livestream_url",
-  "status.onair",
-  "status.airing_at",
-  "recording.status",
-  "advertising.remaining",
-  "advertising.end_at",
-  "thumbnail.h240_url",
-  "thumbnail.h480_url",
-]);
+/**
+ * The `fields` of the preview's one GET: the status card's, although the compact card shows fewer
+ * of them, so that a preview, a status card and a Refresh of one livestream share one GET
+ * (src/access/shared-reads.ts). Never `ingest`.
+ */
+export const LIVESTREAM_UNFURL_FIELDS: readonly string[] = LIVESTREAM_CARD_FIELDS;
 
 const RECORDING: Record<string, string> = {
   starting: "⏳ recording starting",

@@ -286,9 +286,16 @@ describe("errorMessage and friends", () => {
     expect(assertWithinLimits(msg)).toEqual([]);
     const text = blockText(msg);
     expect(text).toMatch(/^⚠️ \*Could not read livestream x8\*\nThe platform has no livestream `x8`/);
-    expect(text).toMatch(/\(correlation id: abc\)$/);
-    expect(msg.text).toMatch(
-      /^⚠️ Could not read livestream x8: The platform has no livestream `x8`.*\(correlation id: abc\)$/,
+    // "Does not exist" carries no correlation id, even when the platform gave one (contract).
+    expect(text).not.toContain("correlation id");
+    expect(msg.text).toMatch(/^⚠️ Could not read livestream x8: The platform has no livestream `x8`.*id\.$/);
+    const failed = errorMessage(
+      err({ kind: "http", status: 500, code: "INTERNAL", path: "/livestreams/x8", correlationId: "abc" }),
+      "Could not read livestream x8",
+    );
+    expect(blockText(failed)).toMatch(/\(correlation id: abc\)$/);
+    expect(failed.text).toMatch(
+      /^⚠️ Could not read livestream x8: The platform had a problem.*\(correlation id: abc\)$/,
     );
   });
 

@@ -6,7 +6,7 @@
 import type { App } from "@slack/bolt";
 import { type AuthContext, type BotDeps, subjectOf } from "../../context.js";
 import { publishHome } from "../../home.js";
-import { type LinkSharedEvent, previewLinks, SharedLivestreamReads } from "../../unfurl.js";
+import { type LinkSharedEvent, previewLinks } from "../../unfurl.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
 /**
@@ -38,13 +38,11 @@ export function register(app: App, deps: BotDeps): void {
     );
   });
 
-  // One shared read per livestream for every workspace and channel (10 s, bounded).
-  const reads = new SharedLivestreamReads((id, fields) => deps.platform.getLivestream(id, fields));
   app.event("link_shared", async ({ event, body, client, context }) => {
     const subject = subjectOf(client, context, body);
     const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: "link_shared" });
     // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
-    await previewLinks(deps, reads, subject, event as LinkSharedEvent, log);
+    await previewLinks(deps, subject, event as LinkSharedEvent, log);
   });
 
   app.event("app_uninstalled", async ({ context }) => {
