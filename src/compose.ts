@@ -153,13 +153,23 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     // The one place a delivery wakes the worker (the HTTP route and `/webhook test` alike).
     onDelivered: () => worker.kick(),
   });
-  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
+  const access = new Authorizer({
+    config,
+    managers,
+    claims: c.settings.claims,
+    platform: c.platform,
+    logger: logger.child({ component: "access" }),
+  });
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself); access
+  // is decided again at every poll by the same authorizer.
   const watch = c.store
     ? new WatchService({
         store: c.store,
         logger,
         platform: c.platform,
         slackFor,
+        access,
+        maxWatched: config.liveWatchMax,
         intervalMs: config.live.watchIntervalMs,
         graceMs: config.live.offAirGraceMs,
         metrics: metrics.watch,
@@ -200,13 +210,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     managers,
     watch,
     ...(c.slowCardMs ? { slowCardMs: c.slowCardMs } : {}),
-    access: new Authorizer({
-      config,
-      managers,
-      claims: c.settings.claims,
-      platform: c.platform,
-      logger: logger.child({ component: "access" }),
-    }),
+    access,
   };
   const bolt = buildApp(config, {
     deps,
