@@ -49,6 +49,7 @@ import {
   type PollOutcome,
   WatchLimitError,
   type WatchView,
+  watchIdSchema,
   watchView,
 } from "./store.js";
 
@@ -164,7 +165,7 @@ export class WatchService {
    * Throws WatchLimitError past the workspace's cap or the cap in all (nothing changed).
    */
   async watch(w: NewWatch): Promise<{ added: boolean }> {
-    checkWatchIds(w);
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const perTeam = this.o.maxWatchesPerTeam ?? DEFAULT_MAX_WATCHES_PER_TEAM;
     const total = this.o.maxWatched ?? DEFAULT_MAX_WATCHED;
     const outcome = await this.registry.add(
@@ -187,7 +188,7 @@ export class WatchService {
   }
 
   async unwatch(w: Omit<NewWatch, "by" | "enterpriseId" | "profileId">): Promise<{ removed: boolean }> {
-    checkWatchIds(w);
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const { removed, left } = await this.registry.remove(w);
     if (left === 0) await this.unwatched(w.livestreamId);
     await this.reportWatched();
@@ -196,6 +197,7 @@ export class WatchService {
 
   /** Every watch of the workspace ends (uninstall): its livestreams no one else watches are not read again. */
   async forgetTeam(teamId: string): Promise<number> {
+    if (!watchIdSchema.safeParse(teamId).success) return 0;
     const gone = await this.registry.removeTeam(teamId);
     for (const g of gone) if (g.left === 0) await this.unwatched(g.livestreamId);
     await this.reportWatched();
