@@ -170,13 +170,16 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     // The one place a delivery wakes the worker (the HTTP route and `/webhook test` alike).
     onDelivered: () => worker.kick(),
   });
-  // Live watch: the same per-workspace clients as the worker (paced by the service itself).
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself); access
+  // is decided again at every poll by the same authorizer.
   const watch = c.store
     ? new WatchService({
         store: c.store,
         logger,
         platform: c.platform,
         slackFor,
+        access,
+        maxWatched: config.liveWatchMax,
         intervalMs: config.live.watchIntervalMs,
         graceMs: config.live.offAirGraceMs,
         metrics: metrics.watch,

@@ -55,7 +55,10 @@ export async function runWatchBench(o: WatchBenchOptions): Promise<WatchBenchRes
   const stack = await startStack({
     sandbox: { tokenLifetimeSeconds: TOKEN_LIFETIME_S },
     worker: { manual: true },
-    env: { LIVE_WATCH_INTERVAL_MS: String(o.intervalMs) },
+    env: {
+      LIVE_WATCH_INTERVAL_MS: String(o.intervalMs),
+      LIVE_WATCH_MAX: String(Math.max(1000, o.livestreams)),
+    },
     maxWatchesPerTeam: o.livestreams + 10,
   });
   try {

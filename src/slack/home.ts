@@ -48,7 +48,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     platformHealth(deps),
     // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
-    deps.watch ? deps.watch.list(teamId) : Promise.resolve([]),
+    deps.watch ? deps.watch.list(teamId, subject.enterpriseId) : Promise.resolve([]),
   ]);
   // The health line names only this workspace's livestreams.
   const mine = new Set(watches.map((w) => w.livestreamId));

@@ -98,6 +98,11 @@ export async function forgetWorkspace(deps: BotDeps, t: UninstallTarget, reason:
     );
   }
   const teamId = t.teamId;
+  const watch = deps.watch;
+  if (watch && teamId && !t.isEnterpriseInstall) {
+    // Its live watches: its livestreams nobody else watches leave the schedule (not read again).
+    await attempt(log, "remove the watches", () => watch.forgetTeam(teamId));
+  }
   if (t.isEnterpriseInstall || !teamId) {
     log.warn("org-wide installation removed; per-workspace settings are kept (not listed in the event)");
     return;

@@ -191,8 +191,12 @@ export function reduce(prev: Broadcast | null, s: LiveSnapshot, now: number, gra
   };
 }
 
-/** The livestream fields a poll asks for (sparse GET, spec 4.1). */
+/**
+ * The livestream fields a poll asks for (sparse GET, spec 4.1), with its owning profile: access is
+ * decided again with it (service.ts), in the same single GET.
+ */
 export const POLL_FIELDS = [
+  "profile.profile_id",
   "title",
   "livestream_url",
   "start_at",

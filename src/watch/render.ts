@@ -127,3 +127,19 @@ export function renderSummary(b: Broadcast): Message {
   ];
   return message(parts.join(" "), [section(`:checkered_flag: ${parts.join(" ")}`)]);
 }
+
+/**
+ * The one notice of a watch ended because the workspace may no longer read the livestream: its id
+ * only, nothing of its title or state.
+ */
+export function renderRevoked(livestreamId: string): Message {
+  const id = escapeTruncate(livestreamId, 100);
+  return message(
+    `This channel no longer watches livestream ${id}: this workspace no longer has access to it.`,
+    [
+      section(
+        `:no_bell: This channel no longer watches livestream \`${id}\`: this workspace no longer has access to it. Nothing more about it is posted here.`,
+      ),
+    ],
+  );
+}

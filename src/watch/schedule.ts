@@ -13,7 +13,7 @@
  * intervals of its last poll.
  *
  * memory / sqlite: one process, an in-process min-heap (lazy deletion) rebuilt from the watch
- * index at start; leases are trivially ours. Several processes on one sqlite file are not
+ * registry at start; leases are trivially ours. Several processes on one sqlite file are not
  * coordinated (use Redis for replicas).
  */
 import { createHash } from "node:crypto";

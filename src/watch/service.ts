@@ -20,24 +20,40 @@
  *  4. the answer's ts is saved; updates, milestones and the end go to that ts only.
  * A flap inside the grace keeps the broadcast (same id, same messages); a broadcast is keyed by
  * its real start, so a restart or another replica finds the same id and its messages.
+ *
+ * Access is decided again at every poll, not only by `/live watch` (src/access: the workspace is
+ * allowed and the livestream's profile bound to it): before the read, each watcher with the
+ * stored profile (a watcher whose profile is not known yet: its workspace is allowed); after the
+ * read, with the profile the read returned when it changed. A watcher refused is removed from the
+ * registry and its channel gets one notice naming the livestream by its id only (the registry's
+ * remove answers `removed` to one caller only, so two replicas never both send it), then nothing:
+ * its message of the broadcast is not updated again. A livestream no watcher may still watch is
+ * not read: it leaves the schedule.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import { isPlatformError, type Livestream } from "../platform/index.js";
-import type { Message } from "../slack/blocks/index.js";
 import type { Store } from "../store/index.js";
-import { type Broadcast, type Effect, POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
-import { renderEnded, renderLive, renderMilestone, renderSummary } from "./render.js";
+import { Announcer } from "./announce.js";
+import { POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
+import { migrateLegacyWatches } from "./legacy.js";
+import type { WatchEntry, WatchRegistry } from "./registry.js";
+import { registryFor } from "./registry-for.js";
 import { scheduleFor, type WatchSchedule } from "./schedule.js";
 import {
+  checkWatchIds,
   type LiveDoc,
-  type LiveMessage,
+  LiveDocs,
   messageKey,
   type PollOutcome,
-  type Watch,
-  WatchStore,
+  WatchLimitError,
+  type WatchView,
+  watchIdSchema,
+  watchView,
 } from "./store.js";
+
+export type { WatchView } from "./store.js";
 
 export interface WatchMetrics {
   /** One poll: its outcome, HTTP status (0 none), latency. */
@@ -47,6 +63,16 @@ export interface WatchMetrics {
   onWatched?(count: number): void;
 }
 
+/** Who may still be told (src/access's Authorizer): asked at every poll and every listing. */
+export interface WatchAccess {
+  /** The workspace is allowed (ALLOWED_WORKSPACES) and the profile bound to it (PROFILE_BINDINGS). */
+  stillBound(
+    w: { teamId: string; enterpriseId?: string | undefined },
+    profileId: string | undefined,
+  ): boolean;
+  workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean;
+}
+
 export interface WatchServiceOptions {
   store: Store;
   logger: Logger;
@@ -54,6 +80,7 @@ export interface WatchServiceOptions {
     getLivestream(id: string, fields?: readonly string[], o?: { signal?: AbortSignal }): Promise<Livestream>;
   };
   slackFor: (teamId: string) => Promise<WebClient>;
+  access: WatchAccess;
   /** LIVE_WATCH_INTERVAL_MS */
   intervalMs: number;
   /** LIVE_OFFAIR_GRACE_MS */
@@ -61,28 +88,26 @@ export interface WatchServiceOptions {
   /** Least time between two updates of one message (default max(interval, 1000)). */
   minUpdateIntervalMs?: number;
   maxWatchesPerTeam?: number;
+  /** LIVE_WATCH_MAX: watched livestreams in all. */
+  maxWatched?: number;
   concurrency?: number;
   tickMs?: number;
   metrics?: WatchMetrics;
   schedule?: WatchSchedule;
+  registry?: WatchRegistry;
   now?: () => number;
   random?: () => number;
 }
 
 export interface NewWatch {
   teamId: string;
+  enterpriseId?: string | undefined;
   channelId: string;
   livestreamId: string;
+  /** The livestream's profile, from the read that authorized the watch. */
+  profileId?: string | undefined;
   /** Slack user id of who asked. */
   by: string;
-}
-
-export interface WatchView extends Watch {
-  state: "live" | "reconnecting" | "off_air" | "not_polled_yet";
-  title: string | null;
-  /** On air since (live), or ended at (off air), ms. */
-  since: number | null;
-  lastPoll: PollOutcome | null;
 }
 
 export interface WatchHealth {
@@ -92,11 +117,8 @@ export interface WatchHealth {
 }
 
 export const DEFAULT_MAX_WATCHES_PER_TEAM = 100;
-
-const slackRefused = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === "slack_webapi_platform_error" || code === "slack_webapi_rate_limited_error";
-};
+/** LIVE_WATCH_MAX's default. */
+export const DEFAULT_MAX_WATCHED = 1000;
 
 const errText = (err: unknown): string =>
   isPlatformError(err)
@@ -105,14 +127,12 @@ const errText = (err: unknown): string =>
       ? err.message
       : String(err);
 
-function hashOf(m: Message): string {
-  return JSON.stringify(m);
-}
-
 export class WatchService {
   readonly owner = randomUUID();
-  private readonly watches: WatchStore;
+  readonly registry: WatchRegistry;
+  private readonly live: LiveDocs;
   private readonly schedule: WatchSchedule;
+  private readonly announcer: Announcer;
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -122,58 +142,84 @@ export class WatchService {
   private running = false;
 
   constructor(private readonly o: WatchServiceOptions) {
-    this.watches = new WatchStore(o.store, o.logger);
+    this.registry = o.registry ?? registryFor(o.store);
+    this.live = new LiveDocs(o.store, o.logger);
     this.schedule = o.schedule ?? scheduleFor(o.store);
     this.log = o.logger.child({ component: "watch" });
     this.now = o.now ?? Date.now;
     this.random = o.random ?? Math.random;
-  }
-
-  private get minUpdateMs(): number {
-    return this.o.minUpdateIntervalMs ?? Math.max(this.o.intervalMs, 1000);
+    this.announcer = new Announcer({
+      slackFor: o.slackFor,
+      schedule: this.schedule,
+      live: this.live,
+      owner: this.owner,
+      log: this.log,
+      minUpdateMs: o.minUpdateIntervalMs ?? Math.max(o.intervalMs, 1000),
+    });
   }
 
   // --- API for commands and the App Home ----------------------------------------------------------
 
-  /** Starts watching; the livestream is polled within one tick. false when it was watched already. */
+  /**
+   * Starts watching; the livestream is polled within one tick. false when it was watched already.
+   * Throws WatchLimitError past the workspace's cap or the cap in all (nothing changed).
+   */
   async watch(w: NewWatch): Promise<{ added: boolean }> {
-    const added = await this.watches.add(
-      { ...w, at: new Date(this.now()).toISOString() },
-      this.o.maxWatchesPerTeam ?? DEFAULT_MAX_WATCHES_PER_TEAM,
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
+    const perTeam = this.o.maxWatchesPerTeam ?? DEFAULT_MAX_WATCHES_PER_TEAM;
+    const total = this.o.maxWatched ?? DEFAULT_MAX_WATCHED;
+    const outcome = await this.registry.add(
+      {
+        teamId: w.teamId,
+        enterpriseId: w.enterpriseId ?? null,
+        channelId: w.channelId,
+        livestreamId: w.livestreamId,
+        profileId: w.profileId ?? null,
+        by: w.by,
+        at: new Date(this.now()).toISOString(),
+      },
+      { perTeam, total },
     );
+    if (outcome === "team_full") throw new WatchLimitError(perTeam, "workspace");
+    if (outcome === "all_full") throw new WatchLimitError(total, "all");
     await this.schedule.add(w.livestreamId, this.now());
     await this.reportWatched();
-    return { added };
+    return { added: outcome === "added" };
   }
 
-  async unwatch(w: Omit<NewWatch, "by">): Promise<{ removed: boolean }> {
-    const { removed, left } = await this.watches.remove(w);
-    if (left === 0) await this.schedule.remove(w.livestreamId);
+  async unwatch(w: Omit<NewWatch, "by" | "enterpriseId" | "profileId">): Promise<{ removed: boolean }> {
+    checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
+    const { removed, left } = await this.registry.remove(w);
+    if (left === 0) await this.unwatched(w.livestreamId);
     await this.reportWatched();
     return { removed };
   }
 
-  /** The workspace's watches with their current state (one read per watched livestream). */
-  async list(teamId: string): Promise<WatchView[]> {
-    const watches = await this.watches.listTeam(teamId);
+  /** Every watch of the workspace ends (uninstall): its livestreams no one else watches are not read again. */
+  async forgetTeam(teamId: string): Promise<number> {
+    if (!watchIdSchema.safeParse(teamId).success) return 0;
+    const gone = await this.registry.removeTeam(teamId);
+    for (const g of gone) if (g.left === 0) await this.unwatched(g.livestreamId);
+    await this.reportWatched();
+    return gone.length;
+  }
+
+  /**
+   * The workspace's watches it may still see (workspace allowed, profile bound; a watch whose
+   * profile is not known yet only when every profile is), with their current state.
+   */
+  async list(teamId: string, enterpriseId?: string): Promise<WatchView[]> {
+    const watches = (await this.registry.listTeam(teamId)).filter((w) =>
+      this.o.access.stillBound(
+        { teamId, enterpriseId: w.enterpriseId ?? enterpriseId },
+        w.profileId ?? undefined,
+      ),
+    );
     const docs = new Map<string, LiveDoc>();
     for (const w of watches) {
-      if (!docs.has(w.livestreamId)) docs.set(w.livestreamId, await this.watches.readLive(w.livestreamId));
+      if (!docs.has(w.livestreamId)) docs.set(w.livestreamId, await this.live.read(w.livestreamId));
     }
-    return watches.map((w) => {
-      const doc = docs.get(w.livestreamId);
-      const b = doc?.broadcast ?? null;
-      const state: WatchView["state"] =
-        doc?.poll === null || doc === undefined
-          ? "not_polled_yet"
-          : b?.phase === "live"
-            ? "live"
-            : b?.phase === "grace"
-              ? "reconnecting"
-              : "off_air";
-      const since = b === null ? null : b.phase === "ended" ? b.endedAt : b.startedAt;
-      return { ...w, state, title: b?.title ?? null, since, lastPoll: doc?.poll ?? null };
-    });
+    return watches.map((w) => watchView(w, docs.get(w.livestreamId)));
   }
 
   /** Polls that failed last on this replica (for the App Home). */
@@ -188,7 +234,8 @@ export class WatchService {
 
   async start(): Promise<void> {
     if (this.running) return;
-    const ids = await this.watches.watchedLivestreams();
+    await migrateLegacyWatches(this.o.store, this.registry, this.log);
+    const ids = await this.registry.livestreams();
     const now = this.now();
     // Spread over one interval so a restart does not poll everything at once.
     for (const id of ids) await this.schedule.add(id, now + Math.floor(this.random() * this.o.intervalMs));
@@ -243,8 +290,60 @@ export class WatchService {
     await this.schedule.reschedule(this.owner, id, due, due + Math.floor(this.o.intervalMs / 2));
   }
 
+  /** The livestream has no watcher left: out of the schedule (never read again), its state deleted. */
+  private async unwatched(id: string): Promise<void> {
+    await this.schedule.remove(id);
+    await this.live.remove(id);
+    // A watch added meanwhile (another command, another replica) puts it back.
+    if ((await this.registry.watchers(id)).length > 0) await this.schedule.add(id, this.now());
+  }
+
+  /**
+   * The watchers that may still be told of the livestream, with `profileId` its profile (null: not
+   * known yet, then before a read the workspace alone decides). The others are removed from the
+   * registry, each told once; none left: the livestream leaves the schedule.
+   */
+  private async allowed(id: string, watchers: WatchEntry[], profileId: string | null, read: boolean) {
+    const access = this.o.access;
+    const keep: WatchEntry[] = [];
+    const refused: WatchEntry[] = [];
+    for (const w of watchers) {
+      const ws = { teamId: w.teamId, enterpriseId: w.enterpriseId ?? undefined };
+      const ok =
+        profileId === null && !read
+          ? access.workspaceAllowed(ws.teamId, ws.enterpriseId)
+          : access.stillBound(ws, profileId ?? undefined);
+      (ok ? keep : refused).push(w);
+    }
+    let left = keep.length;
+    for (const w of refused) {
+      const r = await this.registry.remove(w);
+      left = r.left;
+      if (!r.removed) continue; // another replica ended it (and told the channel)
+      this.log.info(
+        { team: w.teamId, channel: w.channelId, livestream: id, profile: profileId },
+        "watch ended: the workspace may no longer read the livestream",
+      );
+      await this.announcer.revoked(w);
+    }
+    if (refused.length > 0) {
+      if (left === 0) await this.unwatched(id);
+      await this.reportWatched();
+    }
+    return keep;
+  }
+
   private async pollOne(id: string, leaseMs: number): Promise<void> {
     const started = this.now();
+    const before = await this.registry.watchers(id);
+    const stored = before[0]?.profileId ?? null;
+    let watchers = before.length === 0 ? before : await this.allowed(id, before, stored, false);
+    if (watchers.length === 0) {
+      // Not read: nobody may be told. Unscheduled by now, unless a watch came back meanwhile.
+      if (before.length === 0) await this.unwatched(id);
+      else await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
+      return;
+    }
     let ls: Livestream | undefined;
     let failure: unknown;
     try {
@@ -262,7 +361,7 @@ export class WatchService {
       status,
       latencyMs: now - started,
     });
-    const doc = await this.watches.readLive(id);
+    const doc = await this.live.read(id);
     if (failure !== undefined || ls === undefined) {
       const failures = (doc.poll?.failures ?? 0) + 1;
       const poll: PollOutcome = { at: now, ok: false, failures, error: errText(failure) };
@@ -272,127 +371,36 @@ export class WatchService {
           ? failure.retryAfterSeconds * 1000
           : undefined;
       this.log.info({ livestreamId: id, failures, error: poll.error }, "watch poll failed; backing off");
-      if (await this.schedule.holds(this.owner, id)) await this.watches.writeLive(id, { ...doc, poll });
+      if (await this.schedule.holds(this.owner, id)) await this.live.write(id, { ...doc, poll });
       await this.reschedule(id, this.nextDue(now, failures, retryAfter));
       return;
     }
-    const watchers = await this.watches.watchers(id);
-    if (watchers.length === 0) {
-      await this.schedule.remove(id);
-      return;
+    const profileId = ls.profile?.profile_id ?? null;
+    if (profileId !== stored) {
+      // The livestream changed profile (or its profile was not known): decided again with the new one.
+      if (profileId !== null) await this.registry.setProfile(id, profileId);
+      watchers = await this.allowed(id, watchers, profileId, true);
+      if (watchers.length === 0) {
+        await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
+        return;
+      }
     }
     const poll: PollOutcome = { at: now, ok: true, failures: 0, error: null };
     this.health_.set(id, poll);
     const { next, effects } = reduce(doc.broadcast, snapshotOf(ls), now, this.o.graceMs);
     const from = doc.broadcast?.phase ?? "none";
     const newBroadcast = next !== null && next.id !== doc.broadcast?.id;
-    const live: LiveDoc = { v: 1, broadcast: next, messages: newBroadcast ? {} : { ...doc.messages }, poll };
+    const messages = newBroadcast ? {} : { ...doc.messages };
+    // A channel whose watch ended for revoked access: its message is never touched again.
+    for (const w of before) if (!watchers.includes(w)) delete messages[messageKey(w.teamId, w.channelId)];
+    const live: LiveDoc = { v: 1, broadcast: next, messages, poll };
     if (!(await this.schedule.holds(this.owner, id))) return; // another replica took it over
-    await this.watches.writeLive(id, live);
+    await this.live.write(id, live);
     if (next !== null && next.phase !== from)
       this.o.metrics?.onStateChange?.({ livestreamId: id, from, to: next.phase });
-    if (next !== null && effects.length > 0) await this.apply(id, next, effects, watchers, live, now);
+    if (next !== null && effects.length > 0)
+      await this.announcer.apply(id, next, effects, watchers, live, now);
     await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
-  }
-
-  private async apply(
-    id: string,
-    b: Broadcast,
-    effects: Effect[],
-    watchers: Watch[],
-    doc: LiveDoc,
-    now: number,
-  ) {
-    const save = async () => {
-      if (await this.schedule.holds(this.owner, id)) await this.watches.writeLive(id, doc);
-    };
-    if (effects.some((e) => e.type === "sync") && b.phase !== "ended") {
-      const content = renderLive(id, b, now);
-      const hash = hashOf(content);
-      const fresh = watchers.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
-      if (fresh.length > 0) {
-        // Marked before posting (see the module comment).
-        for (const w of fresh) {
-          doc.messages[messageKey(w.teamId, w.channelId)] = {
-            ts: null,
-            postedAt: now,
-            hash,
-            updatedAt: now,
-            ended: false,
-          };
-        }
-        if (!(await this.schedule.holds(this.owner, id))) return;
-        await this.watches.writeLive(id, doc);
-        await Promise.all(fresh.map((w) => this.post(w, content, doc)));
-        await save();
-      }
-      const milestones = effects.flatMap((e) => (e.type === "milestone" ? [e.milestone] : []));
-      await Promise.all(
-        watchers.map(async (w) => {
-          const key = messageKey(w.teamId, w.channelId);
-          const m = doc.messages[key];
-          if (m === undefined || m.ts === null || fresh.includes(w)) return;
-          await this.slack(w, async (slack) => {
-            for (const ms of milestones) {
-              await slack.chat.postMessage({
-                channel: w.channelId,
-                thread_ts: m.ts ?? undefined,
-                ...renderMilestone(ms, now),
-              });
-            }
-            if (m.hash !== hash && now - m.updatedAt >= this.minUpdateMs) {
-              await slack.chat.update({ channel: w.channelId, ts: m.ts ?? "", ...content });
-              doc.messages[key] = { ...m, hash, updatedAt: now };
-            }
-          });
-        }),
-      );
-      await save();
-    }
-    if (effects.some((e) => e.type === "end")) {
-      const ended = renderEnded(id, b);
-      const summary = renderSummary(b);
-      let complete = true;
-      await Promise.all(
-        Object.entries(doc.messages).map(async ([key, m]) => {
-          const w = watchers.find((x) => messageKey(x.teamId, x.channelId) === key);
-          if (m.ended || m.ts === null || w === undefined) return;
-          const ok = await this.slack(w, async (slack) => {
-            await slack.chat.update({ channel: w.channelId, ts: m.ts ?? "", ...ended });
-            doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
-            await slack.chat.postMessage({ channel: w.channelId, thread_ts: m.ts ?? undefined, ...summary });
-          });
-          if (!ok) complete = false;
-        }),
-      );
-      if (complete && doc.broadcast) doc.broadcast = { ...doc.broadcast, finalized: true };
-      await save();
-    }
-  }
-
-  /** First post of the broadcast in one channel: saves its ts, or clears the mark on a definite refusal. */
-  private async post(w: Watch, content: Message, doc: LiveDoc): Promise<void> {
-    const key = messageKey(w.teamId, w.channelId);
-    try {
-      const slack = await this.o.slackFor(w.teamId);
-      const res = await slack.chat.postMessage({ channel: w.channelId, ...content, unfurl_links: false });
-      const m = doc.messages[key] as LiveMessage;
-      doc.messages[key] = { ...m, ts: typeof res.ts === "string" ? res.ts : null };
-    } catch (err) {
-      this.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live announcement not posted");
-      if (slackRefused(err)) delete doc.messages[key];
-    }
-  }
-
-  /** Runs Slack calls for one channel; false (logged) when one failed. */
-  private async slack(w: Watch, fn: (c: WebClient) => Promise<void>): Promise<boolean> {
-    try {
-      await fn(await this.o.slackFor(w.teamId));
-      return true;
-    } catch (err) {
-      this.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live watch message not updated");
-      return false;
-    }
   }
 
   private async reportWatched(): Promise<void> {

@@ -12,7 +12,13 @@ import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, STANDIN, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
 import type { InstallationRepo } from "../../src/store/index.js";
-import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness } from "../support/harness.js";
+import {
+  type Harness,
+  type HarnessOptions,
+  PUBLIC_URL,
+  SIGNING_SECRET,
+  startHarness,
+} from "../support/harness.js";
 
 export { PUBLIC_URL, SIGNING_SECRET };
 export const CLIENT_ID = "1111.2222";
@@ -50,6 +56,8 @@ export async function startOAuthBot(
     env?: Record<string, string>;
     /** Default memory://; a sqlite file lets a test restart the bot on the same store. */
     store?: StoreUrl;
+    /** Live watch tuning (`manual`: the poller is not started with the app). */
+    watch?: HarnessOptions["watch"];
   } = {},
 ): Promise<OAuthBot> {
   const h = await startHarness({
@@ -62,6 +70,7 @@ export async function startOAuthBot(
       ...(opts.encryptionKey ? { encryptionKey: opts.encryptionKey } : {}),
     },
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.watch ? { watch: opts.watch } : {}),
     worker: { postIntervalMs: 20, coalesceMs: 100, pollMs: 20, manual: opts.manualWorker },
   });
   const installations = h.built.deps.installations;

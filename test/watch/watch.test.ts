@@ -41,6 +41,7 @@ function service(o: Partial<WatchServiceOptions> = {}): WatchService {
     logger: h.logger,
     platform: h.platform,
     slackFor: async () => slack,
+    access: h.built.deps.access,
     intervalMs: INTERVAL,
     graceMs: GRACE,
     ...o,

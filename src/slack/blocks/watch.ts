@@ -104,11 +104,21 @@ export function watchStoppedMessage(o: {
       ]);
 }
 
-/** `/live watch` when the workspace watches too many already. */
-export function watchLimitMessage(limit: number): Message {
+/**
+ * `/live watch` refused by a cap: the workspace's own (`workspace`) or the one in all (`all`,
+ * LIVE_WATCH_MAX, shared by every workspace of this bot).
+ */
+export function watchLimitMessage(limit: number, scope: "workspace" | "all" = "workspace"): Message {
+  if (scope === "all") {
+    return message(`This bot already watches ${limit} livestreams in all.`, [
+      section(
+        `:no_entry: This bot already watches ${limit} livestreams in all (every workspace together), the most it may (\`LIVE_WATCH_MAX\`). Stop a watch with \`/live unwatch\`, or ask whoever runs the bot to raise \`LIVE_WATCH_MAX\`.`,
+      ),
+    ]);
+  }
   return message(`This workspace already watches ${limit} livestream channels.`, [
     section(
-      `:no_entry: This workspace already has ${limit} watches, the most it can have. Stop one with \`/live unwatch\` first.`,
+      `:no_entry: This workspace already has ${limit} watches, the most one workspace can have. Stop one with \`/live unwatch\` first (\`/live watching\` lists them).`,
     ),
   ]);
 }

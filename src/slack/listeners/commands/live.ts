@@ -62,7 +62,10 @@ export function register(app: App, deps: BotDeps): void {
             const d = await deps.access.authorize(subject, "live.watching", { kind: "workspace" });
             if (!d.allowed) await respond(ephemeral(d.message));
             else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
-            else await respond(ephemeral(watchingMessage(await watch.list(subject.teamId))));
+            else
+              await respond(
+                ephemeral(watchingMessage(await watch.list(subject.teamId, subject.enterpriseId))),
+              );
             return;
           }
           if (cmd.kind === "unwatch") {
@@ -97,8 +100,11 @@ export function register(app: App, deps: BotDeps): void {
           try {
             const { added } = await watch.watch({
               teamId: subject.teamId,
+              enterpriseId: subject.enterpriseId,
               channelId,
               livestreamId: cmd.livestreamId,
+              // Kept with the watch: the poller decides access again with it before every read.
+              profileId: r.livestream.profile?.profile_id,
               by: subject.userId,
             });
             const m = watchStartedMessage({
@@ -113,7 +119,7 @@ export function register(app: App, deps: BotDeps): void {
             await respond(added ? inChannel(m) : ephemeral(m));
           } catch (err) {
             if (!(err instanceof WatchLimitError)) throw err;
-            await respond(ephemeral(watchLimitMessage(err.limit)));
+            await respond(ephemeral(watchLimitMessage(err.limit, err.scope)));
           }
         },
         deps.metrics,
