@@ -35,6 +35,9 @@ const ENV = {
   MANAGER_USER_IDS: "U0ADMIN",
   LIVE_WATCH_MAX: String(LIVE_WATCH_MAX),
   LIVE_WATCH_INTERVAL_MS: "1000",
+  // A deliberate flood of /live watch from one manager: the read budgets are another test's.
+  USER_READS_PER_MINUTE: "0",
+  WORKSPACE_READS_PER_MINUTE: "0",
 };
 
 interface Key {
