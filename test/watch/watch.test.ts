@@ -157,7 +157,8 @@ describe("live watch on one Redis, two replicas", () => {
     h.sandbox.live(A, { action: "on_air" });
     await sleep(2000);
     const n = gets(A).length - before;
-    expect(n).toBeGreaterThanOrEqual(7);
+    // About 10 polls in 2 s at a 200 ms interval; a loaded machine may manage fewer, never twice as many.
+    expect(n).toBeGreaterThanOrEqual(4);
     expect(n).toBeLessThanOrEqual(12); // not twice as many
     expect(parents(CH1)).toHaveLength(1);
     expect(parents(CH2)).toHaveLength(1);
