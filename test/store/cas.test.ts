@@ -130,6 +130,13 @@ describe.each(BACKENDS)("compare-and-set on %s", (_name, make) => {
         const ttl = await store.backend.redis?.pTTL(`${store.keyv.namespace}::${key}`);
         expect(ttl).toBeGreaterThan(50_000);
       }
+      // A lifetime given with the update replaces it.
+      const t0 = Date.now();
+      await docs.update(key, counterSchema, (c) => ({ n: (c?.n ?? 0) + 1 }), { ttlMs: 30_000 });
+      const given = JSON.parse((await store.getRaw(key)) ?? "{}") as { value: unknown; expires?: number };
+      expect(given.value).toEqual({ n: 3 });
+      expect(given.expires).toBeGreaterThanOrEqual(t0 + 30_000);
+      expect(given.expires).toBeLessThan(before.expires ?? 0);
       // An expired value counts as none, and its expiry does not carry over.
       await store.keyv.set(key, { n: 7 }, 1);
       await sleep(20);
