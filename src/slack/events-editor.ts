@@ -137,15 +137,10 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       return;
     }
     const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
-    const saved = await deps.settings.getProfile(subject.teamId, meta.profileId);
-    if (saved) {
-      const events = [...(updated.events ?? s.selected)];
-      await deps.settings.saveProfile(subject.teamId, {
-        ...saved,
-        events,
-        subscriptions: subscriptionsForEvents(saved, events),
-      });
-    }
+    const events = [...(updated.events ?? s.selected)];
+    await deps.settings.updateProfile(subject.teamId, meta.profileId, (saved) =>
+      saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
+    );
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),

@@ -207,7 +207,7 @@ export function workspaceClients(
     const at =
       expiresAt === undefined
         ? Date.now()
-        : Math.min(Date.now(), (expiresAt - REFRESH_WINDOW_S) * 1000 - ttlMs);
+        : Math.min(Date.now(), (expiresAt - (rotation?.windowS ?? REFRESH_WINDOW_S)) * 1000 - ttlMs);
     cache.set(teamId, { token, client, at });
     return client;
   };

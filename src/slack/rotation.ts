@@ -1,28 +1,49 @@
 /**
  * Token rotation (multi-workspace mode, manifest `token_rotation_enabled: true`): Slack then issues
  * bot tokens that expire (12 h) with a single-use refresh token. Before a token is used within
- * `REFRESH_WINDOW_S` of its expiry, it is exchanged (`oauth.v2.access`, grant_type=refresh_token,
- * on SLACK_API_URL) and the installation stored with the new pair. One refresh per workspace at a
- * time in this process; a refresh lost to another replica (the refresh token already used) is
- * recovered by reading back the installation that replica stored.
+ * this process's refresh window of its expiry (`REFRESH_WINDOW_S` plus up to `REFRESH_JITTER_S`,
+ * drawn once per process so that replicas do not all refresh at the same second), it is exchanged
+ * (`oauth.v2.access`, grant_type=refresh_token, on SLACK_API_URL) and the installation stored with
+ * the new pair. One refresh per workspace at a time in this process.
+ *
+ * Several replicas (correct whatever the timing, the jitter only makes races rare):
+ *  - the refresh starts from the installation as stored now: if another replica refreshed it
+ *    already, that token is used and Slack is not asked; if it cannot be read, nothing is
+ *    exchanged (a refresh token is only spent when the new pair can be stored after);
+ *  - the new pair is written by compare-and-set, only while the stored refresh token is still the
+ *    one spent (`InstallationRepo.updateInstallation`): a newer pair stored meanwhile (a
+ *    reinstall) is kept and used, and an installation deleted meanwhile (`app_uninstalled`) is not
+ *    re-created;
+ *  - Slack refusing the refresh token usually means another replica spent it first: its
+ *    installation is read back (for up to `SETTLE_MS`) and used. The spent pair is never written.
+ *  - a pair Slack gave that could not be stored (store down) is kept in this process and stored at
+ *    the next refresh of that workspace instead of asking Slack again.
  *
  * A failure is never silent: an error log line naming the workspace and Slack's error, and a
- * notice kept on the installation (`tokenRefreshFailure`) that the App Home shows until a refresh
- * succeeds or the app is reinstalled. The current token goes on being used until it expires.
+ * notice kept on the installation (`tokenRefreshFailure`, written by the same compare-and-set:
+ * never on an installation that is gone or holds a newer pair, never after a failed read) that
+ * the App Home shows until a refresh succeeds or the app is reinstalled. The current token goes
+ * on being used until it expires.
  *
  * Both users of tokens go through here: Bolt (the installation store given to the receiver) and
  * the notification worker (workspaceClients). Bolt is handed installations without the refresh
  * token, so its own (silent on failure) refresh never runs.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { InstallationRepo } from "../store/index.js";
+import { InstallationMissingError, type InstallationRepo, queryOf } from "../store/index.js";
 
-/** Refresh this long before expiry (what Bolt uses: 2 hours). */
+/** Refresh at least this long before expiry (what Bolt uses: 2 hours). */
 export const REFRESH_WINDOW_S = 2 * 60 * 60;
+/** Each process refreshes up to this much earlier still (drawn once), spreading replicas. */
+export const REFRESH_JITTER_S = 10 * 60;
 /** After a failed refresh, try again at most this often (per workspace). */
 const RETRY_AFTER_FAILURE_MS = 60_000;
+/** After Slack refused a refresh token: how long to look for the pair another replica stores. */
+const SETTLE_MS = 1000;
+const SETTLE_STEP_MS = 200;
 
 export interface TokenRefreshFailure {
   /** ISO time of the last failure. */
@@ -33,6 +54,16 @@ export interface TokenRefreshFailure {
 
 type Rotating = Installation & { tokenRefreshFailure?: TokenRefreshFailure };
 
+/** What oauth.v2.access gave for a refresh token. */
+interface Pair {
+  token: string;
+  refreshToken: string;
+  /** seconds since the epoch */
+  expiresAt: number;
+}
+
+type Query = ReturnType<typeof queryOf>;
+
 export interface TokenRotationOptions {
   installations: InstallationRepo;
   apiUrl: string;
@@ -40,6 +71,8 @@ export interface TokenRotationOptions {
   clientSecret: string;
   logger: Logger;
   now?: () => number;
+  /** Largest extra refresh window of this process, seconds (default REFRESH_JITTER_S). */
+  jitterS?: number;
 }
 
 function slackError(err: unknown): string {
@@ -49,9 +82,29 @@ function slackError(err: unknown): string {
   return typeof code === "string" ? code.slice(0, 100) : "request_failed";
 }
 
+const missing = (team: string | undefined) => new InstallationMissingError(`workspace ${team}`);
+
+/** The installation with the pair, and no failure notice. */
+function withPair(i: Installation, pair: Pair): Installation {
+  const { tokenRefreshFailure: _dropped, ...rest } = i as Rotating;
+  return {
+    ...rest,
+    bot: i.bot && {
+      ...i.bot,
+      token: pair.token,
+      refreshToken: pair.refreshToken,
+      expiresAt: pair.expiresAt,
+    },
+  };
+}
+
 export class TokenRotation {
+  /** This process's refresh window, seconds: REFRESH_WINDOW_S and its share of the jitter. */
+  readonly windowS: number;
   private readonly inflight = new Map<string, Promise<Installation>>();
   private readonly failedAt = new Map<string, number>();
+  /** Pairs Slack gave that could not be stored yet, by workspace, with the refresh token spent. */
+  private readonly unsaved = new Map<string, { spent: string; pair: Pair }>();
   private readonly client: WebClient;
   private readonly logger: Logger;
 
@@ -62,6 +115,7 @@ export class TokenRotation {
       retryConfig: { retries: 1 },
     });
     this.logger = o.logger.child({ component: "token-rotation" });
+    this.windowS = REFRESH_WINDOW_S + Math.floor(Math.random() * (o.jitterS ?? REFRESH_JITTER_S));
   }
 
   private now(): number {
@@ -72,10 +126,13 @@ export class TokenRotation {
   expiring(i: Installation): boolean {
     const bot = i.bot;
     if (!bot?.refreshToken || bot.expiresAt === undefined) return false;
-    return bot.expiresAt - Math.floor(this.now() / 1000) <= REFRESH_WINDOW_S;
+    return bot.expiresAt - Math.floor(this.now() / 1000) <= this.windowS;
   }
 
-  /** The installation with a token that is not about to expire (refreshed when needed). */
+  /**
+   * The installation with a token that is not about to expire (refreshed when needed). Throws
+   * InstallationMissingError when the installation was removed meanwhile.
+   */
   async fresh(i: Installation): Promise<Installation> {
     if (!this.expiring(i)) return i;
     const key = i.isEnterpriseInstall ? `E:${i.enterprise?.id}` : `T:${i.team?.id}`;
@@ -88,54 +145,129 @@ export class TokenRotation {
     return p;
   }
 
-  private async refresh(i: Rotating, key: string): Promise<Installation> {
+  private async refresh(i: Installation, key: string): Promise<Installation> {
     const team = i.team?.id ?? i.enterprise?.id;
-    const bot = i.bot;
-    if (!bot?.refreshToken) return i;
+    const q = queryOf(i);
+    let current: Installation | undefined;
     try {
-      const r = await this.client.oauth.v2.access({
-        client_id: this.o.clientId,
-        client_secret: this.o.clientSecret,
-        grant_type: "refresh_token",
-        refresh_token: bot.refreshToken,
-      });
-      if (!r.access_token || !r.refresh_token || typeof r.expires_in !== "number")
-        throw Object.assign(new Error("incomplete answer"), { code: "incomplete_answer" });
-      const { tokenRefreshFailure: _dropped, ...rest } = i;
-      const next: Installation = {
-        ...rest,
-        bot: {
-          ...bot,
-          token: r.access_token,
-          refreshToken: r.refresh_token,
-          expiresAt: Math.floor(this.now() / 1000) + r.expires_in,
-        },
-      };
-      await this.o.installations.storeInstallation(next);
-      this.failedAt.delete(key);
-      this.logger.info({ team, expiresIn: r.expires_in }, "Slack bot token refreshed");
-      return next;
+      current = await this.o.installations.read(q);
     } catch (err) {
-      // Another replica may have used the refresh token first: its stored token is the answer.
-      const stored = await this.o.installations
-        .find({
-          teamId: i.team?.id,
-          enterpriseId: i.enterprise?.id,
-          isEnterpriseInstall: i.isEnterpriseInstall === true,
-        })
-        .catch(() => undefined);
-      if (stored?.bot?.token && stored.bot.token !== bot.token && !this.expiring(stored)) return stored;
-      const error = slackError(err);
-      this.failedAt.set(key, this.now());
-      this.logger.error(
-        { team, error },
-        `Slack token refresh failed for workspace ${team} (${error}): its current bot token is used until it expires, then the bot stops working there; if this persists, reinstall the app in that workspace (/slack/install)`,
+      this.logger.warn(
+        { err, team },
+        "cannot read the installation: its token is not refreshed now (the current one goes on)",
       );
-      const failure: TokenRefreshFailure = { at: new Date(this.now()).toISOString(), error };
-      const noted: Rotating = { ...(stored ?? i), tokenRefreshFailure: failure };
-      await this.o.installations.storeInstallation(noted).catch(() => undefined);
-      return stored ?? i;
+      return i;
     }
+    if (current === undefined) throw missing(team);
+    const spent = current.bot?.refreshToken;
+    // Refreshed by another replica already (or not rotating): nothing to do.
+    if (!spent || !this.expiring(current)) return current;
+    const pending = this.unsaved.get(key);
+    if (pending?.spent === spent) return this.store(q, key, team, spent, pending.pair, current);
+    let pair: Pair;
+    try {
+      pair = await this.exchange(spent);
+    } catch (err) {
+      return this.failed(q, key, team, spent, current, err);
+    }
+    return this.store(q, key, team, spent, pair, current);
+  }
+
+  private async exchange(refreshToken: string): Promise<Pair> {
+    const r = await this.client.oauth.v2.access({
+      client_id: this.o.clientId,
+      client_secret: this.o.clientSecret,
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+    });
+    if (!r.access_token || !r.refresh_token || typeof r.expires_in !== "number")
+      throw Object.assign(new Error("incomplete answer"), { code: "incomplete_answer" });
+    return {
+      token: r.access_token,
+      refreshToken: r.refresh_token,
+      expiresAt: Math.floor(this.now() / 1000) + r.expires_in,
+    };
+  }
+
+  /** Stores the pair while the stored refresh token is still `spent` (compare-and-set). */
+  private async store(
+    q: Query,
+    key: string,
+    team: string | undefined,
+    spent: string,
+    pair: Pair,
+    current: Installation,
+  ): Promise<Installation> {
+    let mine = false;
+    let stored: Installation | undefined;
+    try {
+      stored = await this.o.installations.updateInstallation(q, (now) => {
+        mine = now.bot?.refreshToken === spent;
+        // Another pair was stored meanwhile (a reinstall): it is the newer one.
+        return mine ? withPair(now, pair) : undefined;
+      });
+    } catch (err) {
+      // The pair is the only valid one now: kept here, stored at this workspace's next refresh.
+      this.unsaved.set(key, { spent, pair });
+      this.logger.error(
+        { err, team },
+        `Slack bot token refreshed for workspace ${team} but not stored; it is stored at the next attempt`,
+      );
+      return withPair(current, pair);
+    }
+    this.unsaved.delete(key);
+    if (stored === undefined) {
+      this.logger.info({ team }, "installation removed during a token refresh; it stays removed");
+      throw missing(team);
+    }
+    if (mine) {
+      this.failedAt.delete(key);
+      this.logger.info({ team, expiresAt: pair.expiresAt }, "Slack bot token refreshed");
+    }
+    return stored;
+  }
+
+  private async failed(
+    q: Query,
+    key: string,
+    team: string | undefined,
+    spent: string,
+    current: Installation,
+    err: unknown,
+  ): Promise<Installation> {
+    const error = slackError(err);
+    if (error === "invalid_refresh_token") {
+      // Most likely spent by another replica a moment ago: its pair is about to be stored.
+      for (let waited = 0; waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
+        await sleep(SETTLE_STEP_MS);
+        const now = await this.o.installations.read(q).catch(() => null);
+        if (now === null) break;
+        if (now === undefined) throw missing(team);
+        if (now.bot?.refreshToken !== spent) return now;
+      }
+    }
+    this.failedAt.set(key, this.now());
+    const failure: TokenRefreshFailure = { at: new Date(this.now()).toISOString(), error };
+    let stored: Installation | undefined;
+    try {
+      stored = await this.o.installations.updateInstallation(q, (now) =>
+        now.bot?.refreshToken === spent ? { ...now, tokenRefreshFailure: failure } : undefined,
+      );
+    } catch (noteErr) {
+      this.logger.warn({ err: noteErr, team }, "could not note the refresh failure on the installation");
+      stored = current;
+    }
+    if (stored === undefined) throw missing(team);
+    // Another replica's pair after all: no failure.
+    if (stored.bot?.refreshToken !== spent) {
+      this.failedAt.delete(key);
+      return stored;
+    }
+    this.logger.error(
+      { team, error },
+      `Slack token refresh failed for workspace ${team} (${error}): its current bot token is used until it expires, then the bot stops working there; if this persists, reinstall the app in that workspace (/slack/install)`,
+    );
+    return stored;
   }
 }
 

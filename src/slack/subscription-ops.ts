@@ -6,6 +6,9 @@
  * Order: the platform first (only when the union changes; updateWebhookEvents reads it back),
  * then the settings. A refused or unconfirmed PATCH changes no setting; a store failure after it
  * leaves the platform with the new union (a later subscribe or unsubscribe writes it again).
+ * Both run inside `SettingsRepo.updateProfile` (compare-and-set): when another change to the
+ * workspace's profiles lands in between, they run again on the profile as stored then, so
+ * concurrent subscriptions of several channels are all kept and the platform ends with their union.
  * The caller authorized the action first (src/access).
  */
 import type { WebhookEvent } from "../platform/index.js";
@@ -40,33 +43,37 @@ export type UnsubscribeOutcome =
   | { kind: "last" }
   | { kind: "unsubscribed"; platformChanged: boolean };
 
-/** The profile's settings when this bot receives its events in this workspace. */
-async function ours(deps: BotDeps, teamId: string, profileId: string): Promise<ProfileSettings | undefined> {
-  const p = await deps.settings.getProfile(teamId, profileId);
-  return p && p.foreignUrl === null && p.routeId !== null ? p : undefined;
+/** Whether this bot receives the profile's events in this workspace. */
+function ours(p: ProfileSettings | undefined): p is ProfileSettings {
+  return p !== undefined && p.foreignUrl === null && p.routeId !== null;
 }
 
-/** Saves `subs`, PATCHing the platform's events first when their union changes. */
-async function apply(
+/** What one subscribe or unsubscribe last sent to the platform (it may run again, see below). */
+interface Sent {
+  events?: string[];
+}
+
+/**
+ * The platform's events for `subs`: PATCHed when their union differs from the stored events, or
+ * from what this change sent before a retry (another change may have PATCHed since).
+ */
+async function platformEvents(
   deps: BotDeps,
-  teamId: string,
   p: ProfileSettings,
   subs: Subscription[],
+  sent: Sent,
 ): Promise<{ events: string[]; changed: boolean }> {
   const union = unionOfEvents(subs, WEBHOOK_EVENTS).filter(isWebhookEvent);
   let events = p.events;
-  const changed = !sameEventSet(union, p.events);
-  if (changed) {
+  if (!sameEventSet(union, p.events) || (sent.events !== undefined && !sameEventSet(union, sent.events))) {
     const webhook = await deps.platform.updateWebhookEvents(p.profileId, union);
     events = [...(webhook.events ?? union)];
+    sent.events = events;
   }
-  await deps.settings.saveProfile(teamId, { ...p, events, subscriptions: subs });
-  return { events, changed };
+  return { events, changed: !sameEventSet(events, p.events) };
 }
 
 export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<SubscribeOutcome> {
-  const p = await ours(deps, req.teamId, req.profileId);
-  if (!p) return { kind: "not-ours" };
   const subscription: Subscription = {
     channelId: req.channelId,
     events: [...req.events],
@@ -75,12 +82,26 @@ export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<S
     setBy: req.userId,
     setAt: deps.now().toISOString(),
   };
-  const replaced = p.subscriptions.some((s) => s.channelId === req.channelId);
-  const subs = replaced
-    ? p.subscriptions.map((s) => (s.channelId === req.channelId ? subscription : s))
-    : [...p.subscriptions, subscription];
-  const { events, changed } = await apply(deps, req.teamId, p, subs);
-  return { kind: "subscribed", subscription, replaced, platformEvents: events, platformChanged: changed };
+  const sent: Sent = {};
+  let outcome: SubscribeOutcome = { kind: "not-ours" };
+  await deps.settings.updateProfile(req.teamId, req.profileId, async (p) => {
+    outcome = { kind: "not-ours" };
+    if (!ours(p)) return undefined;
+    const replaced = p.subscriptions.some((s) => s.channelId === req.channelId);
+    const subs = replaced
+      ? p.subscriptions.map((s) => (s.channelId === req.channelId ? subscription : s))
+      : [...p.subscriptions, subscription];
+    const { events, changed } = await platformEvents(deps, p, subs, sent);
+    outcome = {
+      kind: "subscribed",
+      subscription,
+      replaced,
+      platformEvents: events,
+      platformChanged: changed,
+    };
+    return { ...p, events, subscriptions: subs };
+  });
+  return outcome;
 }
 
 export async function unsubscribe(
@@ -89,13 +110,21 @@ export async function unsubscribe(
   profileId: string,
   channelId: string,
 ): Promise<UnsubscribeOutcome> {
-  const p = await ours(deps, teamId, profileId);
-  if (!p) return { kind: "not-ours" };
-  if (!p.subscriptions.some((s) => s.channelId === channelId)) return { kind: "not-subscribed" };
-  const subs = p.subscriptions.filter((s) => s.channelId !== channelId);
-  if (subs.length === 0) return { kind: "last" };
-  const { changed } = await apply(deps, teamId, p, subs);
-  return { kind: "unsubscribed", platformChanged: changed };
+  const sent: Sent = {};
+  let outcome: UnsubscribeOutcome = { kind: "not-ours" };
+  await deps.settings.updateProfile(teamId, profileId, async (p) => {
+    outcome = { kind: "not-ours" };
+    if (!ours(p)) return undefined;
+    outcome = { kind: "not-subscribed" };
+    if (!p.subscriptions.some((s) => s.channelId === channelId)) return undefined;
+    const subs = p.subscriptions.filter((s) => s.channelId !== channelId);
+    outcome = { kind: "last" };
+    if (subs.length === 0) return undefined;
+    const { events, changed } = await platformEvents(deps, p, subs, sent);
+    outcome = { kind: "unsubscribed", platformChanged: changed };
+    return { ...p, events, subscriptions: subs };
+  });
+  return outcome;
 }
 
 /**

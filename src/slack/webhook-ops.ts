@@ -177,26 +177,25 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
     if (isPlatformError(err) && err.kind === "not_confirmed") {
       // The platform may point at the new route already: keep it and record it, so no delivery
       // is lost; the person is told the change could not be confirmed.
-      await deps.settings.saveProfile(
-        req.teamId,
-        settingsFor(req, newToken, platformEventsFor(req, previous), deps.now(), previous),
+      const events = platformEventsFor(req, previous);
+      await deps.settings.updateProfile(req.teamId, req.profileId, (now) =>
+        settingsFor(req, newToken, events, deps.now(), now),
       );
     } else if (newToken) {
       await deps.routes.delete(newToken).catch(() => undefined);
     }
     throw err;
   }
-  const settings = settingsFor(
-    req,
-    newToken,
-    webhook.events ?? platformEventsFor(req, previous),
-    deps.now(),
-    previous,
-  );
-  await deps.settings.saveProfile(req.teamId, settings);
-  if (previous?.routeId && previous.routeId !== settings.routeId) {
-    await deps.routes.deleteById(previous.routeId);
-  }
+  // Other channels' subscriptions as stored when written (compare-and-set): one added meanwhile stays.
+  const events = webhook.events ?? platformEventsFor(req, previous);
+  const replaced: { routeId: string | null } = { routeId: null };
+  const saved = await deps.settings.updateProfile(req.teamId, req.profileId, (now) => {
+    replaced.routeId = now?.routeId ?? null;
+    return settingsFor(req, newToken, events, deps.now(), now);
+  });
+  const settings = saved ?? settingsFor(req, newToken, events, deps.now(), previous);
+  if (replaced.routeId !== null && replaced.routeId !== settings.routeId)
+    await deps.routes.deleteById(replaced.routeId);
   return {
     profileId: req.profileId,
     webhook,

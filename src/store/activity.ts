@@ -4,8 +4,8 @@
  * deliveries Slack refused. Written by the notification worker (never on the delivery route),
  * one document per (workspace, profile) with hourly buckets.
  *
- * Concurrency: read-modify-write; with several replicas an increment can be lost now and then.
- * These are indicators for people, not accounting.
+ * Concurrency: each record is a compare-and-set on the document (`Documents.update`): replicas
+ * recording at the same moment add up, none is lost.
  */
 import { z } from "zod";
 import type { Logger } from "../log.js";
@@ -51,25 +51,9 @@ export class ActivityRepo {
   }
 
   async record(teamId: string, profileId: string, d: ActivityDelta, now: number): Promise<void> {
-    const k = key(teamId, profileId);
-    const doc: ActivityDoc = (await this.docs.read(k, activitySchema)) ?? {
-      v: 1,
-      lastDeliveryAt: null,
-      hours: [],
-    };
-    const h = Math.floor(now / HOUR) * HOUR;
-    let b = doc.hours.find((x) => x.h === h);
-    if (!b) {
-      b = { h, received: 0, posted: 0, failed: 0 };
-      doc.hours.push(b);
-    }
-    b.received += d.received ?? 0;
-    b.posted += d.posted ?? 0;
-    b.failed += d.failed ?? 0;
-    if (d.lastDeliveryAt !== undefined)
-      doc.lastDeliveryAt = Math.max(doc.lastDeliveryAt ?? 0, d.lastDeliveryAt);
-    doc.hours = doc.hours.filter((x) => x.h > now - 25 * HOUR).sort((a, b2) => a.h - b2.h);
-    await this.docs.write(k, doc);
+    await this.docs.update(key(teamId, profileId), activitySchema, (stored) =>
+      added(stored ?? { v: 1, lastDeliveryAt: null, hours: [] }, d, now),
+    );
   }
 
   async summary(teamId: string, profileId: string, now: number): Promise<ActivitySummary> {
@@ -87,4 +71,21 @@ export class ActivityRepo {
   async remove(teamId: string, profileId: string): Promise<void> {
     await this.docs.remove(key(teamId, profileId));
   }
+}
+
+/** The document with `d` counted in the hour of `now` (and hours older than 25 h dropped). */
+function added(doc: ActivityDoc, d: ActivityDelta, now: number): ActivityDoc {
+  const h = Math.floor(now / HOUR) * HOUR;
+  let b = doc.hours.find((x) => x.h === h);
+  if (!b) {
+    b = { h, received: 0, posted: 0, failed: 0 };
+    doc.hours.push(b);
+  }
+  b.received += d.received ?? 0;
+  b.posted += d.posted ?? 0;
+  b.failed += d.failed ?? 0;
+  if (d.lastDeliveryAt !== undefined)
+    doc.lastDeliveryAt = Math.max(doc.lastDeliveryAt ?? 0, d.lastDeliveryAt);
+  doc.hours = doc.hours.filter((x) => x.h > now - 25 * HOUR).sort((a, b2) => a.h - b2.h);
+  return doc;
 }

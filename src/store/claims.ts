@@ -10,12 +10,13 @@
  * app, releases it. A profile nobody claimed (configured outside the bot, or before claims
  * existed) is free: the first workspace that sets it through the bot claims it.
  *
- * Take is read-then-write (no compare-and-set): two workspaces claiming the same free profile in
- * the same instant could both succeed, the later write keeping the claim. This is accepted for a
- * human-driven, rare command; the loser's next change is refused.
+ * Both change the claim by compare-and-set (`Documents.update`), so replicas cannot overwrite
+ * each other: taking a free profile creates the claim only if there is still none (of workspaces
+ * taking it at the same instant exactly one gets it, the others are refused), and releasing
+ * deletes it only if it is still this workspace's.
  */
 import { z } from "zod";
-import type { Documents } from "./documents.js";
+import { type Documents, KEEP, REMOVE } from "./documents.js";
 import { ProfileClaimedError } from "./errors.js";
 
 const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
@@ -49,16 +50,20 @@ export class ProfileClaims {
    * already held it; throws ProfileClaimedError when another workspace holds it.
    */
   async take(profileId: string, teamId: string, now: Date): Promise<boolean> {
+    checkId("profileId", profileId);
     checkId("teamId", teamId);
-    const owner = await this.owner(profileId);
-    if (owner === teamId) return false;
-    if (owner !== undefined) throw new ProfileClaimedError(profileId);
-    await this.docs.write(claimKey(profileId), { v: 1, teamId, claimedAt: now.toISOString() });
-    return true;
+    return this.docs.update(claimKey(profileId), claimSchema, (claim) => {
+      if (claim?.teamId === teamId) return KEEP;
+      if (claim !== undefined) throw new ProfileClaimedError(profileId);
+      return { v: 1 as const, teamId, claimedAt: now.toISOString() };
+    });
   }
 
-  /** Releases the claim if `teamId` holds it; a claim of another workspace stays. */
+  /** Releases the claim if `teamId` still holds it; a claim of another workspace stays. */
   async release(profileId: string, teamId: string): Promise<void> {
-    if ((await this.owner(profileId)) === teamId) await this.docs.remove(claimKey(profileId));
+    checkId("profileId", profileId);
+    await this.docs.update(claimKey(profileId), claimSchema, (claim) =>
+      claim?.teamId === teamId ? REMOVE : KEEP,
+    );
   }
 }

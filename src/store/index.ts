@@ -10,6 +10,7 @@ export {
 export {
   InstallationRepo,
   type InstallationRepoOptions,
+  queryOf,
 } from "./installations.js";
 export {
   DEFAULT_NAMESPACE,

@@ -14,12 +14,19 @@
  *
  * A plain value read while a key is set is accepted (installations written before the key was
  * set) and encrypted on its next write.
+ *
+ * Concurrency: an install (Bolt's `storeInstallation`) replaces the installation and an uninstall
+ * deletes it, unconditionally: both are Slack's word. Every other change (a token refresh, a note
+ * on it) goes through `updateInstallation`, a compare-and-set against the raw value it read (the
+ * ciphertext itself when encrypted): it never overwrites a value written meanwhile, never writes
+ * after a read that found nothing (an uninstalled workspace stays uninstalled), and a read that
+ * fails writes nothing.
  */
 import crypto from "node:crypto";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../log.js";
-import { Documents } from "./documents.js";
+import { Documents, KEEP } from "./documents.js";
 import { InstallationMissingError, StoreCorruptError } from "./errors.js";
 import type { Store } from "./keyv.js";
 
@@ -118,6 +125,19 @@ export function open(key: Buffer, storeKey: string, doc: EncryptedDoc): unknown 
   }
 }
 
+/** Where an installation is filed: its team, or its organization for an org-wide one. */
+export function queryOf(i: Installation): {
+  teamId?: string;
+  enterpriseId?: string;
+  isEnterpriseInstall: boolean;
+} {
+  return {
+    teamId: i.team?.id,
+    enterpriseId: i.enterprise?.id,
+    isEnterpriseInstall: i.isEnterpriseInstall === true,
+  };
+}
+
 export interface InstallationRepoOptions {
   /** STORE_ENCRYPTION_KEY: installations are encrypted at rest when set. */
   encryptionKey?: string;
@@ -158,14 +178,19 @@ export class InstallationRepo implements InstallationStore {
   async storeInstallation(installation: Installation): Promise<void> {
     const checked = installationSchema.safeParse(installation);
     if (!checked.success) throw new TypeError(`invalid installation: ${z.prettifyError(checked.error)}`);
-    const key = this.keyFor({
-      teamId: installation.team?.id,
-      enterpriseId: installation.enterprise?.id,
-      isEnterpriseInstall: installation.isEnterpriseInstall === true,
-    });
+    const key = this.keyFor(queryOf(installation));
     const value = this.key ? seal(this.key, key, installation) : { v: 1, installation };
     await this.docs.write(key, value);
     this.changed(installation.isEnterpriseInstall ? undefined : installation.team?.id);
+  }
+
+  /** The installation stored under exactly this query's key (no org-wide fallback), or undefined. */
+  async read(q: {
+    teamId?: string;
+    enterpriseId?: string;
+    isEnterpriseInstall?: boolean;
+  }): Promise<Installation | undefined> {
+    return this.readAt(this.keyFor(q));
   }
 
   /** Bolt's lookup: throws InstallationMissingError when there is none. */
@@ -176,6 +201,36 @@ export class InstallationRepo implements InstallationStore {
         query.isEnterpriseInstall ? `organization ${query.enterpriseId}` : `workspace ${query.teamId}`,
       );
     return found;
+  }
+
+  /**
+   * Changes the installation stored under exactly this query's key (no org-wide fallback) by
+   * compare-and-set: `fn` gets it as stored now and returns the next one, or undefined to leave it;
+   * when another writer changed it in between, `fn` runs again on what is stored then. Nothing is
+   * written when there is none (`fn` is not called). Resolves with what is stored when it returns
+   * (undefined: none). StoreCorruptError / StoreUnavailableError when it cannot be read: nothing
+   * written.
+   */
+  async updateInstallation(
+    q: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
+    fn: (current: Installation) => Installation | undefined,
+  ): Promise<Installation | undefined> {
+    const key = this.keyFor(q);
+    let result: Installation | undefined;
+    const wrote = await this.docs.update(key, storedDoc, (doc) => {
+      result = doc === undefined ? undefined : this.decode(key, doc);
+      if (result === undefined) return KEEP;
+      const next = fn(result);
+      if (next === undefined) return KEEP;
+      const checked = installationSchema.safeParse(next);
+      if (!checked.success) throw new TypeError(`invalid installation: ${z.prettifyError(checked.error)}`);
+      if (this.keyFor(queryOf(next)) !== key)
+        throw new TypeError("an installation cannot move to another key");
+      result = next;
+      return this.key ? seal(this.key, key, next) : { v: 1 as const, installation: checked.data };
+    });
+    if (wrote) this.changed(q.isEnterpriseInstall ? undefined : q.teamId);
+    return result;
   }
 
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
@@ -200,7 +255,11 @@ export class InstallationRepo implements InstallationStore {
 
   private async readAt(key: string): Promise<Installation | undefined> {
     const doc = await this.docs.read(key, storedDoc);
-    if (doc === undefined) return undefined;
+    return doc === undefined ? undefined : this.decode(key, doc);
+  }
+
+  /** The installation in a stored value (decrypted and checked); StoreCorruptError otherwise. */
+  private decode(key: string, doc: z.output<typeof storedDoc>): Installation {
     if ("installation" in doc) {
       if (this.key)
         this.logger.warn({ key }, "installation stored unencrypted; it is encrypted on its next write");

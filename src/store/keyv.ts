@@ -16,6 +16,10 @@
  *  - 'error' events (Keyv, its adapter, the node-redis client) always have a listener, which logs
  *    at warn, at most once per `ERROR_LOG_INTERVAL_MS` per store, with the count it held back.
  *
+ * Shared state changes by compare-and-set: `getRaw()` gives the raw stored string and `cas()`
+ * writes only if it is still that string (cas.ts has each backend's atomic step); documents.ts
+ * builds `Documents.update()` (read, compute, compare-and-set, retry) on it.
+ *
  * Redis: the bot builds the node-redis client itself (not from a URL handed to @keyv/redis) so it
  * controls how it behaves when Redis is down:
  *  - `disableOfflineQueue: true`: while the connection is not ready, commands are rejected at once
@@ -40,7 +44,10 @@ import { KeyvSqlite } from "@keyv/sqlite";
 import { type DeserializedData, Keyv } from "keyv";
 import type { StoreUrl } from "../config.js";
 import type { Logger } from "../log.js";
+import { type Envelope, memoryRaw, type RawAccess, redisRaw, sqliteRaw } from "./cas.js";
 import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
+
+export type { Envelope } from "./cas.js";
 
 export const DEFAULT_OP_TIMEOUT_MS = 2000;
 export const DEFAULT_NAMESPACE = "bot";
@@ -67,6 +74,18 @@ export interface Store {
    * once the store is closed.
    */
   run<T>(op: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * The raw stored string at `key` (Keyv's envelope as the backend holds it, expired or not), or
+   * undefined. Bounded and failing like `run()`.
+   */
+  getRaw(key: string): Promise<string | undefined>;
+  /**
+   * Compare-and-set: writes `next` (undefined deletes) only if the raw string at `key` is still
+   * `expected` (undefined: no value); true when it wrote, false when the value was another.
+   * `next.expires` is kept in the envelope (and, on Redis, as the key's expiry). Bounded and
+   * failing like `run()`: after a timeout the write may or may not have happened.
+   */
+  cas(key: string, expected: string | undefined, next: Envelope | undefined): Promise<boolean>;
   /** Idempotent. */
   close(): Promise<void>;
   /** Raw backend handles for later primitives (Redis SET NX, sqlite transactions). */
@@ -94,6 +113,17 @@ export function maskUrl(url: string): string {
 
 function serialize<Value>(data: DeserializedData<Value>): string {
   return JSON.stringify(data);
+}
+
+/** The raw string Keyv stores for an envelope (what `Store.getRaw` answers). */
+export function encodeEnvelope(e: Envelope): string {
+  return serialize({ value: e.value, expires: e.expires });
+}
+
+/** A raw stored string read back; throws StoreCorruptError like `keyv.get()` does. */
+export function decodeEnvelope(raw: string): Envelope {
+  const { value, expires } = deserialize<unknown>(raw);
+  return { value, expires };
 }
 
 /** Strict: only a JSON object with a `value` and an optional numeric `expires` is a value. */
@@ -166,6 +196,7 @@ interface Backend {
   ping: () => Promise<unknown>;
   close: () => Promise<void>;
   backend: Store["backend"];
+  raw: RawAccess;
 }
 
 function keyvOptions(namespace: string) {
@@ -173,7 +204,8 @@ function keyvOptions(namespace: string) {
 }
 
 function memoryBackend(namespace: string): Backend {
-  const keyv = new Keyv<unknown>(keyvOptions(namespace));
+  const map = new Map<string, unknown>();
+  const keyv = new Keyv<unknown>(map, keyvOptions(namespace));
   return {
     kind: "memory",
     keyv,
@@ -181,6 +213,7 @@ function memoryBackend(namespace: string): Backend {
     ping: async () => undefined,
     close: async () => undefined,
     backend: {},
+    raw: memoryRaw(map, namespace),
   };
 }
 
@@ -197,6 +230,7 @@ function sqliteBackend(path: string, namespace: string, opTimeoutMs: number): Ba
     ping: () => sqlite.query("SELECT 1"),
     close: () => sqlite.close(),
     backend: { sqlite },
+    raw: sqliteRaw(sqlite, namespace),
   };
 }
 
@@ -248,6 +282,7 @@ function redisBackend(
       });
     },
     backend: { redis: client },
+    raw: redisRaw(client, adapter, namespace),
   };
 }
 
@@ -303,6 +338,11 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
       await run("ping", b.ping);
     },
     run,
+    getRaw: (key) => run(`get ${key}`, () => b.raw.get(key)),
+    cas: (key, expected, next) =>
+      run(`compare-and-set ${key}`, () =>
+        b.raw.cas(key, expected, next === undefined ? undefined : encodeEnvelope(next), next?.expires),
+      ),
     close: async () => {
       if (closed) return;
       closed = true;

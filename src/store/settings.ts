@@ -13,9 +13,9 @@
  * (the same hex as the route's key). Profiles documents of version 1 kept the token itself
  * (`callbackToken`): one is still read, converted (route id = sha256 of the token) and rewritten
  * at once, so the token leaves the store without anyone doing anything. A rewrite that fails is
- * logged and tried again on the next read. The rewrite is one more read-modify-write: a change
- * saved by another replica between this read and the rewrite would be lost (last writer wins,
- * as below), a window of one store round trip, once per workspace.
+ * logged and tried again on the next read. The rewrite is a compare-and-set against the document
+ * it converted: if another replica changed it meanwhile, the rewrite is dropped (that change is
+ * kept; whichever writes next converts it).
  *
  * Version 3 adds each profile's `subscriptions` (subscriptions.ts: every channel that receives its
  * notifications, with its filter); `channelId` stays the route's channel, `events` what the
@@ -27,11 +27,13 @@
  * Nothing half-written: each operation writes exactly one key (a whole document), so a crash or an
  * unavailable store leaves either the old or the new document.
  *
- * Concurrency: operations on a workspace document are read-modify-write without a lock or a
- * compare-and-set. Two concurrent writers on the same workspace (two replicas, two managers at the
- * same second) → the last writer wins and the other change is lost. This is accepted: these are
- * human-driven configuration commands, rare and per workspace; routes are write-once per token.
- * (The raw backend handles on `Store.backend` allow a CAS later if that ever matters.)
+ * Concurrency: every change to a workspace document is a compare-and-set (`Documents.update`):
+ * it is computed from the document as stored and written only if that is still what is stored,
+ * else computed again. Concurrent writers on one workspace (replicas, managers at the same second,
+ * two channels subscribing) therefore never lose each other's changes: each profile, subscription,
+ * default and manager change applies to what the others left. `updateProfile` gives callers the
+ * same for a change computed from the current profile (subscriptions, events). Routes are
+ * write-once per token.
  *
  * Reading: every value is validated with zod. A value that is not JSON, has another shape or
  * another version raises `StoreCorruptError` (with the key) and logs one error line; it is never
@@ -39,218 +41,38 @@
  * workspaces are unaffected since each has its own keys. Store failures and timeouts raise
  * `StoreUnavailableError` (see `Store.run`).
  */
-import crypto from "node:crypto";
-import { z } from "zod";
 import type { Logger } from "../log.js";
 import { ProfileClaims } from "./claims.js";
-import { Documents } from "./documents.js";
+import { Documents, KEEP, type Next, REMOVE } from "./documents.js";
 import type { Store } from "./keyv.js";
-import { type Subscription, subscriptionSchema } from "./subscriptions.js";
+import {
+  checkedProfile,
+  current,
+  emptyProfiles,
+  ID_RE,
+  type Manager,
+  type ManagersDoc,
+  managersDocSchema,
+  type ProfileInput,
+  type ProfileSettings,
+  type ProfilesDoc,
+  storedProfilesDocSchema,
+} from "./profiles-doc.js";
 
-export interface ProfileSettings {
-  profileId: string;
-  /** null for a foreign URL */
-  channelId: string | null;
-  /**
-   * This bot's delivery route: the sha256 of its token, in hex (RouteRepo's key), never the token.
-   * null for a foreign URL.
-   */
-  routeId: string | null;
-  foreignUrl: string | null;
-  events: string[];
-  /** Slack user id */
-  setBy: string;
-  /** ISO date-time */
-  setAt: string;
-  /** The channels that receive its notifications (empty for a foreign URL). */
-  subscriptions: Subscription[];
-}
-
-/** What saveProfile takes: without `subscriptions`, the route's channel with all its events. */
-export type ProfileInput = Omit<ProfileSettings, "subscriptions"> & { subscriptions?: Subscription[] };
-
-export interface Manager {
-  userId: string;
-  addedBy: string;
-  addedAt: string;
-}
-
-/** 32 to 64 characters of base64url: what `newCallbackToken()` makes (32), with room to grow. */
-export const CALLBACK_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
-
-/** A fresh delivery-route token: 24 random bytes (192 bits), base64url → 32 characters. */
-export function newCallbackToken(): string {
-  return crypto.randomBytes(24).toString("base64url");
-}
-
-export function isCallbackToken(token: unknown): token is string {
-  return typeof token === "string" && CALLBACK_TOKEN_RE.test(token);
-}
-
-/** A route id: the sha256 of a callback token, 64 lowercase hex digits. */
-export const ROUTE_ID_RE = /^[0-9a-f]{64}$/;
-
-export function isRouteId(routeId: unknown): routeId is string {
-  return typeof routeId === "string" && ROUTE_ID_RE.test(routeId);
-}
-
-/** The sha256 of a token (32 bytes). */
-export const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(token, "utf8").digest();
-
-/** The route id of a token (sha256, hex): what profiles keep and what the route is stored under. */
-export function routeIdOf(token: string): string {
-  return sha256(token).toString("hex");
-}
-
-/**
- * Whether `token` is the token of route `routeId`: their sha256 compared in constant time (both
- * are 32 bytes). false for a malformed token or id.
- */
-export function tokenMatchesRouteId(token: string, routeId: string): boolean {
-  if (!isCallbackToken(token) || !isRouteId(routeId)) return false;
-  return crypto.timingSafeEqual(sha256(token), Buffer.from(routeId, "hex"));
-}
-
-// --- Schemas -------------------------------------------------------------------------------------
-
-/** Team, profile and user ids become parts of keys or object keys: no separators, no blanks. */
-const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
-/** A team, profile or user id (also used by routes.ts). */
-export const idSchema = z.string().regex(ID_RE);
-const id = idSchema;
-const isoDateTime = z.iso.datetime({ offset: true });
-
-const profileFields = z.object({
-  profileId: id,
-  channelId: z.string().min(1).nullable(),
-  foreignUrl: z.string().min(1).nullable(),
-  events: z.array(z.string().min(1)),
-  setBy: z.string().min(1),
-  setAt: isoDateTime,
-});
-
-/** This bot's route (a channel and a route) or a foreign URL, never both. */
-const ownOrForeign = (
-  p: { channelId: string | null; foreignUrl: string | null },
-  route: string | null,
-): boolean =>
-  p.foreignUrl === null ? p.channelId !== null && route !== null : p.channelId === null && route === null;
-
-const v2ProfileSchema = profileFields
-  .extend({ routeId: z.string().regex(ROUTE_ID_RE).nullable() })
-  .strict()
-  .refine(
-    (p) => ownOrForeign(p, p.routeId),
-    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
-  );
-
-const profileSchema = profileFields
-  .extend({
-    routeId: z.string().regex(ROUTE_ID_RE).nullable(),
-    subscriptions: z.array(subscriptionSchema).max(100),
-  })
-  .strict()
-  .refine(
-    (p) => p.foreignUrl === null || p.subscriptions.length === 0,
-    "a foreign callback has no subscriptions",
-  )
-  .refine(
-    (p) => new Set(p.subscriptions.map((x) => x.channelId)).size === p.subscriptions.length,
-    "one subscription per channel",
-  )
-  .refine(
-    (p) => ownOrForeign(p, p.routeId),
-    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
-  );
-
-/** Version 1 kept the route's token itself: read only to be converted (see the top of the file). */
-const legacyProfileSchema = profileFields
-  .extend({ callbackToken: z.string().regex(CALLBACK_TOKEN_RE).nullable() })
-  .strict()
-  .refine(
-    (p) => ownOrForeign(p, p.callbackToken),
-    "either channelId and callbackToken (this bot's route) or foreignUrl (a foreign callback), not both",
-  );
-
-const filedUnderOwnId = (doc: { profiles: Record<string, { profileId: string }> }): boolean =>
-  Object.entries(doc.profiles).every(([k, p]) => k === p.profileId);
-
-const profilesDocSchema = z
-  .object({
-    v: z.literal(3),
-    profiles: z.record(z.string(), profileSchema),
-    defaultProfileId: id.nullable(),
-  })
-  .strict()
-  .refine(filedUnderOwnId, "a profile is filed under another profile id");
-type ProfilesDoc = z.infer<typeof profilesDocSchema>;
-
-const v2ProfilesDocSchema = z
-  .object({
-    v: z.literal(2),
-    profiles: z.record(z.string(), v2ProfileSchema),
-    defaultProfileId: id.nullable(),
-  })
-  .strict()
-  .refine(filedUnderOwnId, "a profile is filed under another profile id");
-type V2ProfilesDoc = z.infer<typeof v2ProfilesDocSchema>;
-
-const legacyProfilesDocSchema = z
-  .object({
-    v: z.literal(1),
-    profiles: z.record(z.string(), legacyProfileSchema),
-    defaultProfileId: id.nullable(),
-  })
-  .strict()
-  .refine(filedUnderOwnId, "a profile is filed under another profile id");
-type LegacyProfilesDoc = z.infer<typeof legacyProfilesDocSchema>;
-
-/** What a profiles key may hold: the current version, or versions 1 and 2 (converted when read). */
-const storedProfilesDocSchema = z.discriminatedUnion("v", [
-  profilesDocSchema,
-  v2ProfilesDocSchema,
-  legacyProfilesDocSchema,
-]);
-
-/** Version 1 → 2: each token replaced by its route id. */
-function fromLegacy(doc: LegacyProfilesDoc): V2ProfilesDoc {
-  const profiles: V2ProfilesDoc["profiles"] = {};
-  for (const [key, { callbackToken, ...rest }] of Object.entries(doc.profiles)) {
-    profiles[key] = { ...rest, routeId: callbackToken === null ? null : routeIdOf(callbackToken) };
-  }
-  return { v: 2, profiles, defaultProfileId: doc.defaultProfileId };
-}
-
-/** The one subscription of a profile that has none given: its route's channel, all its events. */
-function firstSubscription(p: Omit<ProfileSettings, "subscriptions">): Subscription[] {
-  if (p.foreignUrl !== null || p.channelId === null) return [];
-  return [
-    {
-      channelId: p.channelId,
-      events: [...p.events],
-      presets: [],
-      mention: null,
-      setBy: p.setBy,
-      setAt: p.setAt,
-    },
-  ];
-}
-
-/** Version 2 → 3: one subscription per own-route profile (its channel, all its events). */
-function fromV2(doc: V2ProfilesDoc): ProfilesDoc {
-  const profiles: ProfilesDoc["profiles"] = {};
-  for (const [key, p] of Object.entries(doc.profiles))
-    profiles[key] = { ...p, subscriptions: firstSubscription(p) };
-  return { v: 3, profiles, defaultProfileId: doc.defaultProfileId };
-}
-
-const managersDocSchema = z
-  .object({
-    v: z.literal(1),
-    managers: z.record(id, z.object({ addedBy: z.string().min(1), addedAt: isoDateTime }).strict()),
-  })
-  .strict();
-type ManagersDoc = z.infer<typeof managersDocSchema>;
+export {
+  CALLBACK_TOKEN_RE,
+  idSchema,
+  isCallbackToken,
+  isRouteId,
+  type Manager,
+  newCallbackToken,
+  type ProfileInput,
+  type ProfileSettings,
+  ROUTE_ID_RE,
+  routeIdOf,
+  sha256,
+  tokenMatchesRouteId,
+} from "./profiles-doc.js";
 
 // --- Keys ----------------------------------------------------------------------------------------
 
@@ -289,17 +111,14 @@ export class SettingsRepo {
   private async profilesDoc(teamId: string): Promise<ProfilesDoc> {
     checkId("teamId", teamId);
     const key = keys.profiles(teamId);
-    const stored = await this.docs.read(key, storedProfilesDocSchema);
-    if (stored === undefined) return { v: 3, profiles: {}, defaultProfileId: null };
+    const { value: stored, raw } = await this.docs.snapshot(key, storedProfilesDocSchema);
+    if (stored === undefined) return emptyProfiles();
     if (stored.v === 3) return stored;
-    // Version 1 kept route tokens in the clear; version 2 one channel per profile: rewrite it now.
-    const doc = fromV2(stored.v === 1 ? fromLegacy(stored) : stored);
+    // Version 1 kept route tokens in the clear; version 2 one channel per profile: rewrite it now,
+    // unless another writer changed it meanwhile (its write converted it, or the next one will).
+    const doc = current(stored);
     try {
-      await this.saveProfilesDoc(teamId, doc);
-      this.logger.info(
-        { key, from: stored.v },
-        "profiles document upgraded to version 3 (route ids, one subscription per channel)",
-      );
+      if (await this.docs.replace(key, raw, doc)) this.upgraded(key, stored.v);
     } catch (err) {
       this.logger.warn(
         { err, key, from: stored.v },
@@ -309,10 +128,36 @@ export class SettingsRepo {
     return doc;
   }
 
-  private async saveProfilesDoc(teamId: string, doc: ProfilesDoc): Promise<void> {
+  private upgraded(key: string, from: number): void {
+    this.logger.info(
+      { key, from },
+      "profiles document upgraded to version 3 (route ids, one subscription per channel)",
+    );
+  }
+
+  /**
+   * Changes the workspace's profiles document by compare-and-set (see the top of the file): `fn`
+   * changes the document it is given and returns whether it did; an older version is converted
+   * (and written) on the way. An empty document is removed.
+   */
+  private async changeProfiles(
+    teamId: string,
+    fn: (doc: ProfilesDoc) => boolean | Promise<boolean>,
+  ): Promise<void> {
+    checkId("teamId", teamId);
     const key = keys.profiles(teamId);
-    if (Object.keys(doc.profiles).length === 0 && doc.defaultProfileId === null) await this.docs.remove(key);
-    else await this.docs.write(key, doc);
+    let from: number | undefined;
+    const wrote = await this.docs.update(
+      key,
+      storedProfilesDocSchema,
+      async (stored): Promise<Next<ProfilesDoc>> => {
+        from = stored?.v;
+        const doc = stored === undefined ? emptyProfiles() : current(stored);
+        if (!(await fn(doc)) && stored?.v === 3) return KEEP;
+        return Object.keys(doc.profiles).length === 0 && doc.defaultProfileId === null ? REMOVE : doc;
+      },
+    );
+    if (wrote && from !== undefined && from !== 3) this.upgraded(key, from);
   }
 
   /** Sorted by profileId. */
@@ -328,21 +173,50 @@ export class SettingsRepo {
 
   /** Creates or replaces the profile's settings. Throws TypeError for settings it could not read back. */
   async saveProfile(teamId: string, input: ProfileInput): Promise<void> {
-    const p: ProfileSettings = { ...input, subscriptions: input.subscriptions ?? firstSubscription(input) };
-    const checked = profileSchema.safeParse(p);
-    if (!checked.success) throw new TypeError(`invalid profile settings: ${z.prettifyError(checked.error)}`);
-    const doc = await this.profilesDoc(teamId);
-    doc.profiles[checked.data.profileId] = checked.data;
-    await this.saveProfilesDoc(teamId, doc);
+    const checked = checkedProfile(input);
+    await this.changeProfiles(teamId, (doc) => {
+      doc.profiles[checked.profileId] = checked;
+      return true;
+    });
+  }
+
+  /**
+   * Changes one profile from its current settings, by compare-and-set: `fn` gets the profile as
+   * stored now (undefined when not configured) and returns its new settings, or undefined to leave
+   * it as is. When another writer changed the workspace's profiles in between, `fn` runs again on
+   * what is stored then. Resolves with the settings stored when it returns. Throws TypeError (and
+   * writes nothing) for settings it could not read back, or for another profile id.
+   */
+  async updateProfile(
+    teamId: string,
+    profileId: string,
+    fn: (
+      current: ProfileSettings | undefined,
+    ) => ProfileInput | undefined | Promise<ProfileInput | undefined>,
+  ): Promise<ProfileSettings | undefined> {
+    checkId("profileId", profileId);
+    let result: ProfileSettings | undefined;
+    await this.changeProfiles(teamId, async (doc) => {
+      result = Object.hasOwn(doc.profiles, profileId) ? doc.profiles[profileId] : undefined;
+      const input = await fn(result);
+      if (input === undefined) return false;
+      if (input.profileId !== profileId)
+        throw new TypeError(`settings of ${input.profileId} given for ${profileId}`);
+      result = checkedProfile(input);
+      doc.profiles[profileId] = result;
+      return true;
+    });
+    return result;
   }
 
   /** Also clears the explicit default when it named this profile. */
   async removeProfile(teamId: string, profileId: string): Promise<void> {
-    const doc = await this.profilesDoc(teamId);
-    if (!Object.hasOwn(doc.profiles, profileId)) return;
-    delete doc.profiles[profileId];
-    if (doc.defaultProfileId === profileId) doc.defaultProfileId = null;
-    await this.saveProfilesDoc(teamId, doc);
+    await this.changeProfiles(teamId, (doc) => {
+      if (!Object.hasOwn(doc.profiles, profileId)) return false;
+      delete doc.profiles[profileId];
+      if (doc.defaultProfileId === profileId) doc.defaultProfileId = null;
+      return true;
+    });
   }
 
   /** The explicit default if set and still configured, else the only configured profile, else undefined. */
@@ -357,10 +231,11 @@ export class SettingsRepo {
   /** null clears it. A profile not configured (yet) may be named; it counts once it is. */
   async setDefaultProfile(teamId: string, profileId: string | null): Promise<void> {
     if (profileId !== null) checkId("profileId", profileId);
-    const doc = await this.profilesDoc(teamId);
-    if (doc.defaultProfileId === profileId) return;
-    doc.defaultProfileId = profileId;
-    await this.saveProfilesDoc(teamId, doc);
+    await this.changeProfiles(teamId, (doc) => {
+      if (doc.defaultProfileId === profileId) return false;
+      doc.defaultProfileId = profileId;
+      return true;
+    });
   }
 
   private async managersDoc(teamId: string): Promise<ManagersDoc> {
@@ -376,25 +251,30 @@ export class SettingsRepo {
       .sort((a, b) => compare(a.userId, b.userId));
   }
 
-  /** Idempotent: adding a manager again keeps who added them first and when. */
+  /** Idempotent: adding a manager again keeps who added them first and when. Compare-and-set. */
   async addManager(teamId: string, userId: string, addedBy: string, now: Date): Promise<void> {
+    checkId("teamId", teamId);
     checkId("userId", userId);
     checkId("addedBy", addedBy);
-    const doc = await this.managersDoc(teamId);
-    if (Object.hasOwn(doc.managers, userId)) return;
-    doc.managers[userId] = { addedBy, addedAt: now.toISOString() };
-    await this.docs.write(keys.managers(teamId), doc);
+    await this.docs.update(keys.managers(teamId), managersDocSchema, (stored) => {
+      const doc = stored ?? { v: 1, managers: {} };
+      if (Object.hasOwn(doc.managers, userId)) return KEEP;
+      doc.managers[userId] = { addedBy, addedAt: now.toISOString() };
+      return doc;
+    });
   }
 
-  /** true when the user was an added manager. */
+  /** true when the user was an added manager. Compare-and-set. */
   async removeManager(teamId: string, userId: string): Promise<boolean> {
-    const doc = await this.managersDoc(teamId);
-    if (!Object.hasOwn(doc.managers, userId)) return false;
-    delete doc.managers[userId];
-    const key = keys.managers(teamId);
-    if (Object.keys(doc.managers).length === 0) await this.docs.remove(key);
-    else await this.docs.write(key, doc);
-    return true;
+    checkId("teamId", teamId);
+    let was = false;
+    await this.docs.update(keys.managers(teamId), managersDocSchema, (doc) => {
+      was = doc !== undefined && Object.hasOwn(doc.managers, userId);
+      if (!doc || !was) return KEEP;
+      delete doc.managers[userId];
+      return Object.keys(doc.managers).length === 0 ? REMOVE : doc;
+    });
+    return was;
   }
 }
 

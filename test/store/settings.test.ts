@@ -234,7 +234,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const key = `team:${t}:profiles`;
       const token = newCallbackToken();
       await store.keyv.set(key, { v: 1, profiles: { x1: legacy("x1", token) }, defaultProfileId: null });
-      vi.spyOn(store.keyv, "set").mockRejectedValueOnce(new Error("write refused"));
+      vi.spyOn(store, "cas").mockRejectedValueOnce(new Error("write refused"));
       expect((await settings.getProfile(t, "x1"))?.routeId).toBe(sha256hex(token));
       expect(lines.filter((l) => l.level === "warn" && l.key === key)).toHaveLength(1);
       expect(await backend.readRaw(store, key)).toContain(token);

@@ -119,15 +119,10 @@ async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Pr
         return;
       }
       const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
-      const saved = await deps.settings.getProfile(ctx.teamId, id);
-      if (saved) {
-        const events = [...(webhook.events ?? cmd.events)];
-        await deps.settings.saveProfile(ctx.teamId, {
-          ...saved,
-          events,
-          subscriptions: subscriptionsForEvents(saved, events),
-        });
-      }
+      const events = [...(webhook.events ?? cmd.events)];
+      await deps.settings.updateProfile(ctx.teamId, id, (saved) =>
+        saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
+      );
       await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook, updatedBy: ctx.userId })));
       return;
     }

@@ -1,0 +1,142 @@
+/**
+ * Compare-and-set on the raw stored string, for each backend (used by `Store.cas`, see keyv.ts).
+ *
+ * The raw string is Keyv's envelope `{"value":…,"expires":…}` exactly as the backend holds it, so
+ * "still what I read" is a string comparison: with STORE_ENCRYPTION_KEY the ciphertext (random IV)
+ * is compared, which changes at every write even for the same installation.
+ *
+ *  - memory: Keyv's Map, compared and set in one synchronous step (nothing interleaves);
+ *  - sqlite: one conditional statement on Keyv's `keyv` table (key `${namespace}:${key}`):
+ *    `INSERT … ON CONFLICT DO NOTHING`, `UPDATE … WHERE value = ?` or `DELETE … WHERE value = ?`,
+ *    each with RETURNING: a row back means it wrote. Another process on the same file is ordered
+ *    by sqlite's write lock;
+ *  - redis: one Lua script (key `${namespace}::${key}`); an envelope with `expires` is set with
+ *    PXAT, so Redis drops it when Keyv would call it expired.
+ */
+import type KeyvRedis from "@keyv/redis";
+import type { KeyvSqlite } from "@keyv/sqlite";
+import type { RedisClient } from "./keyv.js";
+
+/** What a value is written as: Keyv's envelope (`expires`: ms since the epoch, or none). */
+export interface Envelope {
+  value: unknown;
+  expires?: number | undefined;
+}
+
+export interface RawAccess {
+  /** The raw string at `key` (repository key, without namespace), expired or not; undefined when absent. */
+  get(key: string): Promise<string | undefined>;
+  /**
+   * Writes `next` (undefined: deletes) only if the raw string at `key` is `expected` (undefined:
+   * absent). true when it wrote.
+   */
+  cas(
+    key: string,
+    expected: string | undefined,
+    next: string | undefined,
+    expires?: number,
+  ): Promise<boolean>;
+}
+
+export function memoryRaw(map: Map<string, unknown>, namespace: string): RawAccess {
+  const k = (key: string) => `${namespace}:${key}`;
+  const read = (key: string): string | undefined => {
+    const v = map.get(k(key));
+    return typeof v === "string" ? v : undefined;
+  };
+  return {
+    get: async (key) => read(key),
+    cas: async (key, expected, next) => {
+      // One synchronous step: no other operation runs between the comparison and the write.
+      if (read(key) !== expected) return false;
+      if (next === undefined) map.delete(k(key));
+      else map.set(k(key), next);
+      return true;
+    },
+  };
+}
+
+/** Rows returned by a statement with RETURNING: at least one means it changed something. */
+const wrote = (rows: unknown): boolean => Array.isArray(rows) && rows.length > 0;
+
+export function sqliteRaw(sqlite: KeyvSqlite, namespace: string): RawAccess {
+  const table = sqlite.opts.table ?? "keyv";
+  const k = (key: string) => `${namespace}:${key}`;
+  const get = async (key: string): Promise<string | undefined> => {
+    const rows: unknown = await sqlite.query(`SELECT value FROM ${table} WHERE key = ?`, k(key));
+    const row: unknown = Array.isArray(rows) ? rows[0] : undefined;
+    if (typeof row !== "object" || row === null || !("value" in row)) return undefined;
+    return typeof row.value === "string" ? row.value : undefined;
+  };
+  return {
+    get,
+    cas: async (key, expected, next) => {
+      if (expected === undefined && next === undefined) return (await get(key)) === undefined;
+      if (expected === undefined)
+        return wrote(
+          await sqlite.query(
+            `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
+            k(key),
+            next,
+          ),
+        );
+      if (next === undefined)
+        return wrote(
+          await sqlite.query(
+            `DELETE FROM ${table} WHERE key = ? AND value = ? RETURNING key`,
+            k(key),
+            expected,
+          ),
+        );
+      return wrote(
+        await sqlite.query(
+          `UPDATE ${table} SET value = ? WHERE key = ? AND value = ? RETURNING key`,
+          next,
+          k(key),
+          expected,
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * KEYS[1] the key; ARGV: expected present ("1"/"0"), expected string, next present ("1"/"0"),
+ * next string, expiry in ms since the epoch ("" for none). 1 when it wrote, 0 otherwise.
+ */
+const REDIS_CAS = `
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if cur ~= ARGV[2] then return 0 end
+elseif cur then
+  return 0
+end
+if ARGV[3] == '0' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[5] ~= '' then
+  redis.call('SET', KEYS[1], ARGV[4], 'PXAT', ARGV[5])
+else
+  redis.call('SET', KEYS[1], ARGV[4])
+end
+return 1
+`;
+
+export function redisRaw(client: RedisClient, adapter: KeyvRedis<unknown>, namespace: string): RawAccess {
+  const k = (key: string) => adapter.createKeyPrefix(key, namespace);
+  return {
+    get: async (key) => (await client.get(k(key))) ?? undefined,
+    cas: async (key, expected, next, expires) => {
+      const out = await client.eval(REDIS_CAS, {
+        keys: [k(key)],
+        arguments: [
+          expected === undefined ? "0" : "1",
+          expected ?? "",
+          next === undefined ? "0" : "1",
+          next ?? "",
+          expires === undefined ? "" : String(Math.max(1, Math.floor(expires))),
+        ],
+      });
+      return out === 1;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * A replica for the token rotation race: its own store connection (a Redis namespace or a sqlite
+ * file), installation store (encrypted) and TokenRotation against the Slack stand-in. For each
+ * "go" line on stdin it reads the workspace's installation and asks for a fresh token, then writes
+ * one JSON line: {"token"} or {"error"}. {"ready":true} first.
+ *
+ * Usage: node --import tsx test/oauth/refresher.ts <redis-url|sqlite-path> <namespace> <api-url> <encryption-key> <team>
+ */
+import { createInterface } from "node:readline";
+import type { StoreUrl } from "../../src/config.js";
+import { silentLogger } from "../../src/log.js";
+import { TokenRotation } from "../../src/slack/rotation.js";
+import { InstallationRepo, openStore } from "../../src/store/index.js";
+
+const [where = "", namespace = "", apiUrl = "", encryptionKey = "", teamId = ""] = process.argv.slice(2);
+const out = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+const url: StoreUrl = where.startsWith("redis://")
+  ? { kind: "redis", url: where }
+  : { kind: "sqlite", path: where, url: `sqlite://${where}` };
+const logger = silentLogger();
+const store = await openStore(url, logger, { namespace, opTimeoutMs: 10_000 });
+const installations = new InstallationRepo(store, logger, { encryptionKey });
+// A new one per round: refreshes come hours apart, so nothing a replica remembers of the previous
+// one (a failure it noted, say) is still in force.
+const newRotation = () =>
+  new TokenRotation({
+    installations,
+    apiUrl,
+    clientId: "1111.2222",
+    clientSecret: "oauth-client-secret-abcdef",
+    logger,
+  });
+out({ ready: true });
+
+const lines = createInterface({ input: process.stdin });
+for await (const _line of lines) {
+  try {
+    const found = await installations.find({ teamId });
+    if (!found) throw new Error("no installation");
+    const fresh = await newRotation().fresh(found);
+    out({ token: fresh.bot?.token });
+  } catch (err) {
+    out({ error: String(err) });
+  }
+}
+await store.close();
