@@ -19,10 +19,12 @@ import {
   eventsModalError,
   eventsModalLoading,
   eventsModalSaved,
+  profileRef,
   webhookConfigMessage,
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
+import { profileLabel } from "./profiles.js";
 import { subscriptionsForEvents } from "./subscription-ops.js";
 import { readWebhook } from "./webhook-ops.js";
 
@@ -79,7 +81,12 @@ export async function openEventsEditor(
             `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
           );
         }
-        return eventsModal({ meta: meta(webhook.events), profileId: o.profileId, current: webhook.events });
+        return eventsModal({
+          meta: meta(webhook.events),
+          profileId: o.profileId,
+          profileName: await profileLabel(deps, o.profileId),
+          current: webhook.events,
+        });
       },
       failed: (err) => error(explain(err)),
     },
@@ -137,6 +144,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       return;
     }
     const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
+    const profileName = await profileLabel(deps, meta.profileId);
     const saved = await deps.settings.getProfile(subject.teamId, meta.profileId);
     if (saved) {
       const events = [...(updated.events ?? s.selected)];
@@ -148,11 +156,11 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     }
     await show({
       view_id: s.viewId,
-      view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),
+      view: eventsModalSaved({ profileId: meta.profileId, profileName, events: updated.events ?? [] }),
     });
     if (meta.responseUrl) {
       const view = await readWebhook(deps, subject.teamId, meta.profileId);
-      const msg = webhookConfigMessage({ ...view, isManager: true, now: deps.now() });
+      const msg = webhookConfigMessage({ ...view, profileName, isManager: true, now: deps.now() });
       await request(meta.responseUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -166,7 +174,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
         .postEphemeral({
           channel: meta.channelId,
           user: subject.userId,
-          text: `✅ Events of profile \`${meta.profileId}\` saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
+          text: `✅ Events of profile ${profileRef(meta.profileId, profileName)} saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
         })
         .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
     }
