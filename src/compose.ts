@@ -23,7 +23,7 @@ import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
-import { createPlatformClient, type PlatformClient } from "./platform/index.js";
+import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
 import type { BotDeps } from "./slack/context.js";
 import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import { TokenRotation } from "./slack/rotation.js";
@@ -208,6 +208,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const deps: BotDeps = {
     config,
     platform: c.platform,
+    names: new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) }),
     settings: c.settings,
     routes: c.routes,
     outbox: c.outbox,

@@ -36,6 +36,13 @@ logger.info(
   },
   "bot listening",
 );
+// One token at start-up, so the log says now (once, from the platform client) what the bot works
+// without: a key without video.read names videos by their id, and how to grant it.
+bot.platform
+  .checkToken()
+  .catch((err: unknown) =>
+    logger.warn({ err }, "no platform access token at start-up; /readyz reports it until one is obtained"),
+  );
 
 let stopping = false;
 async function shutdown(signal: string) {

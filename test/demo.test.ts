@@ -81,7 +81,10 @@ describe("npm run demo, in-process", () => {
     expect(set?.head).not.toContain("only visible");
     expect(set?.body).toContain("@alex");
     expect(set?.body).toContain("#video-news");
-    const show = all.filter((e) => e.body.includes(`Webhook of profile \`${SEED.profiles.newsroom}\``));
+    // The profile by its display name (and its id).
+    const show = all.filter((e) =>
+      e.body.includes(`Webhook of profile Northwind News (\`${SEED.profiles.newsroom}\`)`),
+    );
     expect(show.length).toBeGreaterThanOrEqual(2);
     expect(show.at(-1)?.head).toContain("(only visible to @alex)");
     expect(result.lines.join("\n")).not.toMatch(/hooks\/platform\/[A-Za-z0-9_-]{20,}/);

@@ -114,4 +114,50 @@ describe("the bot process", () => {
     for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(out).not.toContain(s);
     child = undefined;
   }, 40_000);
+
+  it("says once at start-up, before any request, that a key without video.read names videos by their id, and how to grant it", async () => {
+    sandbox.setKeyScopes({ scopes: ["live.read", "profile.manage"], onMissing: "narrow" });
+    const port = await freePort();
+    let log = "";
+    const p = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ...botEnvForFakes({
+          sandbox,
+          slack,
+          publicUrl: "https://bot.example.test",
+          signingSecret: SECRET,
+          store: `sqlite://${join(dir, "scopes", "bot.sqlite")}`,
+          logLevel: "info",
+        }),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child = p;
+    p.stdout?.on("data", (d) => {
+      log += String(d);
+    });
+    p.stderr?.on("data", (d) => {
+      log += String(d);
+    });
+    try {
+      await waitFor(() => log.includes("bot listening"), 20_000, "the bot to listen");
+      // No Slack request and no /readyz: the start-up itself gets a token and says it.
+      await waitFor(() => log.includes("working without video.read"), 10_000, "the scope line");
+      const line = log.split("\n").find((l) => l.includes("working without video.read")) ?? "";
+      expect(line).toContain("videos are named by their id");
+      expect(line).toContain("grant video.read to the bot's private API key");
+      // Later tokens (a readiness check) do not say it again.
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect(log.split("working without video.read").length - 1).toBe(1);
+    } finally {
+      const exited = new Promise<number | null>((r) => p.on("exit", r));
+      p.kill("SIGTERM");
+      await exited;
+      child = undefined;
+      sandbox.setKeyScopes({ scopes: null, onMissing: "narrow" });
+    }
+  }, 40_000);
 });

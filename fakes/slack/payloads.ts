@@ -87,6 +87,8 @@ export interface BlockActionsOptions {
   message?: Record<string, unknown>;
   /** for a checkboxes action: the options checked after the click */
   selectedOptions?: Array<{ value: string }>;
+  /** for a static_select action: the option chosen (give the menu's blockId too) */
+  selectedOption?: { value: string; text?: string };
   /** for an action inside a modal or App Home: the view (give a container of type "view" too) */
   view?: Record<string, unknown>;
 }
@@ -114,7 +116,14 @@ export function blockActionsPayload(opts: BlockActionsOptions): Obj {
     type: "button",
     action_ts: slackTs(),
   };
-  if (opts.selectedOptions !== undefined) {
+  if (opts.selectedOption !== undefined) {
+    action.type = "static_select";
+    action.selected_option = {
+      text: { type: "plain_text", text: opts.selectedOption.text ?? opts.selectedOption.value, emoji: true },
+      value: opts.selectedOption.value,
+    };
+    action.placeholder = { type: "plain_text", text: "Choose", emoji: true };
+  } else if (opts.selectedOptions !== undefined) {
     action.type = "checkboxes";
     action.selected_options = opts.selectedOptions.map((o) => ({
       text: { type: "plain_text", text: o.value },

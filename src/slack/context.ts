@@ -9,7 +9,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
-import { isPlatformError, type PlatformClient } from "../platform/index.js";
+import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
@@ -29,6 +29,8 @@ export interface IngestAnswer {
 export interface BotDeps {
   config: Config;
   platform: PlatformClient;
+  /** Profiles by name (labels, the profiles the key manages) and video titles: one per process. */
+  names: PlatformNames;
   settings: SettingsRepo;
   routes: RouteRepo;
   outbox: Outbox;

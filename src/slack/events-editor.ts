@@ -19,10 +19,12 @@ import {
   eventsModalError,
   eventsModalLoading,
   eventsModalSaved,
+  profileRef,
   webhookConfigMessage,
 } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
+import { profileLabel } from "./profiles.js";
 import { subscriptionsForEvents } from "./subscription-ops.js";
 import { readWebhook } from "./webhook-ops.js";
 
@@ -79,7 +81,12 @@ export async function openEventsEditor(
             `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
           );
         }
-        return eventsModal({ meta: meta(webhook.events), profileId: o.profileId, current: webhook.events });
+        return eventsModal({
+          meta: meta(webhook.events),
+          profileId: o.profileId,
+          profileName: await profileLabel(deps, o.profileId),
+          current: webhook.events,
+        });
       },
       failed: (err) => error(explain(err)),
     },
@@ -141,13 +148,14 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     await deps.settings.updateProfile(subject.teamId, meta.profileId, (saved) =>
       saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
     );
+    const profileName = await profileLabel(deps, meta.profileId);
     await show({
       view_id: s.viewId,
-      view: eventsModalSaved({ profileId: meta.profileId, events: updated.events ?? [] }),
+      view: eventsModalSaved({ profileId: meta.profileId, profileName, events: updated.events ?? [] }),
     });
     if (meta.responseUrl) {
       const view = await readWebhook(deps, subject.teamId, meta.profileId);
-      const msg = webhookConfigMessage({ ...view, isManager: true, now: deps.now() });
+      const msg = webhookConfigMessage({ ...view, profileName, isManager: true, now: deps.now() });
       await request(meta.responseUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -161,7 +169,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
         .postEphemeral({
           channel: meta.channelId,
           user: subject.userId,
-          text: `✅ Events of profile \`${meta.profileId}\` saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
+          text: `✅ Events of profile ${profileRef(meta.profileId, profileName)} saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
         })
         .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
     }

@@ -13,24 +13,31 @@ export type LiveCommand =
   | { kind: "watch" | "unwatch"; livestreamId: string }
   | { kind: "watching" };
 
+/**
+ * `profile` is the profile as typed: its id or its `name` (src/slack/profiles.ts resolves it),
+ * or null when none was given (the workspace's one, else a menu to choose from).
+ */
 export type WebhookCommand =
   | { kind: "help" }
-  | { kind: "set"; profileId: string; url: string | null; events: WebhookEvent[] }
-  | { kind: "show" | "remove" | "test"; profileId: string | null }
+  | { kind: "set"; profile: string | null; url: string | null; events: WebhookEvent[] }
+  | { kind: "show" | "remove" | "test"; profile: string | null }
   /** `events` alone shows them; with event names it changes only the events. */
-  | { kind: "events"; profileId: string | null; events: WebhookEvent[] | null }
+  | { kind: "events"; profile: string | null; events: WebhookEvent[] | null }
   | {
       kind: "subscribe";
-      profileId: string;
+      profile: string | null;
       events: WebhookEvent[];
       presets: string[];
       /** null, "here" or a Slack user id. */
       mention: string | null;
     }
-  | { kind: "unsubscribe"; profileId: string }
-  | { kind: "subscriptions"; profileId: string | null }
+  | { kind: "unsubscribe"; profile: string }
+  | { kind: "subscriptions"; profile: string | null }
   | { kind: "managers"; action: "list" }
   | { kind: "managers"; action: "add" | "remove"; userId: string };
+
+/** The commands that act on one profile. */
+export type ProfileCommand = Extract<WebhookCommand, { profile: string | null }>;
 
 /**
  * Every subcommand of `/live` and `/webhook` (help included): the entry points the authorization
@@ -156,10 +163,25 @@ export function parseEvents(words: readonly string[]): Parsed<WebhookEvent[]> {
   return { ok: true, value: out };
 }
 
-function parseProfileId(raw: string | undefined): Parsed<string | null> {
+/**
+ * A profile as typed: an id or a `name` (same characters: letters, digits, `-` and `_`). Which one
+ * it is, is decided when it is resolved, not here.
+ */
+function parseProfileWord(raw: string | undefined): Parsed<string | null> {
   if (raw === undefined) return { ok: true, value: null };
-  if (!ID.test(raw)) return { ok: false, problem: `"${truncateForEcho(raw)}" is not a profile id.` };
+  if (!ID.test(raw))
+    return { ok: false, problem: `"${truncateForEcho(raw)}" is not a profile id or profile name.` };
   return { ok: true, value: raw };
+}
+
+/** Whether `word` is event names (`created,published`, `all`): then no profile was given before it. */
+function isEventWord(word: string): boolean {
+  return word.split(",").every((w) => w === "" || eventName(w) !== null);
+}
+
+/** Whether `word` is one of `set`'s or `subscribe`'s options rather than a profile. */
+function isOptionWord(word: string): boolean {
+  return /^(url|preset|presets|mention)=/i.test(word) || isEventWord(word);
 }
 
 function parseUserMention(raw: string | undefined): Parsed<string> {
@@ -186,11 +208,13 @@ function parseMention(raw: string): Parsed<string> {
   };
 }
 
-/** `/webhook subscribe <profile_id> [event ...] [preset=<name,...>] [mention=<@user or @here>]` */
+/** `/webhook subscribe [profile] [event ...] [preset=<name,...>] [mention=<@user or @here>]` */
 function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
-  const [pid, ...more] = rest;
-  if (pid === undefined) return { ok: false, problem: "`/webhook subscribe` needs a profile id." };
-  if (!ID.test(pid)) return { ok: false, problem: `"${truncateForEcho(pid)}" is not a profile id.` };
+  const first = rest[0];
+  const given = first !== undefined && !isOptionWord(first);
+  const profile = parseProfileWord(given ? first : undefined);
+  if (!profile.ok) return profile;
+  const more = given ? rest.slice(1) : rest;
   let presets: string[] | null = null;
   let mention: string | null = null;
   let mentionGiven = false;
@@ -222,8 +246,44 @@ function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
   if (!events.ok) return events;
   return {
     ok: true,
-    value: { kind: "subscribe", profileId: pid, events: events.value, presets: presets ?? [], mention },
+    value: {
+      kind: "subscribe",
+      profile: profile.value,
+      events: events.value,
+      presets: presets ?? [],
+      mention,
+    },
   };
+}
+
+/** `/webhook set [profile] [url=<https URL>] [event ...]` */
+function parseSet(rest: readonly string[]): Parsed<WebhookCommand> {
+  const first = rest[0];
+  const given = first !== undefined && !isOptionWord(first);
+  const profile = parseProfileWord(given ? first : undefined);
+  if (!profile.ok) return profile;
+  let url: string | null = null;
+  const eventWords: string[] = [];
+  for (const w of given ? rest.slice(1) : rest) {
+    if (w.toLowerCase().startsWith("url=")) {
+      if (url !== null) return { ok: false, problem: "Give `url=` only once." };
+      url = unwrap(w.slice(4));
+      if (!url.toLowerCase().startsWith("https://")) {
+        return {
+          ok: false,
+          problem: "`url=` must be an https:// URL: the platform only delivers to HTTPS.",
+        };
+      }
+      try {
+        new URL(url);
+      } catch {
+        return { ok: false, problem: `"${truncateForEcho(url)}" is not a valid URL.` };
+      }
+    } else eventWords.push(w);
+  }
+  const events = parseEvents(eventWords);
+  if (!events.ok) return events;
+  return { ok: true, value: { kind: "set", profile: profile.value, url, events: events.value } };
 }
 
 export function parseWebhook(text: string): Parsed<WebhookCommand> {
@@ -231,65 +291,40 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
   if (sub === undefined || sub.toLowerCase() === "help") return { ok: true, value: { kind: "help" } };
   const kind = sub.toLowerCase();
   switch (kind) {
-    case "set": {
-      const [pid, ...more] = rest;
-      if (pid === undefined) return { ok: false, problem: "`/webhook set` needs a profile id." };
-      const profile = parseProfileId(pid);
-      if (!profile.ok) return profile;
-      let url: string | null = null;
-      const eventWords: string[] = [];
-      for (const w of more) {
-        if (w.toLowerCase().startsWith("url=")) {
-          if (url !== null) return { ok: false, problem: "Give `url=` only once." };
-          url = unwrap(w.slice(4));
-          if (!url.toLowerCase().startsWith("https://")) {
-            return {
-              ok: false,
-              problem: "`url=` must be an https:// URL: the platform only delivers to HTTPS.",
-            };
-          }
-          try {
-            new URL(url);
-          } catch {
-            return { ok: false, problem: `"${truncateForEcho(url)}" is not a valid URL.` };
-          }
-        } else eventWords.push(w);
-      }
-      const events = parseEvents(eventWords);
-      if (!events.ok) return events;
-      return { ok: true, value: { kind: "set", profileId: profile.value ?? pid, url, events: events.value } };
-    }
+    case "set":
+      return parseSet(rest);
     case "events": {
       const first = rest[0];
-      const firstIsEvent = first?.split(",").every((w) => w === "" || eventName(w) !== null);
-      const pidWord = firstIsEvent ? undefined : first;
-      const profile = parseProfileId(pidWord);
+      const given = first !== undefined && !isEventWord(first);
+      const profile = parseProfileWord(given ? first : undefined);
       if (!profile.ok) return profile;
-      const words = firstIsEvent ? rest : rest.slice(1);
+      const words = given ? rest.slice(1) : rest;
       if (words.length === 0)
-        return { ok: true, value: { kind: "events", profileId: profile.value, events: null } };
+        return { ok: true, value: { kind: "events", profile: profile.value, events: null } };
       const events = parseEvents(words);
       if (!events.ok) return events;
-      return { ok: true, value: { kind: "events", profileId: profile.value, events: events.value } };
+      return { ok: true, value: { kind: "events", profile: profile.value, events: events.value } };
     }
     case "subscribe":
       return parseSubscribe(rest);
     case "unsubscribe": {
-      if (rest.length !== 1 || rest[0] === undefined)
-        return { ok: false, problem: "`/webhook unsubscribe` takes one profile id." };
-      const profile = parseProfileId(rest[0]);
-      if (!profile.ok) return profile;
-      return { ok: true, value: { kind: "unsubscribe", profileId: rest[0] } };
+      const profile = parseProfileWord(rest[0]);
+      if (rest.length !== 1 || !profile.ok || profile.value === null)
+        return {
+          ok: false,
+          problem: profile.ok ? "`/webhook unsubscribe` takes one profile id or name." : profile.problem,
+        };
+      return { ok: true, value: { kind: "unsubscribe", profile: profile.value } };
     }
     case "subscriptions":
     case "show":
     case "remove":
     case "test": {
       if (rest.length > 1)
-        return { ok: false, problem: `\`/webhook ${kind}\` takes at most one profile id.` };
-      const profile = parseProfileId(rest[0]);
+        return { ok: false, problem: `\`/webhook ${kind}\` takes at most one profile id or name.` };
+      const profile = parseProfileWord(rest[0]);
       if (!profile.ok) return profile;
-      return { ok: true, value: { kind, profileId: profile.value } };
+      return { ok: true, value: { kind, profile: profile.value } };
     }
     case "managers": {
       const [action, who, ...extra] = rest;
@@ -311,4 +346,35 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
     default:
       return { ok: false, problem: `Unknown subcommand "${truncateForEcho(sub)}".` };
   }
+}
+
+/** `video.created` → `created`. */
+const shortEvent = (e: string) => e.replace(/^video\./, "");
+
+/**
+ * The text of `/webhook` that `parseWebhook` reads back into `cmd` (the menu of profiles carries
+ * the rest of a command this way), with `profile` in place of the one typed (none: left out).
+ */
+export function commandText(cmd: ProfileCommand, profile: string | null): string {
+  const words: string[] = [cmd.kind];
+  if (profile !== null) words.push(profile);
+  const all = (events: readonly string[]) => WEBHOOK_EVENTS.every((e) => events.includes(e));
+  switch (cmd.kind) {
+    case "set":
+      if (cmd.url !== null) words.push(`url=${cmd.url}`);
+      if (!all(cmd.events)) words.push(...cmd.events.map(shortEvent));
+      break;
+    case "events":
+      if (cmd.events !== null) words.push(...(all(cmd.events) ? ["all"] : cmd.events.map(shortEvent)));
+      break;
+    case "subscribe":
+      if (!all(cmd.events)) words.push(...cmd.events.map(shortEvent));
+      if (cmd.presets.length > 0) words.push(`preset=${cmd.presets.join(",")}`);
+      if (cmd.mention !== null)
+        words.push(`mention=${cmd.mention === "here" ? "@here" : `<@${cmd.mention}>`}`);
+      break;
+    default:
+      break;
+  }
+  return words.join(" ");
 }

@@ -1,32 +1,42 @@
 /**
- * The App Home tab: every configured profile of the workspace with its channel, events, last
- * delivery and 24 h counts, the platform connection's health, the live watches with their state
- * (and a line when reading them fails), and (for managers) the buttons.
+ * The App Home tab: every configured profile of the workspace (by name) with its channel, events,
+ * last delivery and 24 h counts, the platform connection's health and the scopes the bot works
+ * without (video titles off without `video.read`, and how to grant it), the live watches with
+ * their state (and a line when reading them fails), and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
-import { isPlatformError } from "../platform/index.js";
+import { grantAdvice, isPlatformError } from "../platform/index.js";
 import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
+import { profileLabel } from "./profiles.js";
 import { refreshFailureOf } from "./rotation.js";
 
 const HEALTH_TTL_MS = 30_000;
-let health: { at: number; value: Parameters<typeof homeView>[0]["platform"] } | undefined;
+/** One per bot (its platform client): two bots in one process (tests) never share it. */
+const healthOf = new WeakMap<BotDeps, { at: number; value: Parameters<typeof homeView>[0]["platform"] }>();
 
-/** Whether a platform token can be obtained, cached for 30 s. */
+/** Whether a platform token can be obtained, and the scopes it lacks, cached for 30 s. */
 async function platformHealth(deps: BotDeps): Promise<Parameters<typeof homeView>[0]["platform"]> {
   const now = Date.now();
+  const health = healthOf.get(deps);
   if (health && now - health.at < HEALTH_TTL_MS) return health.value;
   let value: Parameters<typeof homeView>[0]["platform"];
   try {
     await deps.platform.checkToken();
-    value = { ok: true, grantedScopes: deps.platform.tokens.grantedScopes };
+    value = {
+      ok: true,
+      grantedScopes: deps.platform.tokens.grantedScopes,
+      withheld: deps.platform
+        .withheldScopes()
+        .map((w) => ({ scope: w.scope, advice: grantAdvice(w.scope, w.reason) })),
+    };
   } catch (err) {
     value = {
       ok: false,
       message: isPlatformError(err) ? describePlatformError(err) : "the token service failed",
     };
   }
-  health = { at: now, value };
+  healthOf.set(deps, { at: now, value });
   return value;
 }
 
@@ -55,10 +65,14 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
   const failing = deps.watch?.health().failing.filter((f) => mine.has(f.livestreamId)) ?? [];
   const rows = await Promise.all(
     profiles.map(async (p) => {
-      const a = deps.activity
-        ? await deps.activity.summary(teamId, p.profileId, now.getTime())
-        : { lastDeliveryAt: null, received24h: 0, posted24h: 0, failed24h: 0 };
-      return { ...p, ...a };
+      // A profile no longer bound to the workspace keeps its id: its name is not read.
+      const [a, name] = await Promise.all([
+        deps.activity
+          ? deps.activity.summary(teamId, p.profileId, now.getTime())
+          : { lastDeliveryAt: null, received24h: 0, posted24h: 0, failed24h: 0 },
+        deps.access.profileBound(subject, p.profileId) ? profileLabel(deps, p.profileId) : undefined,
+      ]);
+      return { ...p, ...a, name };
     }),
   );
   const view = homeView({

@@ -7,11 +7,15 @@
  * channel, so a channel it cannot post in is refused with nothing changed; on success that
  * message becomes the same confirmation `/webhook set` posts; on a platform error it is deleted
  * and the form comes back with the error in plain words (with the correlation id).
+ *
+ * The profile is chosen from a menu of the profiles bound to the workspace (`GET /me`, filtered by
+ * the binding check); when the platform cannot be asked, a text field takes its id (or name), and
+ * a key that manages no profile is said so in place of the form.
  */
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../notify/slack-errors.js";
-import { isPlatformError } from "../platform/index.js";
+import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
 import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import {
   decodeSetupMeta,
@@ -21,7 +25,9 @@ import {
   managersModal,
   managersModalSaved,
   type ParsedSetup,
-  profileText,
+  profileMenuProblemText,
+  profileRef,
+  type SetupValues,
   setupModal,
   setupModalDone,
   webhookSetMessage,
@@ -29,14 +35,18 @@ import {
 import type { BotDeps } from "./context.js";
 import { publishHome } from "./home.js";
 import { openThenFill } from "./open-modal.js";
+import { boundProfiles, findProfile, isKnownProfileId, mayAsk, profileLabel } from "./profiles.js";
 import { setWebhook } from "./webhook-ops.js";
+
+/** How long the form waits for the list of profiles before it offers a text field instead. */
+const MENU_WAIT_MS = 4000;
 
 const EXPIRED = "This form is no longer valid; open it again from the Home tab.";
 
 function explain(err: unknown): string {
   if (isPlatformError(err)) return describePlatformError(err);
   if (err instanceof ProfileClaimedError) {
-    return `Profile \`${profileText(err.profileId)}\` is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
+    return `Profile ${profileRef(err.profileId)} is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
   }
   if (err instanceof StoreUnavailableError) {
     return "The bot's settings store does not answer; try again in a moment. Nothing was changed.";
@@ -63,6 +73,30 @@ async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
   await publishHome(deps, subject).catch((err: unknown) =>
     log.warn({ err }, "could not refresh the App Home"),
   );
+}
+
+/**
+ * The set-up form with the menu of the workspace's profiles; a text field (and why) when the
+ * platform cannot be asked; in place of the form, why there is nothing to choose from.
+ */
+async function setupForm(
+  deps: BotDeps,
+  subject: Subject,
+  o: { meta: string; values: SetupValues; notice?: string | undefined },
+): Promise<ReturnType<typeof setupModal>> {
+  try {
+    const profiles = await boundProfiles(deps, subject, AbortSignal.timeout(MENU_WAIT_MS));
+    if (profiles.length === 0 && !o.values.profileId)
+      return formMessage({ kind: "setup", meta: o.meta, text: profileMenuProblemText("none_bound") });
+    return setupModal({ ...o, profiles });
+  } catch (err) {
+    if (!(err instanceof ManagedProfilesError)) throw err;
+    if (err.problem === "no_profile")
+      return formMessage({ kind: "setup", meta: o.meta, text: profileMenuProblemText("no_profile") });
+    const e = err.platformError;
+    const why = `${profileMenuProblemText("unavailable", "set")}${e ? ` (${describePlatformError(e)})` : ""}`;
+    return setupModal({ ...o, notice: o.notice ? `${o.notice}\n${why}` : why });
+  }
 }
 
 export interface OpenModal {
@@ -92,7 +126,7 @@ export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, l
               url: saved.foreignUrl,
             }
           : { profileId: o.profileId };
-        return setupModal({ meta, values });
+        return setupForm(deps, subject, { meta, values });
       },
       failed: (err) => message(`⚠️ ${explain(err)}`),
     },
@@ -111,21 +145,30 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
   const { client, teamId, userId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const metaText = s.privateMetadata;
-  const show = (view: Parameters<typeof setupModal>[0]["values"] | null, text: string) =>
+  const show = async (values: SetupValues | null, text: string) =>
     client.views.update({
       view_id: s.viewId,
       view:
-        view === null
+        values === null
           ? formMessage({ kind: "setup", meta: metaText, text })
-          : setupModal({ meta: metaText, values: view, notice: `⚠️ ${text}` }),
+          : await setupForm(deps, subject, { meta: metaText, values, notice: `⚠️ ${text}` }),
     });
   if (meta?.kind !== "setup" || meta.teamId !== teamId) {
     await show(null, EXPIRED);
     return;
   }
-  const p = s.parsed;
+  let p = s.parsed;
   let placeholder: { channel: string; ts: string } | undefined;
   try {
+    // A name typed in the text field: looked up once the role was checked.
+    if (!(await isKnownProfileId(deps, subject, p.profileId))) {
+      const may = await mayAsk(deps, subject, "webhook.set");
+      if (!may.allowed) {
+        await show(may.reason === "not_manager" ? null : p, may.text);
+        return;
+      }
+      p = { ...p, profileId: await findProfile(deps, subject, p.profileId) };
+    }
     // Not a manager, a profile not bound to this workspace or another workspace's profile:
     // refused before anything is posted or sent.
     const d = await deps.access.authorize(subject, "webhook.set", {
@@ -136,11 +179,12 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       await show(d.reason === "not_manager" ? null : p, d.text);
       return;
     }
+    const profileName = await profileLabel(deps, p.profileId);
     if (p.url === null && p.channelId) {
       try {
         const posted = await client.chat.postMessage({
           channel: p.channelId,
-          text: `⏳ <@${userId}> is setting up the notifications of profile ${profileText(p.profileId)} here…`,
+          text: `⏳ <@${userId}> is setting up the notifications of profile ${profileRef(p.profileId, profileName)} here…`,
         });
         if (posted.channel && posted.ts) placeholder = { channel: posted.channel, ts: posted.ts };
       } catch (err) {
@@ -165,7 +209,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       events: p.events,
     });
     if (placeholder) {
-      const m = webhookSetMessage({ ...view, byUser: userId, now: deps.now() });
+      const m = webhookSetMessage({ ...view, profileName, byUser: userId, now: deps.now() });
       await client.chat
         .update({ channel: placeholder.channel, ts: placeholder.ts, text: m.text, blocks: m.blocks })
         .catch((err: unknown) => log.warn({ err }, "could not post the confirmation in the channel"));
@@ -175,6 +219,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       view: setupModalDone({
         meta: metaText,
         profileId: p.profileId,
+        profileName,
         channelId: view.settings?.channelId ?? p.channelId,
         url: p.url,
         events: view.webhook.events ?? p.events,

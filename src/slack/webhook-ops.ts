@@ -77,16 +77,6 @@ export async function readWebhook(deps: BotDeps, teamId: string, profileId: stri
   return { profileId, webhook, settings, ownsCallback, botHookPrefix: hookPrefix(deps) };
 }
 
-/** The profile a command means: the one given, else the workspace's default, else null. */
-export async function resolveProfileId(
-  deps: BotDeps,
-  teamId: string,
-  given: string | null,
-): Promise<string | null> {
-  if (given) return given;
-  return (await deps.settings.defaultProfileId(teamId)) ?? null;
-}
-
 export interface SetRequest {
   teamId: string;
   profileId: string;

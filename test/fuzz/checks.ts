@@ -32,6 +32,19 @@ function elementProblems(out: string[], where: string, el: unknown): void {
     textProblems(out, `${where}.text`, el.text, 75, true);
     if (str(el.value).length > 2000) out.push(`${where}.value: > 2000`);
     if (str(el.url).length > 3000) out.push(`${where}.url: > 3000`);
+  } else if (el.type === "static_select") {
+    textProblems(out, `${where}.placeholder`, el.placeholder, 150, true);
+    const options = Array.isArray(el.options) ? el.options : [];
+    if (options.length < 1 || options.length > 100) out.push(`${where}.options: ${options.length}`);
+    options.forEach((o, j) => {
+      if (!isObj(o)) {
+        out.push(`${where}.options[${j}]: not an object`);
+        return;
+      }
+      textProblems(out, `${where}.options[${j}].text`, o.text, 75, true);
+      const v = str(o.value);
+      if (v === "" || v.length > 150) out.push(`${where}.options[${j}].value: ${v.length}`);
+    });
   } else if (el.type === "image") {
     if (!/^https?:\/\/\S+$/.test(str(el.image_url)) || str(el.image_url).length > 3000) {
       out.push(`${where}.image_url: not a usable URL`);

@@ -9,14 +9,22 @@
  * installation but is not in ALLOWED_WORKSPACES. Each row sends correctly signed requests and
  * proves, reading the sandbox's request log:
  *  (i)   A's manager on the newsroom profile (not bound to A), or on its livestream, is refused:
- *        nothing sent (profile), or answered as a missing livestream after the one GET (livestream);
+ *        nothing sent (profile: but the key's own list of profiles, GET /me, read to tell a
+ *        profile's name from an id), or answered as a missing livestream after the one GET
+ *        (livestream);
  *  (ii)  A's non-manager is refused for manager-only actions, nothing sent;
  *  (iii) a manager of T0GONE is refused for every entry point, nothing sent.
  */
 import type { App } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { eventBody, linkSharedEvent, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
+import {
+  blockActionsBody,
+  eventBody,
+  linkSharedEvent,
+  sendSigned,
+  viewSubmissionBody,
+} from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/slack/blocks/index.js";
 import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/grammar.js";
 import { LIFECYCLE_EVENTS } from "../../src/slack/listeners/events/index.js";
@@ -70,6 +78,21 @@ const slash = (command: string, text: string) => (who: Who) =>
   viaResponseUrl(b.slash(command, text, { team: who.team, user: who.user, channel: "C0NEWS" }));
 const button = (actionId: string, value: string) => (who: Who) =>
   viaResponseUrl(b.press(actionId, value, { team: who.team, user: who.user }));
+/** A choice from the menu of profiles (a static select carrying the command in its block_id). */
+const pick = (blockId: string, value: string) => async (who: Who) => {
+  const responseUrl = b.slack.newResponseUrl("C0NEWS", who.user);
+  const body = blockActionsBody({
+    actionId: ACTIONS.profilePick,
+    blockId,
+    selectedOption: { value },
+    userId: who.user,
+    teamId: who.team,
+    channelId: "C0NEWS",
+    responseUrl,
+  });
+  expect((await sendSigned(b.eventsUrl, body, SIGNING_SECRET)).status).toBe(200);
+  return json(await b.answer(responseUrl));
+};
 const viewButton = (actionId: string, value: string, home: boolean) => async (who: Who) => {
   const before = b.slack.callsTo("views.update").length;
   await b.press(actionId, value, { team: who.team, user: who.user, home });
@@ -243,6 +266,12 @@ const ROWS: Row[] = [
     run: button(ACTIONS.webhookTest, UNBOUND),
   },
   {
+    entry: `action:${ACTIONS.profilePick}`,
+    managerOnly: true,
+    target: "profile",
+    run: pick("pick:set created", UNBOUND),
+  },
+  {
     entry: `action:${ACTIONS.homeRefresh}`,
     managerOnly: false,
     target: "none",
@@ -351,6 +380,8 @@ function registered(): { commands: string[]; actions: string[]; views: string[];
 
 /** Platform traffic: every request the sandbox received (token service and API). */
 const platformRequests = () => b.sandbox.requests.length;
+/** Platform traffic but the key's own list of profiles (GET /me, to tell a name from an id). */
+const requestsButMe = () => b.sandbox.requests.filter((r) => r.path !== "/v2/me").length;
 const livestreamGets = () => b.sandbox.requests.filter((r) => r.path.startsWith("/v2/livestreams/")).length;
 
 beforeAll(async () => {
@@ -391,11 +422,11 @@ describe.each(ROWS.map((r, i) => [`${r.entry} #${i}`, r] as const))("%s", (_name
     it("(i) A's manager, target not bound to A: refused, nothing sent to the platform", async () => {
       // Each row reads afresh (identical livestream reads within 10 s are otherwise shared).
       b.built.deps.access.sharedReads.clear();
-      const [requests, gets] = [platformRequests(), livestreamGets()];
+      const [requests, gets] = [requestsButMe(), livestreamGets()];
       const shown = await row.run({ team: A, user: "U0ADMIN" });
       if (row.target === "profile") {
         expect(shown).toContain("is not bound to this Slack workspace");
-        expect(platformRequests()).toBe(requests);
+        expect(requestsButMe()).toBe(requests);
       } else if (row.target === "silent-livestream") {
         // No preview at all, after the one authorizing GET; never its ingest.
         expect(shown).toBe("");

@@ -42,6 +42,12 @@ const json = (v: unknown) => JSON.stringify(v);
 const masked = (answer: string, id: string) => answer.replaceAll(id, "<id>");
 const gets = () => b.sandbox.requests.filter((r) => r.path.startsWith("/v2/livestreams/")).length;
 const apiRequests = () => b.sandbox.requests.filter((r) => r.path !== "/v2/token").length;
+/**
+ * API requests but the key's own list of profiles (GET /me): a word that is no profile of the
+ * workspace may be a profile's name, looked up there before the binding is checked.
+ */
+const notMe = (r: { path: string }) => r.path !== "/v2/token" && r.path !== "/v2/me";
+const apiRequestsButMe = () => b.sandbox.requests.filter(notMe).length;
 
 async function rawRows(): Promise<string> {
   const rows = (await b.store.backend.sqlite?.query("SELECT key, value FROM keyv")) as
@@ -103,12 +109,12 @@ describe("B and A's profile: refused, nothing sent to the platform", () => {
     ["remove", `remove ${A_PROFILE}`],
     ["test", `test ${A_PROFILE}`],
   ])("/webhook %s", async (_name, text) => {
-    const before = apiRequests();
+    const before = apiRequestsButMe();
     const r = await b.slash("/webhook", text, B_ADMIN);
     const answer = json(await b.answer(r.responseUrl));
     expect(answer).toContain("is not bound to this Slack workspace");
     expect(answer).toContain("ephemeral");
-    expect(apiRequests()).toBe(before);
+    expect(apiRequestsButMe()).toBe(before);
   });
 
   it("while B sets its own profile", async () => {
@@ -159,10 +165,10 @@ describe("ALLOWED_WORKSPACES=*", () => {
     try {
       expect(star.logs.join("")).toMatch(/ALLOWED_WORKSPACES is \*/);
       expect((await star.install(EVIL)).status).toBe(200);
-      const before = star.sandbox.requests.length;
+      const before = star.sandbox.requests.filter(notMe).length;
       const r = await star.slash("/webhook", `show ${A_PROFILE}`, { team: EVIL, user: "U0ADMIN" });
       expect(json(await star.answer(r.responseUrl))).toContain("is not bound to this Slack workspace");
-      expect(star.sandbox.requests.length).toBe(before);
+      expect(star.sandbox.requests.filter(notMe).length).toBe(before);
     } finally {
       await star.close();
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
-import { parseEvents, parseLive, parseLivestreamRef, parseWebhook } from "../../src/slack/grammar.js";
+import {
+  commandText,
+  parseEvents,
+  parseLive,
+  parseLivestreamRef,
+  parseWebhook,
+} from "../../src/slack/grammar.js";
 
 describe("/live grammar", () => {
   it.each([
@@ -55,7 +61,7 @@ describe("/webhook grammar", () => {
       ok: true,
       value: {
         kind: "set",
-        profileId: "x2vq8nw",
+        profile: "x2vq8nw",
         url: null,
         events: ["video.created", "video.published", "video.complete"],
       },
@@ -75,7 +81,7 @@ describe("/webhook grammar", () => {
       ok: true,
       value: {
         kind: "set",
-        profileId: "x2vq8nw",
+        profile: "x2vq8nw",
         url: "https://hooks.example.com/a?b=1",
         events: ["video.format.error"],
       },
@@ -83,7 +89,6 @@ describe("/webhook grammar", () => {
   });
 
   it.each([
-    "set",
     "set x2vq8nw url=http://hooks.example.com",
     "set x2vq8nw url=https://a.example url=https://b.example",
     "set x2vq8nw exploded",
@@ -109,30 +114,30 @@ describe("/webhook grammar", () => {
   });
 
   it("show/remove/test take an optional profile id", () => {
-    expect(parseWebhook("show")).toEqual({ ok: true, value: { kind: "show", profileId: null } });
+    expect(parseWebhook("show")).toEqual({ ok: true, value: { kind: "show", profile: null } });
     expect(parseWebhook("remove x2vq8nw")).toEqual({
       ok: true,
-      value: { kind: "remove", profileId: "x2vq8nw" },
+      value: { kind: "remove", profile: "x2vq8nw" },
     });
-    expect(parseWebhook("test")).toEqual({ ok: true, value: { kind: "test", profileId: null } });
+    expect(parseWebhook("test")).toEqual({ ok: true, value: { kind: "test", profile: null } });
   });
 
   it("events: alone, with a profile, with events, or both", () => {
     expect(parseWebhook("events")).toEqual({
       ok: true,
-      value: { kind: "events", profileId: null, events: null },
+      value: { kind: "events", profile: null, events: null },
     });
     expect(parseWebhook("events x2vq8nw")).toEqual({
       ok: true,
-      value: { kind: "events", profileId: "x2vq8nw", events: null },
+      value: { kind: "events", profile: "x2vq8nw", events: null },
     });
     expect(parseWebhook("events created deleted")).toEqual({
       ok: true,
-      value: { kind: "events", profileId: null, events: ["video.created", "video.deleted"] },
+      value: { kind: "events", profile: null, events: ["video.created", "video.deleted"] },
     });
     expect(parseWebhook("events x2vq8nw format.ready,format.error")).toEqual({
       ok: true,
-      value: { kind: "events", profileId: "x2vq8nw", events: ["video.format.ready", "video.format.error"] },
+      value: { kind: "events", profile: "x2vq8nw", events: ["video.format.ready", "video.format.error"] },
     });
   });
 
@@ -149,13 +154,84 @@ describe("/webhook grammar", () => {
   });
 });
 
+describe("/webhook: a profile by name, or none (the menu)", () => {
+  it("takes a profile's name where its id goes", () => {
+    expect(parseWebhook("set northwind-news created")).toEqual({
+      ok: true,
+      value: { kind: "set", profile: "northwind-news", url: null, events: ["video.created"] },
+    });
+    expect(parseWebhook("unsubscribe Northwind_News")).toEqual({
+      ok: true,
+      value: { kind: "unsubscribe", profile: "Northwind_News" },
+    });
+    expect(parseWebhook("set north.wind")).toMatchObject({ ok: false });
+  });
+
+  it("set and subscribe without a profile: the first word is an event or an option", () => {
+    expect(parseWebhook("set")).toEqual({
+      ok: true,
+      value: { kind: "set", profile: null, url: null, events: [...WEBHOOK_EVENTS] },
+    });
+    expect(parseWebhook("set created,published url=https://hooks.example.com/a")).toEqual({
+      ok: true,
+      value: {
+        kind: "set",
+        profile: null,
+        url: "https://hooks.example.com/a",
+        events: ["video.created", "video.published"],
+      },
+    });
+    expect(parseWebhook("subscribe preset=720p mention=@here")).toEqual({
+      ok: true,
+      value: {
+        kind: "subscribe",
+        profile: null,
+        events: [...WEBHOOK_EVENTS],
+        presets: ["720p"],
+        mention: "here",
+      },
+    });
+    expect(parseWebhook("subscribe format.error")).toMatchObject({
+      ok: true,
+      value: { profile: null, events: ["video.format.error"] },
+    });
+  });
+
+  it("commandText reads back into the same command, with the profile given or left out", () => {
+    for (const text of [
+      "set x2vq8nw",
+      "set x2vq8nw created published",
+      "set x2vq8nw url=https://hooks.example.com/a?b=1 format.error",
+      "show x2vq8nw",
+      "events x2vq8nw",
+      "events x2vq8nw all",
+      "events x2vq8nw deleted format.error",
+      "remove x2vq8nw",
+      "test x2vq8nw",
+      "subscribe x2vq8nw format.error preset=720p,1080p mention=<@U0ALEX>",
+      "subscribe x2vq8nw mention=@here",
+      "subscriptions x2vq8nw",
+    ]) {
+      const parsed = parseWebhook(text);
+      if (!parsed.ok || !("profile" in parsed.value)) throw new Error(text);
+      const cmd = parsed.value;
+      expect(parseWebhook(commandText(cmd, "x2vq8nw")), text).toEqual(parsed);
+      const [sub, ...rest] = commandText(cmd, null).split(" ");
+      expect(parseWebhook([sub, "x9other", ...rest].join(" ")), text).toEqual({
+        ok: true,
+        value: { ...cmd, profile: "x9other" },
+      });
+    }
+  });
+});
+
 describe("/webhook subscribe|unsubscribe|subscriptions grammar", () => {
   it("reads events, formats and a mention of @here or one person", () => {
     expect(parseWebhook("subscribe x1abc format.error preset=720p,1080p mention=@here")).toEqual({
       ok: true,
       value: {
         kind: "subscribe",
-        profileId: "x1abc",
+        profile: "x1abc",
         events: ["video.format.error"],
         presets: ["720p", "1080p"],
         mention: "here",
@@ -168,17 +244,16 @@ describe("/webhook subscribe|unsubscribe|subscriptions grammar", () => {
     });
     expect(parseWebhook("unsubscribe x1abc")).toEqual({
       ok: true,
-      value: { kind: "unsubscribe", profileId: "x1abc" },
+      value: { kind: "unsubscribe", profile: "x1abc" },
     });
     expect(parseWebhook("subscriptions")).toEqual({
       ok: true,
-      value: { kind: "subscriptions", profileId: null },
+      value: { kind: "subscriptions", profile: null },
     });
   });
 
   it("refuses anything else that could be injected or is malformed", () => {
     for (const text of [
-      "subscribe",
       "subscribe x1abc mention=@channel",
       "subscribe x1abc mention=<!channel>",
       "subscribe x1abc mention=<!everyone>",

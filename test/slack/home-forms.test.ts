@@ -211,7 +211,10 @@ describe("set-up form (= /webhook set)", () => {
     const oldUrl = h.sandbox.state.profiles.get(PROFILE)?.webhook.callback_url;
     const form = await openForm(ACTIONS.webhookSetup, PROFILE);
     const text = json(form.view);
-    expect(text).toContain(`"initial_value":"${PROFILE}"`);
+    // The profile's menu opens on it (by name).
+    expect(text).toContain(
+      `"initial_option":{"text":{"type":"plain_text","text":"northwind-news (${PROFILE})"},"value":"${PROFILE}"}`,
+    );
     expect(text).toContain('"initial_conversation":"C0NEWS"');
     const initial = text.match(/"initial_options":\[(.*?)\]\}/)?.[1] ?? "";
     expect([...initial.matchAll(/"value":"([^"]+)"/g)].map((m) => m[1])).toEqual(["video.format.ready"]);
@@ -236,8 +239,10 @@ describe("set-up form (= /webhook set)", () => {
     );
     const shown = await viewUpdate(/Nothing was changed/, before, "the refusal");
     expect(json(shown.args.view)).toMatch(/Invite it first/);
-    // The form comes back with what was typed.
-    expect(json(shown.args.view)).toContain(`"initial_value":"${PROFILE}"`);
+    // The form comes back with what was chosen.
+    expect(json(shown.args.view)).toContain(
+      `"initial_option":{"text":{"type":"plain_text","text":"northwind-news (${PROFILE})"},"value":"${PROFILE}"}`,
+    );
     expect(patches()).toHaveLength(0);
     expect(await h.built.deps.settings.listProfiles(TEAM)).toEqual([]);
   });

@@ -138,10 +138,13 @@ describe("/webhook set", () => {
 });
 
 describe("/webhook show, remove, test", () => {
-  it("show without a configured profile explains how to set one", async () => {
+  it("show without a configured profile offers the workspace's profiles to choose from", async () => {
     const res = await h.slash("/webhook", "show", { user: "U0MEMBER" });
-    expect(json(await h.answer(res.responseUrl))).toContain("/webhook set");
-    expect(h.sandbox.requests).toHaveLength(0);
+    const answer = json(await h.answer(res.responseUrl));
+    expect(answer).toContain(ACTIONS.profilePick);
+    expect(answer).toContain(`northwind-news (${SEED.profiles.newsroom})`);
+    // Nothing but the list of profiles was read (test/slack/pickers.test.ts has the rest).
+    expect(h.sandbox.requests.filter((r) => r.path !== "/v2/me" && r.path !== "/v2/token")).toHaveLength(0);
   });
 
   it("show uses the workspace's profile, gives managers buttons and members none", async () => {
@@ -192,7 +195,7 @@ describe("/webhook show, remove, test", () => {
     expect((await h.answer(res.responseUrl)).response_type).toBe("ephemeral");
   });
 
-  it.each(["", "help", "frobnicate", "set", "show a b", "managers add bob"])(
+  it.each(["", "help", "frobnicate", "show a b", "managers add bob"])(
     "'/webhook %s' answers with usage",
     async (text) => {
       const res = await h.slash("/webhook", text);

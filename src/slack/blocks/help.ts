@@ -59,7 +59,7 @@ export const WEBHOOK_HELP: readonly HelpEntry[] = [
     usage: "/webhook set <profile_id> [event ...]",
     who: "managers",
     what: "Points the profile's webhook at this bot with these events (space or comma separated; `all` = every event; none given = all) and posts its notifications in this channel.",
-    example: "/webhook set x1abc2 video.published video.format.error",
+    example: "/webhook set northwind-news video.published video.format.error",
   },
   {
     usage: "/webhook set <profile_id> url=<https URL> [event ...]",
@@ -71,7 +71,7 @@ export const WEBHOOK_HELP: readonly HelpEntry[] = [
     usage: "/webhook show [profile_id]",
     who: "anyone",
     what: "The webhook as the platform has it, and where its notifications go.",
-    example: "/webhook show x1abc2",
+    example: "/webhook show northwind-news",
   },
   {
     usage: "/webhook events [profile_id] [event ...]",
@@ -157,7 +157,7 @@ export function webhookHelp(): Message {
   return message(
     fallback(WEBHOOK_HELP),
     helpBlocks("/webhook: profile webhook and notifications", WEBHOOK_HELP, [
-      "`profile_id` may be left out once this workspace has one configured profile.",
+      "`profile_id` may be left out once this workspace has one configured profile; otherwise `set`, `show`, `events`, `remove`, `test`, `subscribe` and `subscriptions` offer a menu of this workspace's profiles to choose from. A profile's name works wherever its id does (`northwind-news` or `x1abc2`).",
       `Events: ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(", ")}`,
     ]),
   );

@@ -26,6 +26,7 @@ import {
 } from "./kit.js";
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
+import { profilePlain, profileRef } from "./profiles.js";
 import { subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock } from "./types.js";
 import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
@@ -33,6 +34,8 @@ import { displayUrl } from "./webhook.js";
 
 export interface HomeProfile {
   profileId: string;
+  /** The profile's label (display name, else name); without it the id alone is shown. */
+  name?: string | undefined;
   /** Channel the notifications go to; null when a foreign URL was registered. */
   channelId: string | null;
   foreignUrl: string | null;
@@ -53,8 +56,17 @@ export interface HomeProfile {
 /** Subscriptions listed per profile on the Home (the view's blocks are limited). */
 const MAX_SUBSCRIPTIONS_ON_HOME = 5;
 
-/** Whether an access token can be obtained; `message` is mrkdwn (e.g. from describePlatformError). */
-export type PlatformHealth = { ok: true; grantedScopes: readonly string[] } | { ok: false; message: string };
+/**
+ * Whether an access token can be obtained; `message` is mrkdwn (e.g. from describePlatformError).
+ * `withheld`: the scopes the bot works without, each with how to grant it (plain text).
+ */
+export type PlatformHealth =
+  | {
+      ok: true;
+      grantedScopes: readonly string[];
+      withheld?: ReadonlyArray<{ scope: string; advice: string }>;
+    }
+  | { ok: false; message: string };
 
 export interface HomeViewOptions {
   now: Date;
@@ -115,7 +127,7 @@ function profileSection(p: HomeProfile, now: Date): KnownBlock {
       : "none yet";
   const at = toDate(p.setAt);
   const lines = [
-    `*Profile ${code(p.profileId, 100)}*`,
+    `*Profile ${profileRef(p.profileId, p.name)}*`,
     destination(p),
     `*Events (${new Set(p.events).size}):* ${eventNames(p.events)}`,
     `*Last delivery:* ${last}`,
@@ -141,7 +153,7 @@ function profileButtons(p: HomeProfile): KnownBlock {
       style: "danger",
       confirm: confirmDialog({
         title: "Remove the webhook?",
-        text: `The platform will stop sending the events of profile ${p.profileId.slice(0, 100)} (callback URL and events both set to none).`,
+        text: `The platform will stop sending the events of profile ${profilePlain(p.profileId, p.name)} (callback URL and events both set to none).`,
         confirm: "Remove",
         deny: "Cancel",
         danger: true,
@@ -160,6 +172,19 @@ function platformLine(p: PlatformHealth): string {
   return `⚠️ *Platform:* the bot cannot get an access token: ${truncateMrkdwn(message, 2500)}`;
 }
 
+/** What the bot does without a scope its token lacks, and how to grant it. */
+function withheldLine(w: { scope: string; advice: string }): string {
+  const what =
+    w.scope === "video.read"
+      ? "*Video titles are off:* the bot's platform token has no"
+      : "*Working without* the scope";
+  const effect =
+    w.scope === "video.read"
+      ? "so video messages name each video by its id instead of its title; everything else works."
+      : "so what needs it is skipped.";
+  return `⚠️ ${what} ${code(w.scope, 60)}, ${effect} To change that, ${escapeTruncate(w.advice, 600)}.`;
+}
+
 function managersText(m: HomeViewOptions["managers"]): string {
   const ids = [...new Set([...m.configured, ...m.added])];
   const shown = ids.slice(0, MAX_MENTIONS).map(mention);
@@ -173,7 +198,7 @@ function howToFirstSteps(o: HomeViewOptions): KnownBlock {
   return section(
     [
       "*No profile is set up yet.* To get a profile's video notifications in Slack:",
-      `1. A manager presses *➕ Set up notifications* above, or runs \`/webhook set ${lt}\` in the channel that should get them (the platform then sends the profile's events to this bot).`,
+      `1. A manager presses *➕ Set up notifications* above, or runs \`/webhook set ${lt}\` in the channel that should get them (the profile's name or id; \`/webhook set\` alone offers the profiles to choose from). The platform then sends the profile's events to this bot.`,
       `2. Anyone can post a livestream's status card with \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`.`,
       `3. Managers are ${managersText(o.managers)}; a manager adds one with *👥 Managers* above or \`/webhook managers add @user\`.`,
     ].join("\n"),
@@ -194,6 +219,8 @@ function howToUse(o: HomeViewOptions): KnownBlock {
 /** The App Home tab of one user (managers get the buttons). */
 export function homeView(o: HomeViewOptions): HomeView {
   const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(o.platform))];
+  if (o.platform.ok && o.platform.withheld?.length)
+    head.push(section(o.platform.withheld.slice(0, 3).map(withheldLine).join("\n")));
   if (o.tokenRefreshFailure) head.push(section(tokenNotice(o.tokenRefreshFailure)));
   const top: Button[] = [];
   if (o.isManager) {

@@ -16,6 +16,11 @@ export const ACTIONS = {
   managersEdit: "managers_edit",
   /** App Home: stops a channel's watch (value: `<channel>:<livestream>`). */
   watchUnwatch: "watch_unwatch",
+  /**
+   * The menu of profiles `/webhook` offers when no profile was given (option value: a profile id;
+   * block_id: `pick:` and the rest of the command).
+   */
+  profilePick: "profile_pick",
 } as const;
 
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];

@@ -56,6 +56,20 @@ export {
   VIEW_LIMITS,
 } from "./modal.js";
 export {
+  MENU_LIMITS,
+  type MenuProfile,
+  PICK_BLOCK_PREFIX,
+  type ProfileMenuProblem,
+  pickBlockId,
+  pickNotValidMessage,
+  profileMenuProblemMessage,
+  profileMenuProblemText,
+  profileOptions,
+  profilePickerMessage,
+  profilePlain,
+  profileRef,
+} from "./profiles.js";
+export {
   decodeSetupMeta,
   encodeSetupMeta,
   formMessage,
@@ -91,7 +105,6 @@ export {
   eventListLines,
   type ManagerEntry,
   managersMessage,
-  noProfileMessage,
   removeConfirmMessage,
   testResultMessage,
   type WebhookConfigOptions,

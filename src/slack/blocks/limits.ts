@@ -32,6 +32,11 @@ export const LIMITS = {
   confirmTitle: 100,
   confirmText: 300,
   confirmButton: 30,
+  /** Static select menu: at most 100 options; option text 75, value 150; placeholder 150. */
+  selectOptions: 100,
+  optionText: 75,
+  optionValue: 150,
+  placeholder: 150,
   /** Blocks in one message. */
   blocksPerMessage: 50,
   /** Top-level `text` of chat.postMessage (longer is truncated by Slack). */
@@ -275,6 +280,27 @@ interface ElementLike {
   confirm?: { title?: TextLike; text?: TextLike; confirm?: TextLike; deny?: TextLike; style?: unknown };
   alt_text?: unknown;
   image_url?: unknown;
+  placeholder?: TextLike;
+  options?: unknown;
+  initial_option?: { text?: TextLike; value?: unknown };
+}
+
+function checkStaticSelect(out: string[], where: string, el: ElementLike) {
+  if (typeof el.action_id !== "string" || el.action_id === "") out.push(`${where}.action_id: missing`);
+  checkText(out, `${where}.placeholder`, el.placeholder, LIMITS.placeholder, true);
+  const options = Array.isArray(el.options)
+    ? (el.options as Array<{ text?: TextLike; value?: unknown }>)
+    : [];
+  if (options.length === 0 || options.length > LIMITS.selectOptions)
+    out.push(`${where}.options: ${options.length} items (1..${LIMITS.selectOptions})`);
+  options.forEach((o, i) => {
+    checkText(out, `${where}.options[${i}].text`, o.text, LIMITS.optionText, true);
+    if (typeof o.value !== "string" || o.value === "") out.push(`${where}.options[${i}].value: missing`);
+    checkMax(out, `${where}.options[${i}].value`, o.value, LIMITS.optionValue);
+  });
+  const initial = el.initial_option;
+  if (initial && !options.some((o) => o.value === initial.value && o.text?.text === initial.text?.text))
+    out.push(`${where}.initial_option: not one of the options`);
 }
 
 function checkImage(out: string[], where: string, el: ElementLike) {
@@ -290,6 +316,10 @@ function checkElement(out: string[], where: string, el: ElementLike) {
   checkMax(out, `${where}.action_id`, el.action_id, LIMITS.actionId);
   if (el.type === "image") {
     checkImage(out, where, el);
+    return;
+  }
+  if (el.type === "static_select") {
+    checkStaticSelect(out, where, el);
     return;
   }
   if (el.type !== "button") {

@@ -19,6 +19,7 @@ import {
 import { BLOCKS, VIEWS } from "./ids.js";
 import { code, context, section } from "./kit.js";
 import { escapeTruncate, truncate } from "./limits.js";
+import { profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
 
 export type { HomeView, ModalView } from "@slack/types";
@@ -71,8 +72,8 @@ function modal(o: { meta?: string; blocks: KnownBlock[]; close: string; submit?:
   return view;
 }
 
-function profile(profileId: string): string {
-  return code(profileId, 100);
+function profile(profileId: string, name?: string): string {
+  return profileRef(profileId, name);
 }
 
 /** One checkbox of an event: its name as inline code, its one-line description of spec 6.1. */
@@ -104,7 +105,7 @@ export function eventCheckboxes(actionId: string, checked: Iterable<string>): Ch
 }
 
 /** The editor: intro, one input of checkboxes (current known events checked), notes. */
-function editorBlocks(profileId: string, current: readonly string[]): KnownBlock[] {
+function editorBlocks(profileId: string, current: readonly string[], name?: string): KnownBlock[] {
   const element = eventCheckboxes(BLOCKS.eventsInput, current);
   const input: InputBlock = {
     type: "input",
@@ -114,7 +115,7 @@ function editorBlocks(profileId: string, current: readonly string[]): KnownBlock
     element,
   };
   const blocks: KnownBlock[] = [
-    section(`Choose the events the platform sends for profile ${profile(profileId)}.`),
+    section(`Choose the events the platform sends for profile ${profile(profileId, name)}.`),
   ];
   blocks.push(input);
   const unknown = [...new Set(current)].filter((e) => !isWebhookEvent(e));
@@ -141,12 +142,14 @@ export function eventsModalLoading(meta: string, profileId: string): ModalView {
 export function eventsModal(o: {
   meta: string;
   profileId: string;
+  /** The profile's label (display name, else name). */
+  profileName?: string | undefined;
   current: readonly string[];
   notice?: string | undefined;
 }): ModalView {
   const blocks: KnownBlock[] = [];
   if (o.notice?.trim()) blocks.push(section(o.notice));
-  blocks.push(...editorBlocks(o.profileId, o.current));
+  blocks.push(...editorBlocks(o.profileId, o.current, o.profileName));
   return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
 }
 
@@ -165,10 +168,14 @@ function eventLine(e: string): string {
 }
 
 /** After saving: the events as read back from the platform. */
-export function eventsModalSaved(o: { profileId: string; events: readonly string[] }): ModalView {
+export function eventsModalSaved(o: {
+  profileId: string;
+  profileName?: string | undefined;
+  events: readonly string[];
+}): ModalView {
   const events = [...new Set(o.events)];
   const lines = [
-    `✅ Events of profile ${profile(o.profileId)} saved. The platform now sends${events.length === 0 ? " no events." : ` ${events.length === 1 ? "this event" : `these ${events.length} events`}:`}`,
+    `✅ Events of profile ${profile(o.profileId, o.profileName)} saved. The platform now sends${events.length === 0 ? " no events." : ` ${events.length === 1 ? "this event" : `these ${events.length} events`}:`}`,
     ...events.slice(0, 20).map(eventLine),
   ];
   if (events.length > 20) lines.push(`• and ${events.length - 20} more`);

@@ -2,8 +2,10 @@
  * The set-up modal and the managers modal of the App Home (issue 5: every change a command makes
  * can be made from buttons). Pure renderers and parsers: data in, Slack view JSON out.
  *
- * Set-up = `/webhook set`: a profile id, the channel its notifications go to, the events, and an
- * optional foreign HTTPS URL (`url=`). Managers = `/webhook managers add|remove`.
+ * Set-up = `/webhook set`: a profile (a menu of the profiles bound to the workspace, by name; a
+ * text field for its id or name when that list cannot be had), the channel its notifications go
+ * to, the events, and an optional foreign HTTPS URL (`url=`). Managers = `/webhook managers
+ * add|remove`.
  */
 import type {
   ConversationsSelect,
@@ -11,6 +13,7 @@ import type {
   ModalView,
   MultiUsersSelect,
   PlainTextInput,
+  StaticSelect,
 } from "@slack/types";
 import { z } from "zod";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../../platform/index.js";
@@ -19,6 +22,7 @@ import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import { eventCheckboxes, parseEventsSubmission, plain, record, VIEW_LIMITS } from "./modal.js";
+import { type MenuProfile, profileOptions, profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
 
 /** What the set-up and managers modals carry in `private_metadata`. */
@@ -71,14 +75,40 @@ export interface SetupValues {
 const SETUP_TITLE = "Set up notifications";
 const MANAGERS_TITLE = "Managers";
 
-function setupInputs(v: SetupValues): KnownBlock[] {
-  const profile: PlainTextInput = {
-    type: "plain_text_input",
+/** The profile's input: a menu of `profiles` (the one being changed kept in it), else a text field. */
+function profileInput(
+  v: SetupValues,
+  profiles: readonly MenuProfile[] | undefined,
+): StaticSelect | PlainTextInput {
+  if (profiles === undefined) {
+    const text: PlainTextInput = {
+      type: "plain_text_input",
+      action_id: BLOCKS.setupProfile,
+      max_length: 64,
+      placeholder: plain("its id or its name, for example x2vq8nw", VIEW_LIMITS.placeholder),
+    };
+    if (v.profileId) text.initial_value = v.profileId.slice(0, 64);
+    return text;
+  }
+  const current = v.profileId;
+  const listed =
+    current && !profiles.some((p) => p.profileId === current)
+      ? [{ profileId: current }, ...profiles]
+      : profiles;
+  const options = profileOptions(listed);
+  const menu: StaticSelect = {
+    type: "static_select",
     action_id: BLOCKS.setupProfile,
-    max_length: 64,
-    placeholder: plain("for example x2vq8nw", VIEW_LIMITS.placeholder),
+    placeholder: plain("Choose a profile", VIEW_LIMITS.placeholder),
+    options,
   };
-  if (v.profileId) profile.initial_value = v.profileId.slice(0, 64);
+  const initial = options.find((o) => o.value === current);
+  if (initial) menu.initial_option = initial;
+  return menu;
+}
+
+function setupInputs(v: SetupValues, profiles: readonly MenuProfile[] | undefined): KnownBlock[] {
+  const profile = profileInput(v, profiles);
   const conversation: ConversationsSelect = {
     type: "conversations_select",
     action_id: BLOCKS.setupChannel,
@@ -102,7 +132,14 @@ function setupInputs(v: SetupValues): KnownBlock[] {
       element,
     }) satisfies InputBlock;
   return [
-    input(BLOCKS.setupProfile, "Profile id", "The platform profile whose video events you want.", profile),
+    input(
+      BLOCKS.setupProfile,
+      profiles === undefined ? "Profile (its id or name)" : "Profile",
+      profiles === undefined
+        ? "The platform profile whose video events you want."
+        : "The platform profile whose video events you want: the profiles this workspace may use.",
+      profile,
+    ),
     input(
       BLOCKS.setupChannel,
       "Channel",
@@ -122,10 +159,14 @@ function setupInputs(v: SetupValues): KnownBlock[] {
   ];
 }
 
-/** The form; `notice` (mrkdwn, already escaped) is shown above it, for example an error. */
+/**
+ * The form; `notice` (mrkdwn, already escaped) is shown above it, for example an error. With
+ * `profiles`, the profile is chosen from a menu of them; without, it is typed.
+ */
 export function setupModal(o: {
   meta: string;
   values?: SetupValues;
+  profiles?: readonly MenuProfile[] | undefined;
   notice?: string | undefined;
 }): ModalView {
   const blocks: KnownBlock[] = [];
@@ -134,7 +175,7 @@ export function setupModal(o: {
     section(
       "Choose a profile and the channel for its video notifications: the bot registers itself as the profile's webhook, then posts one message per video there, kept up to date.",
     ),
-    ...setupInputs(o.values ?? {}),
+    ...setupInputs(o.values ?? {}, o.profiles?.length ? o.profiles : undefined),
     context(["This replaces the profile's current webhook (callback URL and events), like `/webhook set`."]),
   );
   return shell({
@@ -168,11 +209,12 @@ export function formMessage(o: {
 export function setupModalDone(o: {
   meta: string;
   profileId: string;
+  profileName?: string | undefined;
   channelId: string | null;
   url: string | null;
   events: readonly string[];
 }): ModalView {
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
   const dest =
     o.url === null && o.channelId
       ? `its video notifications now come to ${channel(o.channelId)} (a confirmation was posted there)`
@@ -204,12 +246,15 @@ function field(values: unknown, blockId: string): Record<string, unknown> | unde
 /** Reads and checks a set-up submission (`view.state.values`); every shape is tolerated. */
 export function parseSetupSubmission(values: unknown): ParsedSetup {
   const errors: Record<string, string> = {};
-  const rawProfile = field(values, BLOCKS.setupProfile)?.value;
+  // The menu's choice, or the text field's id or name.
+  const input = field(values, BLOCKS.setupProfile);
+  const chosen = record(input?.selected_option)?.value;
+  const rawProfile = chosen !== undefined && chosen !== null ? chosen : input?.value;
   const profileId = typeof rawProfile === "string" ? rawProfile.trim() : "";
   if (!isPlatformId(profileId)) {
     errors[BLOCKS.setupProfile] = profileId
-      ? "This is not a profile id: letters, digits, - and _ only (up to 64)."
-      : "Enter the profile id.";
+      ? "This is not a profile id or name: letters, digits, - and _ only (up to 64)."
+      : "Choose a profile.";
   }
   const rawChannel = field(values, BLOCKS.setupChannel)?.selected_conversation;
   const channelId =

@@ -7,6 +7,7 @@ import type { Subscription } from "../../store/index.js";
 import { ACTIONS } from "./ids.js";
 import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
+import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 
 /** Subscriptions listed in one message (blocks are limited); the rest are counted. */
@@ -77,22 +78,24 @@ export function subscriptionBlocks(
 }
 
 const CHANGE_HINT =
-  "To change a channel's filter, run `/webhook subscribe <profile_id> [event ...] [preset=...] [mention=...]` in it again.";
+  "To change a channel's filter, run `/webhook subscribe &lt;profile&gt; [event ...] [preset=...] [mention=...]` in it again (the profile's name or id).";
 
 /** `/webhook subscriptions`. */
 export function subscriptionsMessage(o: {
   profileId: string;
+  profileName?: string | undefined;
   subscriptions: readonly Subscription[];
   foreign: boolean;
   isManager: boolean;
   allEvents: number;
 }): Message {
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
+  const name = profilePlain(o.profileId, o.profileName);
   if (o.foreign)
-    return message(`Profile ${o.profileId} sends its events to another address`, [
+    return message(`Profile ${name} sends its events to another address`, [
       section(`Profile ${id} sends its events to another address: this bot posts nothing for it.`),
     ]);
-  return message(`Subscriptions of profile ${o.profileId}: ${o.subscriptions.length}`, [
+  return message(`Subscriptions of profile ${name}: ${o.subscriptions.length}`, [
     section(`*Channels that receive the notifications of profile ${id}* (${o.subscriptions.length})`),
     ...subscriptionBlocks(o.profileId, o.subscriptions, o.isManager, o.allEvents),
     context([CHANGE_HINT]),
@@ -102,19 +105,20 @@ export function subscriptionsMessage(o: {
 /** After `/webhook subscribe`. */
 export function subscribedMessage(o: {
   profileId: string;
+  profileName?: string | undefined;
   subscription: Subscription;
   replaced: boolean;
   platformEvents: readonly string[];
   platformChanged: boolean;
   allEvents: number;
 }): Message {
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
   const s = o.subscription;
   const first = `✅ ${channel(s.channelId)} ${o.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, o.allEvents)}.`;
   const platform = o.platformChanged
     ? `The profile's webhook now carries ${o.platformEvents.length} events (every subscription's).`
     : "The profile's webhook already carried these events: nothing changed on the platform.";
-  return message(`Channel subscribed to profile ${o.profileId}`, [
+  return message(`Channel subscribed to profile ${profilePlain(o.profileId, o.profileName)}`, [
     section(first),
     context([platform, CHANGE_HINT]),
   ]);
@@ -123,29 +127,32 @@ export function subscribedMessage(o: {
 /** After `/webhook unsubscribe` (or its button). */
 export function unsubscribedMessage(o: {
   profileId: string;
+  profileName?: string | undefined;
   channelId: string;
   byUser: string;
   platformChanged: boolean;
 }): Message {
-  const text = `🔕 ${channel(o.channelId)} no longer receives the notifications of profile ${code(o.profileId, 100)} (by ${mention(o.byUser)}).${o.platformChanged ? " The profile's webhook now carries fewer events." : ""}`;
-  return message(`Channel unsubscribed from profile ${o.profileId}`, [section(text)]);
+  const text = `🔕 ${channel(o.channelId)} no longer receives the notifications of profile ${profileRef(o.profileId, o.profileName)} (by ${mention(o.byUser)}).${o.platformChanged ? " The profile's webhook now carries fewer events." : ""}`;
+  return message(`Channel unsubscribed from profile ${profilePlain(o.profileId, o.profileName)}`, [
+    section(text),
+  ]);
 }
 
 /** What `/webhook unsubscribe` answers when nothing was to do. */
-export function notSubscribedMessage(profileId: string, channelId: string): Message {
-  return message(`Not subscribed to profile ${profileId}`, [
+export function notSubscribedMessage(profileId: string, channelId: string, name?: string): Message {
+  return message(`Not subscribed to profile ${profilePlain(profileId, name)}`, [
     section(
-      `${channel(channelId)} does not receive the notifications of profile ${code(profileId, 100)}. \`/webhook subscriptions ${escapeTruncate(profileId, 100)}\` lists the channels that do.`,
+      `${channel(channelId)} does not receive the notifications of profile ${profileRef(profileId, name)}. \`/webhook subscriptions ${escapeTruncate(profileId, 100)}\` lists the channels that do.`,
     ),
   ]);
 }
 
 /** Subscribing a profile this bot does not receive. */
-export function notOursMessage(profileId: string): Message {
+export function notOursMessage(profileId: string, name?: string): Message {
   const id = escapeTruncate(profileId, 100);
-  return message(`Profile ${profileId} has no webhook of this bot`, [
+  return message(`Profile ${profilePlain(profileId, name)} has no webhook of this bot`, [
     section(
-      `Profile ${code(profileId, 100)} does not send its events to this bot in this workspace. Run \`/webhook set ${id}\` first (it subscribes the channel where you run it).`,
+      `Profile ${profileRef(profileId, name)} does not send its events to this bot in this workspace. Run \`/webhook set ${id}\` first (it subscribes the channel where you run it).`,
     ),
   ]);
 }

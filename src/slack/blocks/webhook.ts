@@ -28,6 +28,7 @@ import {
   when,
 } from "./kit.js";
 import { escapeTruncate, slackDate, utcText } from "./limits.js";
+import { profilePlain, profileRef } from "./profiles.js";
 import { subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock, Message } from "./types.js";
 
@@ -49,6 +50,8 @@ export interface WebhookRouteInfo {
 
 export interface WebhookConfigOptions {
   profileId: string;
+  /** The profile's label (display name, else name); without it the id alone is shown. */
+  profileName?: string | undefined;
   /** As read back from the platform. */
   webhook: WebhookConfig;
   route?: WebhookRouteInfo | null;
@@ -110,7 +113,7 @@ function eventLines(events: readonly string[] | null): string[] {
 function warnings(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string[] {
   const out: string[] = [];
   const state = webhookState(o.webhook);
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
   const url = o.webhook.callback_url;
   if (state === "partial") {
     out.push(
@@ -155,7 +158,7 @@ function managerButtons(o: WebhookConfigOptions, route: WebhookRouteInfo | null 
         style: "danger",
         confirm: confirmDialog({
           title: "Remove the webhook?",
-          text: `The platform will stop sending the events of profile ${o.profileId.slice(0, 100)} (callback URL and events both set to none).`,
+          text: `The platform will stop sending the events of profile ${profilePlain(o.profileId, o.profileName)} (callback URL and events both set to none).`,
           confirm: "Remove",
           deny: "Cancel",
           danger: true,
@@ -181,7 +184,7 @@ function configBlocks(o: WebhookConfigOptions): { blocks: KnownBlock[]; text: st
   const route = o.route ?? o.settings;
   const state = stateText(o);
   const events = o.webhook.events;
-  const lines = [`*Webhook of profile ${code(o.profileId, 100)}* — ${state.line}`];
+  const lines = [`*Webhook of profile ${profileRef(o.profileId, o.profileName)}* — ${state.line}`];
   const hasAnything = webhookState(o.webhook) !== "none";
   if (hasAnything) {
     lines.push(`*Sends to:* ${describeCallback(o, route)}`);
@@ -210,9 +213,10 @@ function configBlocks(o: WebhookConfigOptions): { blocks: KnownBlock[]; text: st
     }
   }
   const dest = o.ownsCallback ? "this bot" : o.webhook.callback_url ? "another address" : "nowhere";
+  const name = profilePlain(o.profileId, o.profileName);
   const text = hasAnything
-    ? `Webhook of profile ${o.profileId}: ${state.short}, ${events?.length ?? 0} events → ${dest}`
-    : `Webhook of profile ${o.profileId}: ${state.short}`;
+    ? `Webhook of profile ${name}: ${state.short}, ${events?.length ?? 0} events → ${dest}`
+    : `Webhook of profile ${name}: ${state.short}`;
   return { blocks, text };
 }
 
@@ -233,27 +237,28 @@ export type WebhookSetOptions = Omit<WebhookConfigOptions, "isManager"> & {
 export function webhookSetMessage(opts: WebhookSetOptions): Message {
   const o: WebhookConfigOptions = { ...opts, isManager: opts.isManager ?? true };
   const route = o.route ?? o.settings;
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
+  const name = profilePlain(o.profileId, o.profileName);
   const by = opts.byUser ? ` by ${mention(opts.byUser)}` : "";
   let first: string;
   let short: string;
   if (o.ownsCallback) {
     const dest = route?.channelId ? channel(route.channelId) : "this bot";
     first = `✅ Webhook set for profile ${id}${by}: its events now come to ${dest}.`;
-    short = `Webhook set for profile ${o.profileId}: events come to this bot`;
+    short = `Webhook set for profile ${name}: events come to this bot`;
   } else {
     const url = o.webhook.callback_url ?? route?.foreignUrl ?? null;
     first = `✅ Webhook set for profile ${id}${by}: the platform sends its events to ${url ? code(displayUrl(url), 1500) : "the URL given"}. This bot will post nothing for this profile.`;
-    short = `Webhook set for profile ${o.profileId}: events go to another address, this bot posts nothing for it`;
+    short = `Webhook set for profile ${name}: events go to another address, this bot posts nothing for it`;
   }
   const { blocks } = configBlocks(o);
   return message(short, [section(first), ...blocks]);
 }
 
 /** `/webhook remove`: the question, with Remove / Cancel. */
-export function removeConfirmMessage(profileId: string): Message {
-  const id = code(profileId, 100);
-  return message(`Remove the webhook of profile ${profileId}?`, [
+export function removeConfirmMessage(profileId: string, name?: string): Message {
+  const id = profileRef(profileId, name);
+  return message(`Remove the webhook of profile ${profilePlain(profileId, name)}?`, [
     section(
       `Remove the webhook of profile ${id}? The platform will stop sending its events (callback URL and events both set to none) and notifications for it stop.`,
     ),
@@ -265,19 +270,10 @@ export function removeConfirmMessage(profileId: string): Message {
 }
 
 /** After a confirmed removal. */
-export function webhookRemovedMessage(profileId: string, byUser: string, now: Date): Message {
-  return message(`Webhook of profile ${profileId} removed`, [
+export function webhookRemovedMessage(profileId: string, byUser: string, now: Date, name?: string): Message {
+  return message(`Webhook of profile ${profilePlain(profileId, name)} removed`, [
     section(
-      `🗑️ Webhook of profile ${code(profileId, 100)} removed by ${mention(byUser)} ${slackDate(now, utcText(now))}. The platform no longer sends its events; notifications for it stop.`,
-    ),
-  ]);
-}
-
-/** `/webhook` without a profile id when the workspace has none configured (or several). */
-export function noProfileMessage(): Message {
-  return message("Which profile? Give a profile id.", [
-    section(
-      "Which profile? This workspace has no default profile yet: give its id, for example `/webhook show x1abc2`, or set a webhook with `/webhook set &lt;profile_id&gt;`.",
+      `🗑️ Webhook of profile ${profileRef(profileId, name)} removed by ${mention(byUser)} ${slackDate(now, utcText(now))}. The platform no longer sends its events; notifications for it stop.`,
     ),
   ]);
 }
@@ -290,10 +286,11 @@ export function testResultMessage(
     | { kind: "sent"; videoId: string; events: number; channelId: string }
     | { kind: "foreign"; url: string }
     | { kind: "not-configured" },
+  name?: string,
 ): Message {
-  const id = code(profileId, 100);
+  const id = profileRef(profileId, name);
   if (o.kind === "sent") {
-    return message(`Test lifecycle sent for profile ${profileId}`, [
+    return message(`Test lifecycle sent for profile ${profilePlain(profileId, name)}`, [
       section(
         `🧪 Sent a sample video (${code(o.videoId, 60)}, ${o.events} events: created, encoding of 3 formats, published, complete) through the delivery route for profile ${id}. It shows up in ${channel(o.channelId)} as one message, updated as it goes, with milestones in its thread.`,
       ),
@@ -303,7 +300,7 @@ export function testResultMessage(
     o.kind === "foreign"
       ? "its webhook points at another URL, so this bot posts nothing for it"
       : "this workspace has no webhook for it: run `/webhook set` first";
-  return message(`No test event sent for profile ${profileId}`, [
+  return message(`No test event sent for profile ${profilePlain(profileId, name)}`, [
     section(`🧪 No test event sent for profile ${id}: ${why}.`),
   ]);
 }
@@ -356,11 +353,13 @@ export function eventListLines(): string[] {
  */
 export function webhookEventsMessage(o: {
   profileId: string;
+  profileName?: string | undefined;
   webhook: WebhookConfig;
   updatedBy?: string;
 }): Message {
   const current = new Set(o.webhook.events ?? []);
-  const id = code(o.profileId, 100);
+  const id = profileRef(o.profileId, o.profileName);
+  const name = profilePlain(o.profileId, o.profileName);
   const lines = WEBHOOK_EVENTS.map(
     (e) =>
       `${current.has(e) ? "✅" : "▫️"} ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
@@ -380,14 +379,11 @@ export function webhookEventsMessage(o: {
       : `Profile ${id} has no complete webhook yet: set one with \`/webhook set ${escapeTruncate(o.profileId, 100)}\`.`;
   const keep = [...current].filter(isWebhookEvent).map((e) => e.replace(/^video\./, ""));
   const example = `/webhook events ${escapeTruncate(o.profileId, 100)} ${keep.length > 0 ? keep.join(" ") : "published complete"}`;
-  return message(
-    o.updatedBy ? `Events of profile ${o.profileId} changed` : `Events delivered for profile ${o.profileId}`,
-    [
-      section(first),
-      section(lines.join("\n")),
-      context([
-        `To change only the events, name the ones to keep, for example \`${escapeTruncate(example, 400)}\`. \`all\` subscribes to every event.`,
-      ]),
-    ],
-  );
+  return message(o.updatedBy ? `Events of profile ${name} changed` : `Events delivered for profile ${name}`, [
+    section(first),
+    section(lines.join("\n")),
+    context([
+      `To change only the events, name the ones to keep, for example \`${escapeTruncate(example, 400)}\`. \`all\` subscribes to every event.`,
+    ]),
+  ]);
 }

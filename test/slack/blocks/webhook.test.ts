@@ -7,7 +7,6 @@ import {
   displayUrl,
   type Message,
   managersMessage,
-  noProfileMessage,
   removeConfirmMessage,
   testResultMessage,
   type WebhookConfigOptions,
@@ -308,8 +307,7 @@ describe("other webhook messages", () => {
     );
   });
 
-  it("noProfileMessage and testResultMessage", () => {
-    expect(blockText(checked(noProfileMessage()))).toContain("/webhook set <profile_id>");
+  it("testResultMessage", () => {
     const foreign = checked(testResultMessage("x1abc2", { kind: "foreign", url: "https://a.example" }));
     expect(blockText(foreign)).toContain(
       "No test event sent for profile `x1abc2`: its webhook points at another URL",

@@ -32,10 +32,11 @@ import {
 } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import { publishHome } from "../../home.js";
+import { profileLabel } from "../../profiles.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
 import { unsubscribe } from "../../subscription-ops.js";
 import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
-import { subscriptionOutcomeMessage } from "../commands/webhook.js";
+import { subscriptionOutcomeMessage } from "../commands/webhook-profile.js";
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -134,21 +135,23 @@ export function register(app: App, deps: BotDeps): void {
 
   const remove = async (c: ButtonContext) => {
     await removeWebhook(deps, c.subject.teamId, c.profileId);
-    await c.done(webhookRemovedMessage(c.profileId, c.subject.userId, deps.now()), "replace");
+    const name = await profileLabel(deps, c.profileId);
+    await c.done(webhookRemovedMessage(c.profileId, c.subject.userId, deps.now(), name), "replace");
   };
   profileButton(ACTIONS.webhookRemove, "webhook.remove", "remove the webhook", remove);
   profileButton(ACTIONS.webhookRemoveConfirm, "webhook.remove", "remove the webhook", remove);
   profileButton(ACTIONS.webhookTest, "webhook.test", "send a test event", async (c) => {
     const outcome = await sendTestLifecycle(deps, c.subject.teamId, c.profileId);
-    await c.done(testResultMessage(c.profileId, outcome), "ephemeral");
+    await c.done(testResultMessage(c.profileId, outcome, await profileLabel(deps, c.profileId)), "ephemeral");
   });
 
   profileButton(ACTIONS.webhookUnsubscribe, "webhook.unsubscribe", "unsubscribe the channel", async (c) => {
     const target = parseUnsubscribeValue(c.value);
     if (!target) throw new Error("the button does not name a channel");
     const r = await unsubscribe(deps, c.subject.teamId, target.profileId, target.channelId);
+    const name = await profileLabel(deps, target.profileId);
     await c.done(
-      subscriptionOutcomeMessage(r, target.profileId, target.channelId, c.subject.userId),
+      subscriptionOutcomeMessage(r, target.profileId, target.channelId, c.subject.userId, name),
       "ephemeral",
     );
   });

@@ -2,241 +2,38 @@
  * `/webhook set|show|events|remove|test|managers|subscribe|unsubscribe|subscriptions|help`, following the contract's grammar.
  * Acknowledged first; every subcommand is authorized (src/access) before anything reaches the
  * platform: `/webhook events <profile> <event…>` included.
+ *
+ * A profile is named by its id or its name (src/slack/profiles.ts). Without one, the workspace's
+ * only profile is meant; with none or several set up, the answer is a menu of the profiles bound
+ * to the workspace, and choosing one (ACTIONS.profilePick) runs the command with it, authorized
+ * again as if it had been typed (webhook-profile.ts).
  */
-import type { App, RespondFn } from "@slack/bolt";
-import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
-import type { Logger } from "../../../log.js";
-import { WEBHOOK_EVENTS } from "../../../platform/index.js";
+import type { App, BlockStaticSelectAction } from "@slack/bolt";
 import {
-  channel,
-  type Message,
+  ACTIONS,
   managersMessage,
-  noProfileMessage,
-  notOursMessage,
-  notSubscribedMessage,
-  removeConfirmMessage,
-  section,
-  subscribedMessage,
-  subscriptionsMessage,
-  testResultMessage,
-  unsubscribedMessage,
+  pickNotValidMessage,
   usageError,
-  webhookConfigMessage,
-  webhookEventsMessage,
   webhookHelp,
-  webhookSetMessage,
 } from "../../blocks/index.js";
-import { answerErrors, type BotDeps, ephemeral, inChannel, subjectOf } from "../../context.js";
-import { openEventsEditor } from "../../events-editor.js";
+import { answerErrors, type BotDeps, ephemeral, type Reply, subjectOf } from "../../context.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
-import {
-  subscribe,
-  subscriptionsForEvents,
-  type UnsubscribeOutcome,
-  unsubscribe,
-} from "../../subscription-ops.js";
-import { readWebhook, resolveProfileId, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
+import { decodePick } from "../../profiles.js";
+import { allowed, type Ctx, chooseProfile, runFor } from "./webhook-profile.js";
 
-interface Ctx {
-  deps: BotDeps;
-  subject: Subject;
-  respond: RespondFn;
-  log: Logger;
-  teamId: string;
-  userId: string;
-  channelId: string;
-  triggerId: string | undefined;
-}
-
-/** Asks the authorizer; a refusal is answered ephemerally (why), and false is returned. */
-async function allowed(ctx: Ctx, action: Action, resource: Resource): Promise<Decision | null> {
-  const d = await ctx.deps.access.authorize(ctx.subject, action, resource);
-  if (d.allowed) return d;
-  await ctx.respond(ephemeral(d.message));
-  return null;
-}
-
-/** The profile a command means (given, or the workspace's one), authorized for `action`. */
-async function profileFor(ctx: Ctx, given: string | null, action: ProfileAction): Promise<string | null> {
-  const id = await resolveProfileId(ctx.deps, ctx.teamId, given);
-  if (id === null) {
-    // Still refuse first a workspace that is not allowed or a person who is not a manager.
-    if (await allowed(ctx, "help", { kind: "workspace" })) await ctx.respond(ephemeral(noProfileMessage()));
-    return null;
-  }
-  return (await allowed(ctx, action, { kind: "profile", profileId: id })) ? id : null;
-}
-
-async function run(ctx: Ctx, cmd: Exclude<WebhookCommand, { kind: "help" }>): Promise<void> {
+async function runManagers(ctx: Ctx, cmd: Extract<WebhookCommand, { kind: "managers" }>): Promise<void> {
   const { deps, respond } = ctx;
-  switch (cmd.kind) {
-    case "set": {
-      if (!(await allowed(ctx, "webhook.set", { kind: "profile", profileId: cmd.profileId }))) return;
-      const view = await setWebhook(deps, {
-        teamId: ctx.teamId,
-        profileId: cmd.profileId,
-        channelId: ctx.channelId,
-        userId: ctx.userId,
-        url: cmd.url,
-        events: cmd.events,
-      });
-      await respond(inChannel(webhookSetMessage({ ...view, byUser: ctx.userId, now: deps.now() })));
-      return;
-    }
-    case "show": {
-      const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
-      if (id === null) {
-        if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
-        return;
-      }
-      const d = await allowed(ctx, "webhook.show", { kind: "profile", profileId: id });
-      if (!d?.allowed) return;
-      const view = await readWebhook(deps, ctx.teamId, id);
-      await respond(ephemeral(webhookConfigMessage({ ...view, isManager: d.manager, now: deps.now() })));
-      return;
-    }
-    case "events": {
-      if (cmd.events === null && ctx.triggerId) {
-        // The editor opens at once (the trigger lives 3 s) and is authorized inside.
-        const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
-        if (id === null) {
-          if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
-          return;
-        }
-        await openEventsEditor(
-          deps,
-          ctx.subject,
-          { triggerId: ctx.triggerId, profileId: id, channelId: ctx.channelId },
-          ctx.log,
-        );
-        return;
-      }
-      const id = await profileFor(ctx, cmd.profileId, "webhook.events");
-      if (id === null) return;
-      if (cmd.events === null) {
-        const webhook = await deps.platform.getProfileWebhook(id);
-        await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook })));
-        return;
-      }
-      const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
-      const events = [...(webhook.events ?? cmd.events)];
-      await deps.settings.updateProfile(ctx.teamId, id, (saved) =>
-        saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
-      );
-      await respond(ephemeral(webhookEventsMessage({ profileId: id, webhook, updatedBy: ctx.userId })));
-      return;
-    }
-    case "remove": {
-      const id = await profileFor(ctx, cmd.profileId, "webhook.remove");
-      if (id === null) return;
-      await respond(ephemeral(removeConfirmMessage(id)));
-      return;
-    }
-    case "test": {
-      const id = await profileFor(ctx, cmd.profileId, "webhook.test");
-      if (id === null) return;
-      await respond(ephemeral(testResultMessage(id, await sendTestLifecycle(deps, ctx.teamId, id))));
-      return;
-    }
-    case "subscribe": {
-      if (!(await allowed(ctx, "webhook.subscribe", { kind: "profile", profileId: cmd.profileId }))) return;
-      const r = await subscribe(deps, {
-        teamId: ctx.teamId,
-        profileId: cmd.profileId,
-        channelId: ctx.channelId,
-        userId: ctx.userId,
-        events: cmd.events,
-        presets: cmd.presets,
-        mention: cmd.mention,
-      });
-      if (r.kind === "not-ours") await respond(ephemeral(notOursMessage(cmd.profileId)));
-      else
-        await respond(
-          inChannel(subscribedMessage({ profileId: cmd.profileId, ...r, allEvents: WEBHOOK_EVENTS.length })),
-        );
-      return;
-    }
-    case "unsubscribe": {
-      if (!(await allowed(ctx, "webhook.unsubscribe", { kind: "profile", profileId: cmd.profileId }))) return;
-      const r = await unsubscribe(deps, ctx.teamId, cmd.profileId, ctx.channelId);
-      const m = subscriptionOutcomeMessage(r, cmd.profileId, ctx.channelId, ctx.userId);
-      await respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
-      return;
-    }
-    case "subscriptions": {
-      const id = await resolveProfileId(deps, ctx.teamId, cmd.profileId);
-      if (id === null) {
-        if (await allowed(ctx, "help", { kind: "workspace" })) await respond(ephemeral(noProfileMessage()));
-        return;
-      }
-      if (!(await allowed(ctx, "webhook.subscriptions", { kind: "profile", profileId: id }))) return;
-      // The list is open to anyone; the Unsubscribe buttons only to managers.
-      const asManager = await deps.access.authorize(ctx.subject, "webhook.unsubscribe", {
-        kind: "profile",
-        profileId: id,
-      });
-      const p = await deps.settings.getProfile(ctx.teamId, id);
-      if (!p) {
-        await respond(ephemeral(notOursMessage(id)));
-        return;
-      }
-      await respond(
-        ephemeral(
-          subscriptionsMessage({
-            profileId: id,
-            subscriptions: p.subscriptions,
-            foreign: p.foreignUrl !== null,
-            isManager: asManager.allowed,
-            allEvents: WEBHOOK_EVENTS.length,
-          }),
-        ),
-      );
-      return;
-    }
-    case "managers": {
-      if (cmd.action === "list") {
-        if (!(await allowed(ctx, "managers.list", { kind: "workspace" }))) return;
-        const added = await deps.settings.listManagers(ctx.teamId);
-        await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
-        return;
-      }
-      if (!(await allowed(ctx, "managers.change", { kind: "workspace" }))) return;
-      if (cmd.action === "add")
-        await deps.settings.addManager(ctx.teamId, cmd.userId, ctx.userId, deps.now());
-      else await deps.settings.removeManager(ctx.teamId, cmd.userId);
-      const added = await deps.settings.listManagers(ctx.teamId);
-      await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
-      return;
-    }
+  if (cmd.action === "list") {
+    if (!(await allowed(ctx, "managers.list", { kind: "workspace" }))) return;
+    const added = await deps.settings.listManagers(ctx.teamId);
+    await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
+    return;
   }
-}
-
-/** What `/webhook unsubscribe` and the Unsubscribe button answer. */
-export function subscriptionOutcomeMessage(
-  r: UnsubscribeOutcome,
-  profileId: string,
-  channelId: string,
-  userId: string,
-): Message {
-  switch (r.kind) {
-    case "not-ours":
-      return notOursMessage(profileId);
-    case "not-subscribed":
-      return notSubscribedMessage(profileId, channelId);
-    case "last": {
-      // The last channel: removing its subscription means removing the webhook; asked first.
-      const confirm = removeConfirmMessage(profileId);
-      const why = `${channel(channelId)} is the only channel that receives the notifications of this profile.`;
-      return { ...confirm, blocks: [section(why), ...confirm.blocks] };
-    }
-    case "unsubscribed":
-      return unsubscribedMessage({
-        profileId,
-        channelId,
-        byUser: userId,
-        platformChanged: r.platformChanged,
-      });
-  }
+  if (!(await allowed(ctx, "managers.change", { kind: "workspace" }))) return;
+  if (cmd.action === "add") await deps.settings.addManager(ctx.teamId, cmd.userId, ctx.userId, deps.now());
+  else await deps.settings.removeManager(ctx.teamId, cmd.userId);
+  const added = await deps.settings.listManagers(ctx.teamId);
+  await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
 }
 
 export function register(app: App, deps: BotDeps): void {
@@ -265,13 +62,65 @@ export function register(app: App, deps: BotDeps): void {
       channelId: subject.channelId ?? "",
       triggerId: command.trigger_id || undefined,
     };
-    const what = "profileId" in cmd && cmd.profileId ? ` for profile ${cmd.profileId}` : "";
+    const what = "profile" in cmd && cmd.profile ? ` for profile ${cmd.profile}` : "";
     await answerErrors(
       respond,
       log,
       `Could not run /webhook ${cmd.kind}${what}`,
-      () => run(ctx, cmd),
+      async () => {
+        if (cmd.kind === "managers") return runManagers(ctx, cmd);
+        const id = await chooseProfile(ctx, cmd);
+        if (id !== null) await runFor(ctx, cmd, id);
+      },
       deps.metrics,
     );
   });
+
+  // A profile chosen from the menu: the carried command runs with it, authorized again.
+  app.action<BlockStaticSelectAction>(
+    ACTIONS.profilePick,
+    async ({ ack, body, action, respond, client, context }) => {
+      await ack();
+      const subject = subjectOf(client, context, body);
+      const log = deps.logger.child({
+        team: subject.teamId,
+        user: subject.userId,
+        action: ACTIONS.profilePick,
+      });
+      const chosen = action.selected_option?.value;
+      const cmd = decodePick(action.block_id, chosen);
+      // The answer takes the menu's place; for a message to the channel, the menu goes first.
+      const reply: Reply = async (args) => {
+        if (args.response_type === "in_channel") {
+          await respond({ delete_original: true });
+          await respond(args);
+        } else await respond({ ...args, replace_original: true });
+      };
+      await answerErrors(
+        reply,
+        log,
+        `Could not run /webhook ${cmd?.kind ?? ""}${chosen ? ` for profile ${chosen}` : ""}`,
+        async () => {
+          if (cmd === null || chosen === undefined) {
+            log.info({ blockId: action.block_id.slice(0, 80) }, "a choice that reads as no command");
+            const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
+            await reply(ephemeral(d.allowed ? pickNotValidMessage() : d.message));
+            return;
+          }
+          const ctx: Ctx = {
+            deps,
+            subject,
+            respond: reply,
+            log,
+            teamId: subject.teamId,
+            userId: subject.userId,
+            channelId: subject.channelId ?? "",
+            triggerId: body.trigger_id || undefined,
+          };
+          await runFor(ctx, cmd, chosen);
+        },
+        deps.metrics,
+      );
+    },
+  );
 }

@@ -1,0 +1,122 @@
+/**
+ * Profiles by name and by picking, on the Slack side: which profile a command means when it names
+ * one by id or by name, the profiles a workspace may choose from, the labels shown in messages,
+ * and the menu's carried command.
+ *
+ * - A name is looked up among the profiles the key manages (`GET /me`, cached 5 minutes by
+ *   PlatformNames) that are bound to the workspace (the Authorizer's binding check): a profile not
+ *   bound to the workspace is never offered, and its name answers exactly like an unknown name.
+ * - An id works without `GET /me`: a profile set up in the workspace or listed in its bindings is
+ *   taken as it is; any other word is looked up, and one that matches nothing (or a `GET /me` that
+ *   fails) is taken as an id, which the Authorizer and the platform answer for.
+ * - `GET /me` is read only once the workspace and the person's role were checked (`mayAsk`).
+ * - A label is read only for a profile the workspace may see (the caller authorized it first).
+ */
+import { ACTION_RULES, type Decision, type ProfileAction, refusal, type Subject } from "../access/index.js";
+import { type ManagedProfile, ManagedProfilesError } from "../platform/index.js";
+import { PICK_BLOCK_PREFIX } from "./blocks/index.js";
+import type { BotDeps } from "./context.js";
+import { commandText, isPlatformId, type ProfileCommand, parseWebhook } from "./grammar.js";
+
+/** How long a message waits for a profile's label before it shows the id. */
+export const LABEL_WAIT_MS = 2000;
+
+/** The profile's label (display name, else name), or undefined when only its id is known. */
+export async function profileLabel(deps: BotDeps, profileId: string): Promise<string | undefined> {
+  const label = await deps.names.profileName(profileId, { signal: AbortSignal.timeout(LABEL_WAIT_MS) });
+  return label === profileId ? undefined : label;
+}
+
+/** Whether PROFILE_BINDINGS lists the workspace's profiles one by one (else every profile is bound). */
+function bindingsListed(deps: BotDeps): boolean {
+  return deps.config.slack.mode === "oauth" || Object.keys(deps.config.profileBindings).length > 0;
+}
+
+/**
+ * The profiles the key manages (`GET /me`) that are bound to the workspace. Throws
+ * ManagedProfilesError ("no_profile", "unavailable").
+ */
+export async function boundProfiles(
+  deps: BotDeps,
+  subject: Pick<Subject, "teamId" | "enterpriseId">,
+  signal?: AbortSignal,
+): Promise<ManagedProfile[]> {
+  const managed = await deps.names.managedProfiles(signal ? { signal } : {});
+  return managed.filter((p) => deps.access.profileBound(subject, p.profileId));
+}
+
+/** A word that is a profile id without asking: set up in the workspace, or listed in its bindings. */
+export async function isKnownProfileId(deps: BotDeps, subject: Subject, word: string): Promise<boolean> {
+  if (bindingsListed(deps) && deps.access.profileBound(subject, word)) return true;
+  return (await deps.settings.getProfile(subject.teamId, word)) !== undefined;
+}
+
+/**
+ * The id of the bound profile `word` names (its id first, then its name, case-insensitive); the
+ * word itself when none does or `GET /me` could not be read (then it is taken as an id).
+ */
+export async function findProfile(
+  deps: BotDeps,
+  subject: Subject,
+  word: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  try {
+    const found = deps.names.resolveProfile(word, await boundProfiles(deps, subject, signal));
+    return found?.profileId ?? word;
+  } catch (err) {
+    if (err instanceof ManagedProfilesError) return word;
+    throw err;
+  }
+}
+
+/**
+ * The workspace and the person's role for `action`, before anything is asked of the platform to
+ * find the profile (the binding is checked once the profile is known). A person who is not a
+ * manager is told what `action` needs.
+ */
+export async function mayAsk(deps: BotDeps, subject: Subject, action: ProfileAction): Promise<Decision> {
+  const rule = ACTION_RULES[action];
+  const d = await deps.access.authorize(subject, rule.role === "manager" ? "webhook.setup" : "help", {
+    kind: "workspace",
+  });
+  if (d.allowed || d.reason !== "not_manager") return d;
+  return refusal("not_manager", { verb: rule.verb, teamId: subject.teamId });
+}
+
+/** The commands a menu of profiles continues. */
+const PICKABLE = new Set<ProfileCommand["kind"]>([
+  "set",
+  "show",
+  "events",
+  "remove",
+  "test",
+  "subscribe",
+  "subscriptions",
+]);
+
+/** What the menu carries for `cmd`: the command without its profile (`set created published`). */
+export function pickCarry(cmd: ProfileCommand): string {
+  return commandText(cmd, null);
+}
+
+/**
+ * The command a choice from the menu continues: its block_id (`pick:` and the command without a
+ * profile) read again with the chosen profile id, by the same grammar as a typed command; null for
+ * anything else (a changed block_id or value gets a plain answer and changes nothing).
+ */
+export function decodePick(blockId: unknown, value: unknown): ProfileCommand | null {
+  if (typeof blockId !== "string" || typeof value !== "string") return null;
+  if (!blockId.startsWith(PICK_BLOCK_PREFIX) || blockId.length > 255 || !isPlatformId(value)) return null;
+  const [sub, ...rest] = blockId.slice(PICK_BLOCK_PREFIX.length).split(" ");
+  if (sub === undefined) return null;
+  const parsed = parseWebhook([sub, value, ...rest].join(" "));
+  if (!parsed.ok || !("profile" in parsed.value)) return null;
+  const cmd = parsed.value;
+  return PICKABLE.has(cmd.kind) && cmd.profile === value ? cmd : null;
+}
+
+/** Whether a command without a profile may be answered with the menu. */
+export function isPickable(cmd: ProfileCommand): boolean {
+  return PICKABLE.has(cmd.kind);
+}
