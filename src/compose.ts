@@ -23,7 +23,7 @@ import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
-import { createPlatformClient, type PlatformClient } from "./platform/index.js";
+import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
 import type { BotDeps } from "./slack/context.js";
 import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import { TokenRotation } from "./slack/rotation.js";
@@ -134,12 +134,15 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       : tokenWorkspace(workerClient, needsOrganization(config)),
     logger: logger.child({ component: "access" }),
   });
+  // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
+  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
   const worker = new NotifyWorker({
     outbox: c.outbox,
     slackFor,
     settings: c.settings,
     revoked: (teamId, profileId) => access.revoked(teamId, profileId),
     activity: c.activity,
+    names,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
     managersOf: (teamId) => managers.named(teamId),
