@@ -61,11 +61,8 @@ export interface TitleOptions {
   names: Pick<PlatformNames, "videoTitle">;
   outbox: Pick<Outbox, "once" | "putNote" | "getNote">;
   logger: Logger;
+  /** The worker's clock. */
   now: () => number;
-  waitMs?: number;
-  pollMs?: number;
-  readLeaseMs?: number;
-  rideMs?: number;
 }
 
 /** The marker and note name of a video: the same for its route key and its channels' keys. */
@@ -109,19 +106,13 @@ interface Read {
 }
 
 export class VideoTitles {
-  private readonly o: Required<TitleOptions>;
+  private readonly o: TitleOptions;
   /** This process's reads: in flight, then answered (bounded). */
   private readonly reads = new Map<string, Read>();
   private closed = false;
 
   constructor(o: TitleOptions) {
-    this.o = {
-      waitMs: TITLE_WAIT_MS,
-      pollMs: TITLE_POLL_MS,
-      readLeaseMs: TITLE_READ_LEASE_MS,
-      rideMs: TITLE_RIDE_MS,
-      ...o,
-    };
+    this.o = { names: o.names, outbox: o.outbox, logger: o.logger, now: o.now };
   }
 
   /**
@@ -135,7 +126,7 @@ export class VideoTitles {
     const base = s.titleAskedAt === undefined ? { ...s, titleAskedAt: asked } : s;
     const ref = titleRef(key);
     let fact = await this.known(ref, s.videoId);
-    const left = Math.min(asked + this.o.waitMs - this.o.now(), INLINE_WAIT_MS);
+    const left = Math.min(asked + TITLE_WAIT_MS - this.o.now(), INLINE_WAIT_MS);
     if (fact === undefined && s.parentTs === null && left > 0) fact = await this.waitFor(ref, left);
     return fact === undefined ? base : { ...base, title: fact };
   }
@@ -143,7 +134,7 @@ export class VideoTitles {
   /** While the first post waits for the title (WAIT_MS at most): when to look again; else 0. */
   holdUntil(s: VideoState): number {
     if (s.videoId === null || s.title !== undefined || s.parentTs !== null) return 0;
-    const end = (s.titleAskedAt ?? 0) + this.o.waitMs;
+    const end = (s.titleAskedAt ?? 0) + TITLE_WAIT_MS;
     const now = this.o.now();
     return end > now ? Math.min(end, now + HOLD_POLL_MS) : 0;
   }
@@ -151,7 +142,7 @@ export class VideoTitles {
   /** When to look at the video again: `dueAt`, or sooner while its title is pending. */
   pollAt(s: VideoState, dueAt: number | null): number | null {
     if (s.videoId === null || s.title !== undefined || s.eventCount === 0) return dueAt;
-    const poll = this.o.now() + this.o.pollMs;
+    const poll = this.o.now() + TITLE_POLL_MS;
     return dueAt !== null && dueAt < poll ? dueAt : poll;
   }
 
@@ -166,7 +157,7 @@ export class VideoTitles {
     if (s.milestones.some((m) => !m.posted)) return 0;
     const { title: _, ...without } = s;
     if (parentHash(renderParent(without, now, links)) !== s.renderedHash) return 0;
-    const at = (s.lastRenderAt ?? 0) + this.o.rideMs;
+    const at = (s.lastRenderAt ?? 0) + TITLE_RIDE_MS;
     return at > now.getTime() ? at : 0;
   }
 
@@ -182,7 +173,7 @@ export class VideoTitles {
     try {
       const noted = parseNote(await this.o.outbox.getNote(ref));
       if (noted !== undefined) return noted;
-      if (await this.o.outbox.once(ref, this.o.readLeaseMs)) this.read(ref, videoId);
+      if (await this.o.outbox.once(ref, TITLE_READ_LEASE_MS)) this.read(ref, videoId);
     } catch (err) {
       // The store failing: the title waits for a later pass, the message does not.
       this.o.logger.warn({ err, video: ref }, "could not look up the video's title in the store");

@@ -295,7 +295,7 @@ export class NotifyWorker {
     // Items the route channel's subscription filters out are acknowledged without being applied.
     const applied = items.filter(direct);
     const { state: folded, refused } = foldBatch(start, applied);
-    // The title, kept with the state (written below); before the first post, waited for ≤ 2 s.
+    // The video's title, read once and kept with the state written below (title.ts).
     const state = (await this.titles?.settle(key, folded)) ?? folded;
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
