@@ -253,8 +253,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     narrate(
       `The platform sends ${first.length} events for video ${VIDEO_OK}, ${DELIVERY_SPACING_MS} ms apart.`,
     );
-    narrate("The bot keeps ONE message per video up to date (progress: at most one edit per 300 ms)");
-    narrate("and replies in its thread at each milestone.");
+    narrate("The bot keeps ONE message per video up to date (progress: at most one edit per 300 ms),");
+    narrate("names the video by its title (read once from the platform) and replies in its thread at");
+    narrate("each milestone.");
     await playLifecycle(first);
     await until(() => {
       const v = threadOf(VIDEO_OK);
@@ -262,6 +263,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     }, `video ${VIDEO_OK} to be complete in Slack`);
     await settle(stack);
     transcript.pump();
+    const reads = stack.sandbox.requests.filter((r) => r.path === `/v2/videos/${VIDEO_OK}`).length;
+    narrate(
+      `The title took ${reads} platform read (GET /v2/videos/${VIDEO_OK}?fields=title) for the ${first.length} events.`,
+    );
 
     step(5, "Another video: its 720p encoding fails");
     const second = lifecycleEvents(

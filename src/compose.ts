@@ -138,12 +138,15 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
     onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
   });
+  // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
+  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
   const worker = new NotifyWorker({
     outbox: c.outbox,
     slackFor,
     settings: c.settings,
     revoked: (teamId, profileId) => access.revoked(teamId, profileId),
     activity: c.activity,
+    names,
     gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
     logger: logger.child({ component: "notify" }),
     managersOf: (teamId) => managers.named(teamId),
@@ -208,7 +211,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const deps: BotDeps = {
     config,
     platform: c.platform,
-    names: new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) }),
+    names,
     settings: c.settings,
     routes: c.routes,
     outbox: c.outbox,

@@ -111,6 +111,24 @@ describe("npm run demo, in-process", () => {
     expect(errorReplies.map((e) => e.body).join("")).toMatch(/failed/);
   });
 
+  it("names each video by its title, read once from the platform, in the channel and its page", () => {
+    const all = entries(result.lines);
+    const html = readFileSync(result.htmlPath, "utf8");
+    for (const [video, title] of [
+      ["x8nw5fq", "Harbour Bridge Reopens After Two-Year Renovation"],
+      ["x8nw6kd", "Election Night Special: How the Count Works"],
+    ] as const) {
+      const parent = all.find(
+        (e) => e.head.startsWith("#video-news") && e.head.includes("✉ new message") && e.body.includes(video),
+      );
+      expect(parent?.body.split("\n")[0], video).toBe(title);
+      expect(html).toContain(title);
+    }
+    expect(result.lines).toContain(
+      "   The title took 1 platform read (GET /v2/videos/x8nw5fq?fields=title) for the 36 events.",
+    );
+  });
+
   it("shows a duplicate delivery once", () => {
     expect(result.lines).toContain(
       "duplicate delivery → answered 200 {status: duplicate}, nothing new in the channel",

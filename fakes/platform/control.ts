@@ -13,7 +13,15 @@ const faultSchema = z.strictObject({
   path: z.string().min(1).optional(),
   latencyMs: z.number().int().min(0).max(600_000).optional(),
   status: z
-    .union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)])
+    .union([
+      z.literal(403),
+      z.literal(422),
+      z.literal(429),
+      z.literal(500),
+      z.literal(502),
+      z.literal(503),
+      z.literal(504),
+    ])
     .optional(),
   retryAfterSeconds: z.number().int().min(0).optional(),
   retryAfterHeader: z.string().nullable().optional(),

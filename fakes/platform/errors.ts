@@ -80,6 +80,8 @@ export const unprocessable = (code: string, message: string, details: Details) =
 
 /** Codes answered by the fault injector (these come from "gateways", not the API process). */
 export const FAULT_CODES: Record<number, { code: string; message: string }> = {
+  403: { code: "UPSTREAM_ACCESS_DENIED", message: "An upstream service denied access" },
+  422: { code: "INVALID_FORMAT", message: "Invalid parameter" },
   429: { code: "TOO_MANY_REQUESTS", message: "Too many requests, retry later" },
   500: { code: "INTERNAL_SERVER_ERROR", message: "Internal server error" },
   502: { code: "BAD_GATEWAY", message: "Bad gateway" },

@@ -227,7 +227,8 @@ export interface Fault {
   path?: string | RegExp;
   /** delay before answering (applies also when combined with status) */
   latencyMs?: number;
-  status?: 429 | 500 | 502 | 503 | 504;
+  /** answered with this status and a section 7 envelope; 403 and 422 stand for refusals the sandbox cannot cause otherwise */
+  status?: 403 | 422 | 429 | 500 | 502 | 503 | 504;
   /** 429: sets both the Retry-After header and details.retry_after_seconds (default 1); other statuses: the header only */
   retryAfterSeconds?: number;
   /**

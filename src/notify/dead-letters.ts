@@ -5,8 +5,10 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
+import { escapeTruncate, code as inlineCode } from "../slack/blocks/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
+import { videoTitleOf } from "./video/render.js";
 import type { VideoState } from "./video/state.js";
 
 export interface DeadLetterDeps {
@@ -37,8 +39,13 @@ export async function reportRefused(
   const profile = await o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
   const recipients = new Set([...(profile ? [profile.setBy] : []), ...(await o.managersOf(state.teamId))]);
   const client = await o.slackFor(state.teamId);
+  const title = videoTitleOf(state);
+  const video =
+    state.videoId === null
+      ? ""
+      : ` (video ${title === null ? "" : `“${escapeTruncate(title.replace(/\s+/g, " "), 150)}” `}${inlineCode(state.videoId, 80)})`;
   const text =
-    `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>: Slack said \`${code}\`. ` +
+    `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>${video}: Slack said \`${code}\`. ` +
     (code === "not_in_channel"
       ? "Invite me to the channel (`/invite @video-platform`) and new events will show up again."
       : code === "is_archived"

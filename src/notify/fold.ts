@@ -122,6 +122,10 @@ export async function countAttempt(
   return { dueAt: o.now() };
 }
 
+/** Complete or deleted, every reply posted: kept for the outbox's shorter (final) retention. */
+export const isFinal = (s: VideoState): boolean =>
+  (s.stage === "complete" || s.stage === "deleted") && s.milestones.every((m) => m.posted);
+
 export function withoutAttempt(s: VideoState): VideoState {
   const { attempt: _, ...rest } = s;
   return rest;

@@ -10,7 +10,8 @@
  * in memory), so replicas on one Redis share the slots and a restart keeps them. A slot taken at
  * t is free again at t + 1 h, so no 60-minute span holds more pings than there are slots. A reply
  * tried again after a failed post takes a slot again: that can only hold a mention back, never add
- * one.
+ * one. Before any slot, the video must be one the platform confirms (`mayMention`): made-up video
+ * ids never ping at all.
  */
 import type { SettingsRepo } from "../store/index.js";
 import type { Outbox } from "./types.js";
@@ -19,35 +20,68 @@ import type { VideoState } from "./video/state.js";
 /** Pings per channel in any 60 minutes. */
 export const MENTIONS_PER_CHANNEL_PER_HOUR = 3;
 const HOUR_MS = 3_600_000;
+/**
+ * How long a format-error reply that asks for a mention waits for the title read's answer, after
+ * the title was first asked for. The read ends sooner (the platform client's timeouts and
+ * retries): this only bounds the wait when the replica reading it stopped meanwhile.
+ */
+export const MENTION_WAIT_MS = 60_000;
+
+/** Why a mention asked for is not put on the reply. */
+export type HeldBack = "hourly" | "unconfirmed";
 
 export interface MentionDecision {
   /** The mention to put on the reply (null: none). */
   mention: string | null;
-  /** A mention was asked for and held back (the channel had its pings this hour). */
-  heldBack: boolean;
+  /** A mention was asked for and held back, and why (the reply says so); null otherwise. */
+  heldBack: HeldBack | null;
+  /** The video's title read has not answered yet: come back then (or sooner) to decide. */
+  waitUntil?: number;
+}
+
+export type MentionCheck = { ok: boolean } | { waitUntil: number };
+
+/**
+ * Whether the video's format errors may ping: the one place for "only videos the platform
+ * confirms". Deliveries are unsigned; the video's title read (src/notify/title.ts) is the only
+ * check that the video is real.
+ *  - Confirmed (the platform has the video): yes.
+ *  - 404 (no such video), 422 (an id it refuses), or no answer (5xx, timeout, a broken body): no.
+ *    A leaked callback URL cannot ping with made-up ids, not even while the platform is down.
+ *  - Not checkable because the key lacks `video.read` (not granted, or refused with 403): yes,
+ *    as before titles were read, within the hourly bound: such a key loses titles only.
+ *  - No answer yet: wait for it, at most until MENTION_WAIT_MS after the title was first asked
+ *    for; no after that.
+ */
+export function mayMention(state: VideoState, now: number): MentionCheck {
+  const t = state.title;
+  if (t === undefined) {
+    if (state.videoId === null || state.titleAskedAt === undefined) return { ok: false };
+    const until = state.titleAskedAt + MENTION_WAIT_MS;
+    return until > now ? { waitUntil: until } : { ok: false };
+  }
+  if ("title" in t) return { ok: true };
+  return { ok: "unknown" in t && (t.unknown === "no_scope" || t.unknown === "forbidden") };
 }
 
 /**
- * Whether the video's format errors may ping at all. The one place for "only videos the platform
- * confirms": the video's title read (one GET per video, a later change) will mark the videos the
- * platform does not know, and those will never ping. Until then every video may, within the
- * hourly bound.
+ * What a format-error reply of this video's channel carries: its subscription's mention, for a
+ * video `mayMention` allows (unless `checkVideo` is false: a worker that reads no titles), bounded.
  */
-export function mayMention(_state: VideoState): boolean {
-  return true;
-}
-
-/** What a format-error reply of this video's channel carries: its subscription's mention, bounded. */
 export async function mentionFor(
-  o: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile"> },
+  o: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile">; now: () => number },
   state: VideoState,
+  checkVideo = true,
 ): Promise<MentionDecision> {
   const p = await o.settings.getProfile(state.teamId, state.profileId);
   const asked = p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
-  if (asked === null || !mayMention(state)) return { mention: null, heldBack: false };
+  if (asked === null) return { mention: null, heldBack: null };
+  const check: MentionCheck = checkVideo ? mayMention(state, o.now()) : { ok: true };
+  if ("waitUntil" in check) return { mention: null, heldBack: null, waitUntil: check.waitUntil };
+  if (!check.ok) return { mention: null, heldBack: "unconfirmed" };
   for (let n = 1; n <= MENTIONS_PER_CHANNEL_PER_HOUR; n++) {
     if (await o.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
-      return { mention: asked, heldBack: false };
+      return { mention: asked, heldBack: null };
   }
-  return { mention: null, heldBack: true };
+  return { mention: null, heldBack: "hourly" };
 }

@@ -12,6 +12,9 @@ export interface SampleEvent {
 
 export const SAMPLE_PRESETS = ["240p", "480p", "720p"] as const;
 
+/** The sample video's title: the platform does not have it, so the bot gives it (title.ts noteTitle). */
+export const SAMPLE_TITLE = "Sample video from /webhook test";
+
 export function sampleVideoId(): string {
   return `xtest${randomBytes(4).toString("hex")}`;
 }

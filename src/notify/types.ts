@@ -128,6 +128,13 @@ export interface Outbox {
   listDead(teamId: string, limit: number): Promise<DeadLetter[]>;
   /** Set-if-absent with a time to live: true the first time for `key` within `ttlMs`. */
   once(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * A small value every process sharing the backend can read for `ttlMs` (overwritten by a later
+   * put): what one replica learnt for the others, e.g. a video's title (src/notify/title.ts).
+   */
+  putNote(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The note's value, or undefined when there is none (or it expired). */
+  getNote(key: string): Promise<string | undefined>;
   stats(): Promise<OutboxStats>;
   close(): Promise<void>;
 }

@@ -24,12 +24,15 @@
  * Access (src/notify/revoked.ts): before a video's items are copied or anything is posted, the
  * authorizer is asked again whether the workspace may still get the profile's notifications;
  * if not, they are dead letters with the reason and nothing is posted.
+ *
+ * Titles (src/notify/title.ts): read once per video, kept in its state; the first post waits for
+ * it at most 2 s, and a later one is shown in place.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
+import type { PlatformNames } from "../platform/index.js";
 import {
-  type ActivityDelta,
   type ActivityRepo,
   InstallationMissingError,
   type SettingsRepo,
@@ -37,12 +40,14 @@ import {
 } from "../store/index.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
 import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
-import { countAttempt, foldBatch, loadState, type Pass } from "./fold.js";
+import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
 import { mentionFor } from "./mentions.js";
 import { type RevokedCheck, RevokedRoutes, setAsideRevoked } from "./revoked.js";
 import { classifySlackError } from "./slack-errors.js";
+import { lastVideoOf, recordTally, type Tally } from "./tally.js";
+import { VideoTitles } from "./title.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
 import { parentHash, parentMetadata, renderMilestone, renderParent } from "./video/render.js";
@@ -65,6 +70,8 @@ export interface WorkerOptions {
   revoked?: RevokedCheck;
   /** Per-profile counters for the App Home (optional). */
   activity?: ActivityRepo;
+  /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
+  names?: Pick<PlatformNames, "videoTitle">;
   gate: ChannelGate;
   logger: Logger;
   /** The workspace's managers, told when Slack refuses the notifications for good. */
@@ -91,23 +98,18 @@ type Outcome = { dueAt: number | null };
 /** This worker's lease on the video ended (expired and maybe taken): stop touching it. */
 class LeaseLost extends Error {}
 
-/** What one pass over a video did, for the activity counters. */
-interface Tally extends ActivityDelta {
-  teamId?: string;
-  profileId?: string;
-}
+/** The options without a default. */
+type Optional =
+  | "onPosted"
+  | "onFailed"
+  | "onRateLimited"
+  | "activity"
+  | "videoUrlTemplate"
+  | "revoked"
+  | "names";
 
 export class NotifyWorker {
-  private readonly o: Required<
-    Omit<
-      WorkerOptions,
-      "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate" | "revoked"
-    >
-  > &
-    Pick<
-      WorkerOptions,
-      "onPosted" | "onFailed" | "onRateLimited" | "activity" | "videoUrlTemplate" | "revoked"
-    >;
+  private readonly o: Required<Omit<WorkerOptions, Optional>> & Pick<WorkerOptions, Optional>;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
@@ -118,6 +120,7 @@ export class NotifyWorker {
   private readonly unsaved = new UnsavedSlackFacts();
   private readonly gone: GoneWorkspaces;
   private readonly revokedRoutes: RevokedRoutes;
+  private readonly titles: VideoTitles | undefined;
 
   constructor(o: WorkerOptions) {
     this.o = {
@@ -132,6 +135,7 @@ export class NotifyWorker {
     } as NotifyWorker["o"];
     this.gone = new GoneWorkspaces(this.o.now);
     this.revokedRoutes = new RevokedRoutes(this.o.now);
+    this.titles = o.names ? new VideoTitles({ ...this.o, names: o.names }) : undefined;
   }
 
   start(): void {
@@ -146,6 +150,7 @@ export class NotifyWorker {
   /** Stops claiming; resolves when the videos in progress are done (their Slack call included). */
   async stop(): Promise<void> {
     this.running = false;
+    this.titles?.close();
     for (const wake of [...this.wakers]) wake();
     await this.loop;
   }
@@ -243,18 +248,7 @@ export class NotifyWorker {
       await this.o.outbox.release(this.o.owner, key, outcome.dueAt).catch((err: unknown) => {
         this.o.logger.warn({ err, video: key }, "could not release a video lease; it expires by itself");
       });
-      if (
-        this.o.activity &&
-        tally.teamId &&
-        tally.profileId &&
-        (tally.received || tally.posted || tally.failed)
-      ) {
-        await this.o.activity
-          .record(tally.teamId, tally.profileId, tally, this.o.now())
-          .catch((err: unknown) => {
-            this.o.logger.warn({ err, video: key }, "could not record activity");
-          });
-      }
+      await recordTally(this.o, key, tally);
     }
   }
 
@@ -300,7 +294,9 @@ export class NotifyWorker {
     // One pass over the batch; applyDelivery copies only what each delivery changes.
     // Items the route channel's subscription filters out are acknowledged without being applied.
     const applied = items.filter(direct);
-    const { state, refused } = foldBatch(start, applied);
+    const { state: folded, refused } = foldBatch(start, applied);
+    // The video's title, read once and kept with the state written below (title.ts).
+    const state = (await this.titles?.settle(key, folded)) ?? folded;
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
@@ -324,7 +320,10 @@ export class NotifyWorker {
     if (state.eventCount === 0) return { dueAt: null };
     // The refused items are dead letters already: Slack's refusals concern the others only.
     const shown = refused.length === 0 ? applied : applied.filter((i) => !refused.some((r) => r.item === i));
-    return this.show(key, state, shown, tally);
+    tally.lastVideo = lastVideoOf(state);
+    const outcome = await this.show(key, state, shown, tally);
+    // A title still pending: back soon to show it in place.
+    return { dueAt: this.titles?.pollAt(state, outcome.dueAt) ?? outcome.dueAt };
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */
@@ -391,7 +390,7 @@ export class NotifyWorker {
         const metadata = parentMetadata(state);
         const hash = parentHash(msg);
         if (state.parentTs === null) {
-          const wait = gate.takePostSlot(channel, key);
+          const wait = this.titles?.holdUntil(state) || gate.takePostSlot(channel, key);
           if (wait) return { dueAt: wait };
           await hold();
           const res = await client.chat.postMessage({
@@ -410,6 +409,9 @@ export class NotifyWorker {
           const urgent = state.milestones.some((m) => !m.posted);
           if (since < this.o.coalesceMs && !urgent)
             return { dueAt: (state.lastRenderAt ?? 0) + this.o.coalesceMs };
+          // The title alone rides on the video's next write when more is coming (title.ts).
+          const ride = this.titles?.updateAt(state, new Date(this.o.now()), links);
+          if (ride) return { dueAt: ride };
           // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
           updateAt = gate.methodBlockedUntil(state.teamId, "chat.update") || null;
           if (updateAt === null) {
@@ -436,7 +438,8 @@ export class NotifyWorker {
         const wait = gate.takePostSlot(channel, key);
         if (wait) return { dueAt: wait };
         // The subscription's mention on format errors, at most a few per channel per hour.
-        const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state) : null;
+        const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state, !!this.titles) : null;
+        if (ping?.waitUntil) return { dueAt: ping.waitUntil }; // for the title read (mentions.ts)
         const msg = renderMilestone(
           m,
           state,
@@ -522,7 +525,3 @@ export class NotifyWorker {
     }
   }
 }
-
-/** Complete or deleted, every reply posted: kept for the outbox's shorter (final) retention. */
-const isFinal = (s: VideoState): boolean =>
-  (s.stage === "complete" || s.stage === "deleted") && s.milestones.every((m) => m.posted);

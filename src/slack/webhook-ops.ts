@@ -20,7 +20,9 @@
  * first: the workspace now bound takes the profile over.
  */
 import { callbackUrlFor } from "../http/paths.js";
-import { sampleLifecycle, sampleVideoId } from "../notify/sample.js";
+import { SAMPLE_TITLE, sampleLifecycle, sampleVideoId } from "../notify/sample.js";
+import { noteTitle } from "../notify/title.js";
+import { videoKeyOf } from "../notify/types.js";
 import {
   isPlatformError,
   isWebhookEvent,
@@ -215,7 +217,8 @@ export type TestOutcome =
 /**
  * `/webhook test`: a realistic sample lifecycle through the delivery route's own path (the route,
  * found by the profile's route id, then validation, deduplication, durable outbox), then the
- * worker posts it like every other video.
+ * worker posts it like every other video. The platform does not have the sample video: its title
+ * is given to the worker first, so it is not read (nor shown as not confirmed).
  */
 export async function sendTestLifecycle(
   deps: BotDeps,
@@ -231,6 +234,7 @@ export async function sendTestLifecycle(
   if (!route) throw new Error("the sample delivery was refused (404: unknown delivery token)");
   const videoId = sampleVideoId();
   const events = sampleLifecycle(profileId, deps.now().getTime(), videoId);
+  await noteTitle(deps.outbox, videoKeyOf(route.teamId, route.profileId, videoId), SAMPLE_TITLE);
   for (const e of events) {
     const r = await deps.ingest(route, JSON.stringify(e));
     if (r.status !== 200)

@@ -1,6 +1,7 @@
 /**
- * What the App Home shows per profile: when the last delivery arrived and, over the last 24 h,
- * how many deliveries were received, how many Slack messages were posted or updated, and how many
+ * What the App Home shows per profile: when the last delivery arrived, the video of the last
+ * message posted or updated (its title when the platform gave one) and, over the last 24 h, how
+ * many deliveries were received, how many Slack messages were posted or updated, and how many
  * deliveries Slack refused. Written by the notification worker (never on the delivery route),
  * one document per (workspace, profile) with hourly buckets.
  *
@@ -20,10 +21,16 @@ const bucket = z.object({
   posted: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
 });
+const lastVideo = z.object({
+  videoId: z.string().max(200),
+  title: z.string().max(1024).nullable(),
+  at: z.number(),
+});
 const activitySchema = z.object({
   v: z.literal(1),
   lastDeliveryAt: z.number().nullable(),
   hours: z.array(bucket).max(48),
+  lastVideo: lastVideo.optional(),
 });
 type ActivityDoc = z.infer<typeof activitySchema>;
 
@@ -32,13 +39,19 @@ export interface ActivitySummary {
   received24h: number;
   posted24h: number;
   failed24h: number;
+  /** The video of the last message posted or updated, with its title (null: shown by its id). */
+  lastVideo?: LastVideo;
 }
+
+export type LastVideo = z.infer<typeof lastVideo>;
 
 export interface ActivityDelta {
   received?: number;
   posted?: number;
   failed?: number;
   lastDeliveryAt?: number;
+  /** The video these counts are about; kept as the last video when something was posted. */
+  lastVideo?: { videoId: string; title: string | null } | undefined;
 }
 
 const key = (teamId: string, profileId: string) => `team:${teamId}:activity:${profileId}`;
@@ -65,6 +78,7 @@ export class ActivityRepo {
       received24h: sum("received"),
       posted24h: sum("posted"),
       failed24h: sum("failed"),
+      ...(doc?.lastVideo ? { lastVideo: doc.lastVideo } : {}),
     };
   }
 
@@ -86,6 +100,8 @@ function added(doc: ActivityDoc, d: ActivityDelta, now: number): ActivityDoc {
   b.failed += d.failed ?? 0;
   if (d.lastDeliveryAt !== undefined)
     doc.lastDeliveryAt = Math.max(doc.lastDeliveryAt ?? 0, d.lastDeliveryAt);
+  if (d.lastVideo && d.posted && now >= (doc.lastVideo?.at ?? 0))
+    doc.lastVideo = { videoId: d.lastVideo.videoId.slice(0, 200), title: d.lastVideo.title, at: now };
   doc.hours = doc.hours.filter((x) => x.h > now - 25 * HOUR).sort((a, b2) => a.h - b2.h);
   return doc;
 }

@@ -1,5 +1,5 @@
 /**
- * A leaked callback URL cannot make the bot ping a channel at will: a flood of made-up
+ * A leaked callback URL cannot make the bot ping a channel at will: a flood of forged
  * `video.format.error` deliveries (a new video id each) on a subscription with `mention=@here`
  * pings the channel at most MENTIONS_PER_CHANNEL_PER_HOUR times in the hour, across a restart
  * of the bot on the same store (sqlite file, Redis), and with two bots sharing one Redis. Past
@@ -61,9 +61,14 @@ function replies(h: Harness) {
   };
 }
 
-/** Made-up format errors, a new video id each, to the route's callback URL on `bot`. */
-async function flood(hook: string, ids: string[]) {
+/**
+ * Forged format errors, a new video id each, to the route's callback URL on `bot`. The videos
+ * exist on the platform (so their title read confirms them): made-up ids never ping at all
+ * (test/notify/titles.test.ts); this bound is for real ones.
+ */
+async function flood(h: Harness, hook: string, ids: string[]) {
   for (const videoId of ids) {
+    h.sandbox.putVideo({ video_id: videoId, profile_id: PROFILE });
     const res = await fetch(hook, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -91,7 +96,7 @@ describe.each(["sqlite", "redis"] as const)("mentions of a flood of made-up form
       expect((await h.answer(sub.responseUrl)).response_type).toBe("in_channel");
 
       const first = Array.from({ length: 5 }, (_, i) => `x7fake${kind}a${i}`);
-      await flood(hook, first);
+      await flood(h, hook, first);
       await waitFor(() => replies(h).all.length === first.length, 15_000, "the first replies");
       expect(replies(h).pinged).toHaveLength(MENTIONS_PER_CHANNEL_PER_HOUR);
       expect(replies(h).heldBack).toHaveLength(first.length - MENTIONS_PER_CHANNEL_PER_HOUR);
@@ -103,7 +108,7 @@ describe.each(["sqlite", "redis"] as const)("mentions of a flood of made-up form
       second = await startBot(h.config, h.logger, { ...s, worker: WORKER });
       const local = (bot: Bot) => `${bot.url}${new URL(hook).pathname}`;
       const more = Array.from({ length: 3 }, (_, i) => `x7fake${kind}b${i}`);
-      await flood(local(second), more);
+      await flood(h, local(second), more);
       const total = first.length + more.length;
       await waitFor(() => replies(h).all.length === total, 15_000, "the replies after the restart");
       expect(replies(h).pinged).toHaveLength(MENTIONS_PER_CHANNEL_PER_HOUR);
@@ -113,7 +118,7 @@ describe.each(["sqlite", "redis"] as const)("mentions of a flood of made-up form
         // A second replica on the same Redis shares the count.
         third = await startBot(h.config, h.logger, { ...s, worker: { ...WORKER, owner: "replica-2" } });
         const both = Array.from({ length: 4 }, (_, i) => `x7fake${kind}c${i}`);
-        await Promise.all([flood(local(second), both.slice(0, 2)), flood(local(third), both.slice(2))]);
+        await Promise.all([flood(h, local(second), both.slice(0, 2)), flood(h, local(third), both.slice(2))]);
         await waitFor(() => replies(h).all.length === total + both.length, 15_000, "the replicas' replies");
         expect(replies(h).pinged).toHaveLength(MENTIONS_PER_CHANNEL_PER_HOUR);
       }

@@ -17,6 +17,7 @@ export {
   DEFAULT_DEDUPE_TTL_MS,
   DEFAULT_ROUTE_QUOTA,
   type OutboxOptions,
+  PULL_FORWARD_MS,
 } from "./common.js";
 export { MemoryOutbox } from "./memory.js";
 export { RedisOutbox } from "./redis.js";

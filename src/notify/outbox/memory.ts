@@ -67,6 +67,7 @@ export class MemoryOutbox implements Outbox {
   private readonly perRoute = new Map<string, number>();
   private readonly routeQuota: number;
   private readonly onceKeys = new Map<string, number>();
+  private readonly notes = new Map<string, { value: string; expiresAt: number }>();
   /** Per team, oldest first. */
   private readonly dead = new Map<string, string[]>();
   private insertions = 0;
@@ -274,6 +275,20 @@ export class MemoryOutbox implements Outbox {
   async once(key: string, ttlMs: number): Promise<boolean> {
     this.check();
     return this.setIfAbsent(this.onceKeys, key, ttlMs);
+  }
+
+  async putNote(key: string, value: string, ttlMs: number): Promise<void> {
+    this.check();
+    const now = this.now();
+    this.notes.set(key, { value, expiresAt: now + positiveMs(ttlMs) });
+    if (++this.insertions % SWEEP_EVERY === 0)
+      for (const [k, n] of this.notes) if (n.expiresAt <= now) this.notes.delete(k);
+  }
+
+  async getNote(key: string): Promise<string | undefined> {
+    this.check();
+    const note = this.notes.get(key);
+    return note !== undefined && note.expiresAt > this.now() ? note.value : undefined;
   }
 
   async stats(): Promise<OutboxStats> {

@@ -13,7 +13,7 @@
  *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past the lease
  *                     by enqueue, claimDue, renew and setState, so Redis drops it by itself
  *                     only once the video was left alone that long
- *   P dd:<key>, P once:<key>  SET NX PX markers
+ *   P dd:<key>, P once:<key>  SET NX PX markers;  P note:<key>  SET PX values (putNote)
  *   P dead:<team>     LIST, newest first, trimmed to 1,000;  P deadn  total kept
  *
  * Atomicity: each operation that touches more than one key, or checks then writes, is ONE Lua
@@ -360,6 +360,18 @@ export class RedisOutbox implements Outbox {
       this.client.sendCommand(["SET", this.k("once:", key), "1", "NX", "PX", String(positiveMs(ttlMs))]),
     );
     return r !== null;
+  }
+
+  async putNote(key: string, value: string, ttlMs: number): Promise<void> {
+    this.check();
+    await this.store.run("outbox.putNote", () =>
+      this.client.sendCommand(["SET", this.k("note:", key), value, "PX", String(positiveMs(ttlMs))]),
+    );
+  }
+
+  async getNote(key: string): Promise<string | undefined> {
+    this.check();
+    return (await this.store.run("outbox.getNote", () => this.client.get(this.k("note:", key)))) ?? undefined;
   }
 
   async stats(): Promise<OutboxStats> {

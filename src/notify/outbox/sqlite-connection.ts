@@ -25,6 +25,7 @@ export const SCHEMA: readonly string[] = [
   reason TEXT NOT NULL, json TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS outbox_dead_team ON outbox_dead (team_id, id)`,
   `CREATE TABLE IF NOT EXISTS outbox_once (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS outbox_notes (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
 ];
 
 /**
@@ -74,6 +75,10 @@ export const SWEEP_STATES = `DELETE FROM outbox_state WHERE video_key IN (
 export const ONCE_UPSERT = `INSERT INTO outbox_once (key, expires_at) VALUES (?, ?)
   ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_once.expires_at <= ?
   RETURNING key`;
+
+/** Writes a note (a new value and expiry over an old one). Parameters: key, value, expires_at. */
+export const NOTE_PUT = `INSERT INTO outbox_notes (key, value, expires_at) VALUES (?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`;
 
 /** The end of `owner`'s lease on a video, if live (by the outbox clock). Parameters: key, owner, now. */
 export const HELD =

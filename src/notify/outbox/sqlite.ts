@@ -55,6 +55,7 @@ import {
   Mutex,
   migrateRouteCounts,
   migrateStateTable,
+  NOTE_PUT,
   ONCE_UPSERT,
   placeholders,
   SCHEMA,
@@ -414,6 +415,21 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
+  putNote(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.op("putNote", async (c) => {
+      const now = this.now();
+      await this.sweep(c, "outbox_notes", now);
+      await c.all(NOTE_PUT, key, value, now + positiveMs(ttlMs));
+    });
+  }
+
+  getNote(key: string): Promise<string | undefined> {
+    return this.op("getNote", async (c) => {
+      const sql = "SELECT value FROM outbox_notes WHERE key = ? AND expires_at > ?";
+      return (await c.all<{ value: string }>(sql, key, this.now()))[0]?.value;
+    });
+  }
+
   stats(): Promise<OutboxStats> {
     return this.op("stats", async (c) => {
       const rows = await c.all<{ depth: number; oldest: number | null; scheduled: number; dead: number }>(
@@ -445,7 +461,11 @@ export class SqliteOutbox implements Outbox {
   }
 
   /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
-  private async sweep(c: Connection, table: "outbox_dedupe" | "outbox_once", now: number): Promise<void> {
+  private async sweep(
+    c: Connection,
+    table: "outbox_dedupe" | "outbox_once" | "outbox_notes",
+    now: number,
+  ): Promise<void> {
     if (++this.insertions % SWEEP_EVERY === 0) await c.all(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
   }
 

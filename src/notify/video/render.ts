@@ -16,6 +16,7 @@ import {
   code,
   context,
   escapeTruncate,
+  header,
   isLinkableUrl,
   link,
   message,
@@ -25,7 +26,7 @@ import {
   utcText,
 } from "../../slack/blocks/index.js";
 import { mentionMarkup } from "../../store/index.js";
-import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../mentions.js";
+import { type HeldBack, MENTIONS_PER_CHANNEL_PER_HOUR } from "../mentions.js";
 import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
 import {
   IGNORED_PRESETS_CAP,
@@ -54,6 +55,27 @@ function videoLink(s: VideoState, links: VideoLinks): string {
   return url === undefined ? "" : ` · 🔗 ${link(url, "Open the video")}`;
 }
 
+/** The video's title when the platform gave one (src/notify/title.ts), else null. */
+export function videoTitleOf(s: VideoState): string | null {
+  return s.title !== undefined && "title" in s.title ? s.title.title : null;
+}
+
+/** Whether the platform said it has no such video (404 on its title read). */
+function notConfirmed(s: VideoState): boolean {
+  return s.title !== undefined && "notConfirmed" in s.title;
+}
+
+/**
+ * The title as a context line of plain text: nothing in it is interpreted (no mention, link or
+ * formatting), whatever the video's owner typed.
+ */
+function titleContext(title: string): KnownBlock {
+  return {
+    type: "context",
+    elements: [{ type: "plain_text", text: truncatePlain(oneLine(title), TITLE_INLINE_MAX), emoji: false }],
+  };
+}
+
 export const VIDEO_STATUS_EVENT = "video_status";
 
 /** Slack message metadata of a video's parent message (`event_type` video_status). */
@@ -79,6 +101,7 @@ export const STALL_MS = 30 * 60_000;
 const NAME_MAX = 60;
 const INLINE_NAME_MAX = 40;
 const ID_MAX = 80;
+const TITLE_INLINE_MAX = 150;
 const DATA_BLOCK_MAX = 1500;
 const DETAILS_MAX = 500;
 
@@ -294,8 +317,14 @@ function timeline(s: VideoState): string[] {
 }
 
 function parentFallback(s: VideoState): string {
+  const title = videoTitleOf(s);
+  const id = s.videoId === null ? "" : truncatePlain(oneLine(s.videoId), ID_MAX);
   const who =
-    s.videoId === null ? "Events without a video" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}`;
+    s.videoId === null
+      ? "Events without a video"
+      : title === null
+        ? `Video ${id}`
+        : `${truncatePlain(oneLine(title), TITLE_INLINE_MAX)} (video ${id})`;
   const presets = Object.values(s.presets);
   const c = countByStatus(presets);
   const total = presets.length - c.deleted;
@@ -335,7 +364,12 @@ function parentFallback(s: VideoState): string {
 
 /** The one parent message of a video, updated in place as its lifecycle moves. */
 export function renderParent(s: VideoState, now: Date, links: VideoLinks = {}): Message {
-  const blocks: KnownBlock[] = [section(titleLine(s, links)), section(stageLine(s, now))];
+  const title = videoTitleOf(s);
+  // The title in a header: plain text, so nothing the video's owner typed is interpreted.
+  const blocks: KnownBlock[] = [...(title === null ? [] : [header(title)]), section(titleLine(s, links))];
+  if (notConfirmed(s))
+    blocks.push(context(["❔ Not confirmed by the platform: it knows no video with this id"]));
+  blocks.push(section(stageLine(s, now)));
   const presets = sortedPresets(s);
   if (s.stage === "deleted") {
     if (presets.length > 0) {
@@ -384,16 +418,22 @@ function presetOf(m: Milestone, prefix: string): string {
 /**
  * `mention`: a subscription's stored mention (null, "here" or a user id, validated again by
  * mentionMarkup), put first on a format-error reply only. `heldBack`: one was asked for and held
- * back (src/notify/mentions.ts), which the reply says.
+ * back, and why (src/notify/mentions.ts), which the reply says.
  */
 export function renderMilestone(
   m: Milestone,
   s: VideoState,
   links: VideoLinks = {},
   mention: string | null = null,
-  heldBack = false,
+  heldBack: HeldBack | null = null,
 ): Message {
-  const video = s.videoId === null ? "" : `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `;
+  const title = videoTitleOf(s);
+  const video =
+    s.videoId === null
+      ? ""
+      : title === null
+        ? `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `
+        : `${truncatePlain(oneLine(title), TITLE_INLINE_MAX)}: `;
   let line: string;
   let fallback: string;
   if (m.key === "published") {
@@ -423,11 +463,14 @@ export function renderMilestone(
     fallback = `${video}event ${truncatePlain(oneLine(m.type), 100)} received`;
   }
   const blocks: KnownBlock[] = [section(line + videoLink(s, links))];
+  if (title !== null) blocks.push(titleContext(title));
   if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
-  if (heldBack && m.key.startsWith("error:"))
+  if (heldBack !== null && m.key.startsWith("error:"))
     blocks.push(
       context([
-        `🔕 No mention: this channel had its ${MENTIONS_PER_CHANNEL_PER_HOUR} mentions of the last hour already.`,
+        heldBack === "hourly"
+          ? `🔕 No mention: this channel had its ${MENTIONS_PER_CHANNEL_PER_HOUR} mentions of the last hour already.`
+          : "🔕 No mention: the platform does not confirm this video.",
       ]),
     );
   const msg = message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);

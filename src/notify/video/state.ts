@@ -115,7 +115,19 @@ export interface VideoState {
    * first item and how often. Kept here so that the count survives a restart (worker.ts).
    */
   attempt?: { id: string; n: number; reason: string };
+  /** What the platform said of the video (src/notify/title.ts); absent while not known. */
+  title?: TitleFact;
+  /** Worker clock (ms) when the title was first asked for: the first post waits at most 2 s after it. */
+  titleAskedAt?: number;
 }
+
+/**
+ * The answer of the video's one title read: `title` (the platform has the video, so it is
+ * confirmed; null when it has no usable title), `notConfirmed` (404: it has no such video), or
+ * `unknown` (the read failed or was not made: 403, 422, 5xx, timeout, no `video.read`; the reason
+ * as PlatformNames gives it). A later delivery never changes it: a deleted video keeps its title.
+ */
+export type TitleFact = { title: string | null } | { notConfirmed: true } | { unknown: string };
 
 export const SEEN_CAP = 200;
 /** Above this many milestones, the oldest posted ones are dropped (unposted ones never). */

@@ -5,7 +5,14 @@
 import { z } from "zod";
 import { boundedData, IGNORED_PRESETS_CAP } from "./bounds.js";
 import { setOwn } from "./hash.js";
-import { PRESET_STATUSES, type PresetState, SEEN_CAP, STAGES, type VideoState } from "./state.js";
+import {
+  PRESET_STATUSES,
+  type PresetState,
+  SEEN_CAP,
+  STAGES,
+  type TitleFact,
+  type VideoState,
+} from "./state.js";
 
 const eventTime = z.number().int().nonnegative();
 const plainObject = z.custom<Record<string, unknown>>(
@@ -27,6 +34,19 @@ const MilestoneSchema = z.object({
   // Kept as stored (a zod record would drop a `__proto__` key of foreign data).
   data: plainObject,
 });
+
+/** A title is at most 255 characters (PlatformNames cuts longer ones): up to 510 UTF-16 units. */
+export const TitleFactSchema = z.union([
+  z.object({ title: z.string().max(1024).nullable() }).strict(),
+  z.object({ notConfirmed: z.literal(true) }).strict(),
+  z.object({ unknown: z.string().min(1).max(40) }).strict(),
+]);
+
+/** A title fact read from a note or a state, or undefined when it is not one. */
+export function parseTitleFact(x: unknown): TitleFact | undefined {
+  const r = TitleFactSchema.safeParse(x);
+  return r.success ? r.data : undefined;
+}
 
 const VideoStateSchema = z
   .object({
@@ -58,6 +78,8 @@ const VideoStateSchema = z
     attempt: z
       .object({ id: z.string().min(1).max(200), n: z.number().int().positive(), reason: z.string().max(500) })
       .optional(),
+    title: TitleFactSchema.optional(),
+    titleAskedAt: z.number().nonnegative().optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
@@ -85,13 +107,15 @@ export function validateState(x: unknown): VideoState | undefined {
   // Milestone data bounded as the reducer bounds it now: a state written by an older version may
   // hold foreign data of any size or depth, which must not break a later copy, hash or write.
   const milestones = r.data.milestones.map((m) => ({ ...m, data: boundedData(m.data) }));
-  const { ignoredPresets, attempt, ...rest } = r.data;
+  const { ignoredPresets, attempt, title, titleAskedAt, ...rest } = r.data;
   const state: VideoState = {
     ...rest,
     presets,
     milestones,
     ...(ignoredPresets ? { ignoredPresets } : {}),
     ...(attempt ? { attempt } : {}),
+    ...(title ? { title } : {}),
+    ...(titleAskedAt !== undefined ? { titleAskedAt } : {}),
   };
   return state;
 }

@@ -51,6 +51,8 @@ export interface HomeProfile {
   received24h: number;
   /** The channels that receive its notifications, with their filters. */
   subscriptions?: readonly Subscription[];
+  /** The video of the last message posted or updated (title null: named by its id). */
+  lastVideo?: { videoId: string; title: string | null; at: number };
 }
 
 /** Subscriptions listed per profile on the Home (the view's blocks are limited). */
@@ -131,6 +133,11 @@ function profileSection(p: HomeProfile, now: Date): KnownBlock {
     destination(p),
     `*Events (${new Set(p.events).size}):* ${eventNames(p.events)}`,
     `*Last delivery:* ${last}`,
+    ...(p.lastVideo
+      ? [
+          `*Last video:* ${p.lastVideo.title === null ? "" : `${escapeTruncate(p.lastVideo.title.replace(/\s+/g, " "), 150)} `}${code(p.lastVideo.videoId, 100)}`,
+        ]
+      : []),
     `*Last 24 h:* ${count(p.received24h)} received · ${count(p.posted24h)} posted · ${count(p.failed24h)} failed`,
     `Set by ${mention(p.setBy)}${at ? ` ${when(at, now)}` : ""}`,
   ];

@@ -261,6 +261,20 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.once("report:a", TTL)).toBe(true);
   });
 
+  it("a note is read back until its TTL, overwritten by a later put, and seen by another connection", async () => {
+    expect(await o.getNote("title:a")).toBeUndefined();
+    await o.putNote("title:a", '{"title":"First"}', TTL);
+    await o.putNote("title:b", "b", TTL * 40);
+    expect(await o.getNote("title:a")).toBe('{"title":"First"}');
+    await o.putNote("title:a", '{"title":"Second"}', TTL);
+    expect(await o.getNote("title:a")).toBe('{"title":"Second"}');
+    if (b.persistent)
+      expect(await (await b.open({ dedupeTtlMs: TTL })).getNote("title:a")).toBe('{"title":"Second"}');
+    await b.clock.advance(TTL + 50);
+    expect(await o.getNote("title:a")).toBeUndefined();
+    expect(await o.getNote("title:b")).toBe("b");
+  });
+
   it("never hands a video to two owners at once and loses nothing under concurrency", async () => {
     // Persistent backends: the claimers share two outboxes (two connections / clients).
     const other = b.persistent ? await b.open({ dedupeTtlMs: TTL }) : o;

@@ -277,6 +277,17 @@ function randomState(seed: number): VideoState {
       );
     s = applyDelivery(s, d);
   }
+  // What the video's title read said (src/notify/title.ts), a title of any foreign text.
+  const r = rand();
+  if (videoId !== null && r < 0.7) {
+    const facts: VideoState["title"][] = [
+      { title: randomName(rand).slice(0, 510) },
+      { title: null },
+      { notConfirmed: true },
+      { unknown: "timeout" },
+    ];
+    s = { ...s, title: pick(rand, facts) };
+  }
   return s;
 }
 
@@ -436,5 +447,39 @@ describe("video links (VIDEO_URL_TEMPLATE) and metadata", () => {
       event_payload: { video_id: s.videoId, profile_id: s.profileId, stage: s.stage },
     });
     expect(parentMetadata({ ...s, videoId: null })).toBeUndefined();
+  });
+});
+
+describe("the video's title (src/notify/title.ts)", () => {
+  const done = applyAll(lifecycle());
+  const TRICKY = "<!channel> *Breaking* & <https://evil.example|click here> 🌉";
+
+  it("heads the parent as plain text, leads its fallback text, and is a plain-text line of each reply", () => {
+    const s: VideoState = { ...done, title: { title: TRICKY } };
+    const m = renderParent(s, NOW);
+    expect(m.blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: TRICKY, emoji: true } });
+    expect(
+      m.text.startsWith("&lt;!channel&gt; *Breaking* &amp; &lt;https://evil.example|click here&gt;"),
+    ).toBe(true);
+    expect(m.text).toContain(`(video ${VIDEO})`);
+    expect(all(m)).not.toContain("<!channel>");
+    const reply = renderMilestone(milestone(s, "published"), s);
+    expect(reply.text.startsWith("&lt;!channel&gt;")).toBe(true);
+    expect(reply.text).not.toContain("<!channel>");
+    expect(reply.blocks).toContainEqual({
+      type: "context",
+      elements: [{ type: "plain_text", text: TRICKY, emoji: false }],
+    });
+  });
+
+  it("a 404 keeps the id and says the platform does not confirm it; other failures just keep the id", () => {
+    const unconfirmed = renderParent({ ...done, title: { notConfirmed: true } }, NOW);
+    expect(unconfirmed.blocks[0]?.type).toBe("section");
+    expect(all(unconfirmed)).toContain("Not confirmed by the platform");
+    expect(unconfirmed.text.startsWith(`Video ${VIDEO}`)).toBe(true);
+    const failed = renderParent({ ...done, title: { unknown: "timeout" } }, NOW);
+    expect(parentHash(failed)).toBe(parentHash(renderParent(done, NOW)));
+    const untitled = renderParent({ ...done, title: { title: null } }, NOW);
+    expect(parentHash(untitled)).toBe(parentHash(renderParent(done, NOW)));
   });
 });

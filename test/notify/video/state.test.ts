@@ -520,6 +520,16 @@ describe("validateState", () => {
       lastRenderAt: Date.now(),
     };
     expect(validateState(JSON.parse(JSON.stringify(withWorker)))).toEqual(withWorker);
+    // The title read's answer and when it was asked: a 255-emoji title is 510 UTF-16 units.
+    for (const title of [
+      { title: "🌉".repeat(255) },
+      { title: null },
+      { notConfirmed: true as const },
+      { unknown: "forbidden" },
+    ]) {
+      const titled = { ...good, title, titleAskedAt: 1_700_000_000_000 };
+      expect(validateState(JSON.parse(JSON.stringify(titled)))).toEqual(titled);
+    }
   });
 
   it("rejects corrupt or foreign shapes", () => {
@@ -558,6 +568,8 @@ describe("validateState", () => {
       ["deletedAt but not deleted", mutate((x) => (x.deletedAt = 5))],
       ["first after last", mutate((x) => (x.firstEventAt = (x.lastEventAt as number) + 1))],
       ["seen not hex", mutate((x) => (x.seen = ["nothex"]))],
+      ["title not a fact", mutate((x) => (x.title = "Harbour Bridge"))],
+      ["title fact with two answers", mutate((x) => (x.title = { title: "a", notConfirmed: true }))],
       ["seen too long", mutate((x) => (x.seen = Array.from({ length: SEEN_CAP + 1 }, () => "a".repeat(64))))],
       ["parentTs number", mutate((x) => (x.parentTs = 17))],
     ];
