@@ -70,6 +70,11 @@ export function titleRef(key: VideoKey): string {
   return `title:${routeKeyOf(key)}`;
 }
 
+/** The profile of a title reference (`title:<team>:<profile>:<video>`). */
+function profileOfRef(ref: string): string | undefined {
+  return ref.split(":")[2];
+}
+
 /**
  * Leaves a title the bot knows without asking the platform (the `/webhook test` sample, which the
  * platform does not have) for the video's keys to find, before its deliveries are stored.
@@ -184,7 +189,7 @@ export class VideoTitles {
   private read(ref: string, videoId: string): void {
     const entry: Read = { fact: undefined, done: Promise.resolve({ unknown: "unavailable" }) };
     entry.done = this.o.names
-      .videoTitle(videoId)
+      .videoTitle(videoId, { profileId: profileOfRef(ref) })
       .catch((): VideoTitle => ({ unknown: "unavailable" }))
       .then(async (answer) => {
         const fact = factOf(answer);

@@ -101,6 +101,12 @@ export type VideoTitle =
   | { notConfirmed: true }
   | { unknown: VideoTitleUnknown; error?: PlatformError };
 
+/** A title read with the profile the platform says owns the video (when it said). */
+type OwnedTitle = { title: string | null; owner?: string } | Exclude<VideoTitle, { title: string | null }>;
+
+/** What a title read asks for: the title, and the owning profile to check it against the route's. */
+export const VIDEO_TITLE_FIELDS = ["title", "profile.profile_id"] as const;
+
 /** The platform's limit for a title; a longer one is cut (it is kept with the video). */
 const MAX_TITLE_CHARS = 255;
 
@@ -198,10 +204,16 @@ export class PlatformNames {
   }
 
   /**
-   * One `GET /videos/{id}?fields=title`, shared with the calls for the same video in flight (never
-   * throws). The caller's signal stops its wait (`unknown: "cancelled"`), not the shared read.
+   * One `GET /videos/{id}?fields=title,profile.profile_id`, shared with the calls for the same
+   * video in flight (never throws). The caller's signal stops its wait (`unknown: "cancelled"`),
+   * not the shared read. With `profileId`, a video the platform says belongs to another profile is
+   * answered as one it does not have (`notConfirmed`): a delivery names a video, and the one key
+   * reads every workspace's videos, so a forged delivery must not show another profile's title.
    */
-  async videoTitle(videoId: string, opts: { signal?: AbortSignal } = {}): Promise<VideoTitle> {
+  async videoTitle(
+    videoId: string,
+    opts: { signal?: AbortSignal; profileId?: string } = {},
+  ): Promise<VideoTitle> {
     if (this.forbiddenUntil > this.now()) return { unknown: "forbidden" };
     let read = this.titleReads.get(videoId);
     if (read === undefined) {
@@ -209,7 +221,17 @@ export class PlatformNames {
       read = this.readTitle(videoId).finally(() => this.titleReads.delete(videoId));
       this.titleReads.set(videoId, read);
     }
-    return waitFor(read, opts.signal, () => ({ unknown: "cancelled" }));
+    const answer = await waitFor<OwnedTitle>(read, opts.signal, () => ({ unknown: "cancelled" }));
+    if (!("title" in answer)) return answer;
+    const { owner, ...title } = answer;
+    if (opts.profileId !== undefined && owner !== undefined && owner !== opts.profileId) {
+      this.logger.info(
+        { videoId, profileId: opts.profileId },
+        "the video belongs to another profile; answered as a video the platform does not have",
+      );
+      return { notConfirmed: true };
+    }
+    return title;
   }
 
   /** Drops cached labels (one profile, or all) and the managed list. */
@@ -265,12 +287,16 @@ export class PlatformNames {
     return list;
   }
 
-  private async readTitle(videoId: string): Promise<VideoTitle> {
+  private async readTitle(videoId: string): Promise<OwnedTitle> {
     try {
       if (!(await this.o.client.can("video.read"))) return { unknown: "no_scope" };
-      const video = await this.o.client.getVideo(videoId, ["title"]);
+      const video = await this.o.client.getVideo(videoId, VIDEO_TITLE_FIELDS);
       const title = nonBlank(video.title);
-      return { title: title === undefined ? null : cut(title) };
+      const owner = video.profile?.profile_id;
+      return {
+        title: title === undefined ? null : cut(title),
+        ...(typeof owner === "string" ? { owner } : {}),
+      };
     } catch (err) {
       if (!isPlatformError(err)) {
         this.logger.warn({ err, videoId }, "video title read failed");

@@ -398,6 +398,42 @@ describe("mentions only for videos the platform confirms", () => {
   }, 40_000);
 });
 
+describe("a delivery naming another profile's video", () => {
+  it("shows neither its title nor a mention: answered as a video the platform does not have", async () => {
+    const h = await startHarness({ worker: WORKER });
+    try {
+      await h.configureProfile({ channel: NEWS });
+      await subscribe(h, GENERAL, "format.error mention=@here");
+      // The one key reads every profile's videos: this one belongs to another profile.
+      h.sandbox.putVideo({
+        video_id: "x7other1",
+        profile_id: SEED.profiles.studio,
+        title: "Unreleased: the studio's secret cut",
+      });
+      const r = await h.sandbox.deliverLifecycle(PROFILE, {
+        videoId: "x7other1",
+        presets: ["240p", "720p"],
+        progressSteps: 2,
+        formatError: "720p",
+        deliverTo: h.url,
+        force: true,
+      });
+      expect(r.every((x) => x.status === 200)).toBe(true);
+      await waitFor(() => complete(h, NEWS, "x7other1"), 15_000, "the lifecycle in #news");
+      const errorIn = () =>
+        videoMessages(h, GENERAL, "x7other1").thread.find((m) => /encoding of/i.test(m.text));
+      await waitFor(errorIn, 15_000, "the format error");
+      expect(videoReads(h, "x7other1")).toBe(1);
+      const everything = json(h.slack.calls);
+      expect(everything).not.toContain("secret cut");
+      expect(json(errorIn())).not.toContain("<!here>");
+      expect(json(videoMessages(h, NEWS, "x7other1").parent)).toContain("Not confirmed by the platform");
+    } finally {
+      await h.close();
+    }
+  }, 40_000);
+});
+
 describe("a key without video.read", () => {
   it("loses the titles only: no video read, every message posted, mentions still fire", async () => {
     // Short-lived tokens: the next token after the key loses `video.read` comes within seconds.
