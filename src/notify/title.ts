@@ -58,7 +58,7 @@ const NOTE_POLL_MS = 50;
 const LOCAL_MAX = 1_000;
 
 export interface TitleOptions {
-  names: Pick<PlatformNames, "videoTitle">;
+  names: Pick<PlatformNames, "videoTitle" | "profile">;
   outbox: Pick<Outbox, "once" | "putNote" | "getNote">;
   logger: Logger;
   /** The worker's clock. */
@@ -102,6 +102,9 @@ function parseNote(note: string | undefined): TitleFact | undefined {
   }
 }
 
+/** How long a title's settling waits for the profile's name (it is read while the title is). */
+const PROFILE_WAIT_MS = 250;
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 interface Read {
@@ -133,7 +136,10 @@ export class VideoTitles {
     let fact = await this.known(ref, s.videoId);
     const left = Math.min(asked + TITLE_WAIT_MS - this.o.now(), INLINE_WAIT_MS);
     if (fact === undefined && s.parentTs === null && left > 0) fact = await this.waitFor(ref, left);
-    return fact === undefined ? base : { ...base, title: fact };
+    if (fact === undefined) return base;
+    // The profile's name settles with the title (one write for both); cached an hour per process.
+    const label = await this.o.names.profile(s.profileId, { signal: AbortSignal.timeout(PROFILE_WAIT_MS) });
+    return { ...base, title: fact, ...(label.known ? { profileName: label.label.slice(0, 200) } : {}) };
   }
 
   /** While the first post waits for the title (WAIT_MS at most): when to look again; else 0. */
@@ -160,7 +166,7 @@ export class VideoTitles {
   updateAt(s: VideoState, now: Date, links: VideoLinks): number {
     if (s.title === undefined || s.stage === "complete" || s.stage === "deleted") return 0;
     if (s.milestones.some((m) => !m.posted)) return 0;
-    const { title: _, ...without } = s;
+    const { title: _, profileName: __, ...without } = s;
     if (parentHash(renderParent(without, now, links)) !== s.renderedHash) return 0;
     const at = (s.lastRenderAt ?? 0) + TITLE_RIDE_MS;
     return at > now.getTime() ? at : 0;
@@ -188,8 +194,11 @@ export class VideoTitles {
 
   private read(ref: string, videoId: string): void {
     const entry: Read = { fact: undefined, done: Promise.resolve({ unknown: "unavailable" }) };
+    const profileId = profileOfRef(ref);
+    // Read alongside, so that the name is there when the title is.
+    if (profileId !== undefined) void this.o.names.profile(profileId);
     entry.done = this.o.names
-      .videoTitle(videoId, { profileId: profileOfRef(ref) })
+      .videoTitle(videoId, { profileId })
       .catch((): VideoTitle => ({ unknown: "unavailable" }))
       .then(async (answer) => {
         const fact = factOf(answer);

@@ -71,7 +71,7 @@ export interface WorkerOptions {
   /** Per-profile counters for the App Home (optional). */
   activity?: ActivityRepo;
   /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
-  names?: Pick<PlatformNames, "videoTitle">;
+  names?: Pick<PlatformNames, "videoTitle" | "profile">;
   gate: ChannelGate;
   logger: Logger;
   /** The workspace's managers, told when Slack refuses the notifications for good. */

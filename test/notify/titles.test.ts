@@ -150,6 +150,8 @@ describe.each(["memory", "sqlite", "redis"] as const)("video titles (%s store)",
           (c) => c.method === "chat.postMessage" && c.args.channel === channel && !c.args.thread_ts,
         );
         expect(json(post?.args.blocks)).toContain(title);
+        // The profile by its display name, its id beside it.
+        expect(json(post?.args.blocks)).toContain("profile Northwind News (`x2vq8nw`)");
         expect(v.parent?.text.startsWith(title)).toBe(true);
         expect(json(v.parent)).toContain(videoId);
         // The thread's milestones name it too.

@@ -270,7 +270,12 @@ function titleLine(s: VideoState, links: VideoLinks): string {
   ];
   // The owner is usually the profile itself: named only when it differs.
   if (s.ownerId && s.ownerId !== s.profileId) parts.push(`owner ${code(s.ownerId, ID_MAX)}`);
-  parts.push(`profile ${code(s.profileId, ID_MAX)}`);
+  const name = s.profileName?.replace(/\s+/g, " ").trim();
+  parts.push(
+    name && name !== s.profileId
+      ? `profile ${escapeTruncate(name, 100)} (${code(s.profileId, ID_MAX)})`
+      : `profile ${code(s.profileId, ID_MAX)}`,
+  );
   return parts.join(" · ") + videoLink(s, links);
 }
 

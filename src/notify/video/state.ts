@@ -119,6 +119,8 @@ export interface VideoState {
   title?: TitleFact;
   /** Worker clock (ms) when the title was first asked for: the first post waits at most 2 s after it. */
   titleAskedAt?: number;
+  /** The profile's display name (else name) when known as the title was settled; kept for the video. */
+  profileName?: string;
 }
 
 /**

@@ -80,6 +80,7 @@ const VideoStateSchema = z
       .optional(),
     title: TitleFactSchema.optional(),
     titleAskedAt: z.number().nonnegative().optional(),
+    profileName: z.string().min(1).max(200).optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
@@ -107,7 +108,7 @@ export function validateState(x: unknown): VideoState | undefined {
   // Milestone data bounded as the reducer bounds it now: a state written by an older version may
   // hold foreign data of any size or depth, which must not break a later copy, hash or write.
   const milestones = r.data.milestones.map((m) => ({ ...m, data: boundedData(m.data) }));
-  const { ignoredPresets, attempt, title, titleAskedAt, ...rest } = r.data;
+  const { ignoredPresets, attempt, title, titleAskedAt, profileName, ...rest } = r.data;
   const state: VideoState = {
     ...rest,
     presets,
@@ -116,6 +117,7 @@ export function validateState(x: unknown): VideoState | undefined {
     ...(attempt ? { attempt } : {}),
     ...(title ? { title } : {}),
     ...(titleAskedAt !== undefined ? { titleAskedAt } : {}),
+    ...(profileName !== undefined ? { profileName } : {}),
   };
   return state;
 }
