@@ -8,7 +8,7 @@ import type { Subject } from "../access/index.js";
 import { grantAdvice, isPlatformError } from "../platform/index.js";
 import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
-import { profileLabel } from "./profiles.js";
+import { profileLabel, withProfileNames } from "./profiles.js";
 import { refreshFailureOf } from "./rotation.js";
 
 const HEALTH_TTL_MS = 30_000;
@@ -58,7 +58,9 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     platformHealth(deps),
     // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
-    deps.watch ? deps.watch.list(teamId, subject.enterpriseId) : Promise.resolve([]),
+    deps.watch
+      ? deps.watch.list(teamId, subject.enterpriseId).then((w) => withProfileNames(deps, subject, w))
+      : Promise.resolve([]),
   ]);
   // The health line names only this workspace's livestreams.
   const mine = new Set(watches.map((w) => w.livestreamId));

@@ -27,6 +27,30 @@ export async function profileLabel(deps: BotDeps, profileId: string): Promise<st
   return label === profileId ? undefined : label;
 }
 
+/**
+ * Watch rows with their profile's display name (cached an hour; a profile no longer bound to the
+ * workspace keeps its id: its name is not read).
+ */
+export async function withProfileNames<R extends { profileId?: string | null }>(
+  deps: BotDeps,
+  subject: Subject,
+  rows: readonly R[],
+): Promise<Array<R & { profileName?: string }>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.profileId ? [r.profileId] : [])))];
+  const names = new Map<string, string | undefined>(
+    await Promise.all(
+      ids.map(
+        async (id) =>
+          [id, deps.access.profileBound(subject, id) ? await profileLabel(deps, id) : undefined] as const,
+      ),
+    ),
+  );
+  return rows.map((r) => {
+    const name = r.profileId ? names.get(r.profileId) : undefined;
+    return name === undefined ? r : { ...r, profileName: name };
+  });
+}
+
 /** Whether PROFILE_BINDINGS lists the workspace's profiles one by one (else every profile is bound). */
 function bindingsListed(deps: BotDeps): boolean {
   return deps.config.slack.mode === "oauth" || Object.keys(deps.config.profileBindings).length > 0;

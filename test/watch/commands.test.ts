@@ -97,6 +97,11 @@ describe("/live watching and the App Home", () => {
     expect(listed).toContain(BOUND);
     expect(listed).toContain(`<#${CH2}>`);
     expect(listed).toContain("on air since");
+    // Its profile by display name, with the id beside it.
+    const profile = h.sandbox.state.livestreams.get(BOUND)?.profile_id ?? "";
+    const name = h.sandbox.state.profiles.get(profile)?.display_name ?? "";
+    expect(name.length).toBeGreaterThan(0);
+    expect(listed).toContain(`of ${name} (\`${profile}\`)`);
 
     // The Home lists it with an Unwatch button for the manager.
     const before = h.slack.callsTo("views.publish").length;
@@ -104,6 +109,7 @@ describe("/live watching and the App Home", () => {
     const home = json(await waitFor(() => h.slack.callsTo("views.publish")[before], 5000, "home"));
     expect(home).toContain(ACTIONS.watchUnwatch);
     expect(home).toContain("on air since");
+    expect(home).toContain(`of ${name} (\`${profile}\`)`);
 
     // A member's press is refused; the manager's stops the watch and the polling.
     await h.press(ACTIONS.watchUnwatch, unwatchValue(CH2, BOUND), { home: true, user: "U0MEMBER" });

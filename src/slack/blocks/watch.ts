@@ -17,6 +17,7 @@ import {
   section,
 } from "./kit.js";
 import { escapeTruncate, slackDate, utcText } from "./limits.js";
+import { profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 
 /** One watch as the commands and the App Home show it (a subset of WatchView). */
@@ -29,6 +30,9 @@ export interface WatchRow {
   /** On air since (live, reconnecting), or ended at (off air), epoch ms. */
   since: number | null;
   lastPoll: { ok: boolean; error: string | null; failures: number } | null;
+  /** The livestream's profile and its display name, when known. */
+  profileId?: string | null;
+  profileName?: string | undefined;
 }
 
 export interface WatchHealthLine {
@@ -130,7 +134,8 @@ export function watchUnavailableMessage(): Message {
 }
 
 function rowLine(r: WatchRow): string {
-  return `• ${label(r)} in ${channel(r.channelId)}: ${stateText(r)}`;
+  const of = r.profileId ? ` of ${profileRef(r.profileId, r.profileName)}` : "";
+  return `• ${label(r)}${of} in ${channel(r.channelId)}: ${stateText(r)}`;
 }
 
 /** `/live watching` (ephemeral). */

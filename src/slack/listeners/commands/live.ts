@@ -22,6 +22,7 @@ import {
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
+import { withProfileNames } from "../../profiles.js";
 
 /** What `/live watch` reads (with the owning profile, in the same GET). */
 export const WATCH_FIELDS = ["livestream_id", "title"] as const;
@@ -64,7 +65,15 @@ export function register(app: App, deps: BotDeps): void {
             else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
             else
               await respond(
-                ephemeral(watchingMessage(await watch.list(subject.teamId, subject.enterpriseId))),
+                ephemeral(
+                  watchingMessage(
+                    await withProfileNames(
+                      deps,
+                      subject,
+                      await watch.list(subject.teamId, subject.enterpriseId),
+                    ),
+                  ),
+                ),
               );
             return;
           }
