@@ -196,7 +196,9 @@ describe("videoTitle", () => {
     const all = await Promise.all(Array.from({ length: 20 }, () => n.videoTitle(V.published)));
     expect(all.every((t) => "title" in t && t.title === SEED.videoTitles.published)).toBe(true);
     const videoReads = sb.requests.filter((r) => r.path.startsWith("/v2/videos/"));
-    expect(videoReads.map((r) => `${r.path} ${r.query.fields}`)).toEqual([`/v2/videos/${V.published} title`]);
+    expect(videoReads.map((r) => `${r.path} ${r.query.fields}`)).toEqual([
+      `/v2/videos/${V.published} title,profile.profile_id`,
+    ]);
     // No caching beyond the read in flight: the video's state keeps the title.
     await n.videoTitle(V.published);
     expect(reads("/v2/videos/")).toBe(2);

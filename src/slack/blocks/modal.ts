@@ -38,6 +38,8 @@ export const VIEW_LIMITS = {
   inputHint: 2000,
   /** Checkboxes: at most 10 options. */
   checkboxOptions: 10,
+  /** Static selects: at most 100 options. */
+  selectOptions: 100,
   optionText: 75,
   optionValue: 75,
   optionDescription: 75,

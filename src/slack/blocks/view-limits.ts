@@ -1,7 +1,7 @@
 /**
  * `assertViewWithinLimits`: the views' counterpart of `assertWithinLimits` (tests and the fuzz
  * suite run it on every rendered modal and Home tab). Input blocks are checked by element type:
- * checkboxes, plain_text_input, conversations_select and multi_users_select.
+ * checkboxes, plain_text_input, static_select, conversations_select and multi_users_select.
  */
 import type { HomeView, ModalView } from "@slack/types";
 import { assertWithinLimits } from "./limits.js";
@@ -74,6 +74,20 @@ function checkInput(out: string[], where: string, block: Record<string, unknown>
     if (conv !== undefined && (typeof conv !== "string" || conv === "")) {
       out.push(`${where}.element.initial_conversation: not a conversation id`);
     }
+    return;
+  }
+  if (el?.type === "static_select") {
+    checkPlain(out, `${where}.element.placeholder`, el.placeholder, VIEW_LIMITS.placeholder);
+    const options = Array.isArray(el.options) ? el.options : [];
+    if (options.length === 0 || options.length > VIEW_LIMITS.selectOptions)
+      out.push(`${where}.element.options: ${options.length} items (1..${VIEW_LIMITS.selectOptions})`);
+    options.forEach((opt, i) => {
+      checkOption(out, `${where}.element.options[${i}]`, opt);
+    });
+    // Slack requires the initial option to be exactly one of the options.
+    const initial = el.initial_option;
+    if (initial !== undefined && !options.some((o) => JSON.stringify(o) === JSON.stringify(initial)))
+      out.push(`${where}.element.initial_option: not one of the options`);
     return;
   }
   if (el?.type !== "checkboxes") {
