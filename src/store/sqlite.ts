@@ -31,8 +31,19 @@
  */
 import { EventEmitter } from "node:events";
 import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
+
+/**
+ * The binding for this Node. better-sqlite3 12 (compiled at install) is built on Node's raw
+ * ObjectWrap, whose destructor aborts the process on Node 24 when the garbage collector frees a
+ * statement or a database at the wrong moment ("Assertion failed: (env) != nullptr"); 13 is a
+ * Node-API addon without that problem, shipped prebuilt, but does not run on Node 20. The two
+ * have the same API: 13 (the `better-sqlite3-napi` alias) from Node 22 on, 12 before.
+ */
+const BINDING = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
+const Sqlite = createRequire(import.meta.url)(BINDING) as typeof Database;
 
 type Statement = Database.Statement<unknown[]>;
 export type Row = Record<string, unknown>;
@@ -67,7 +78,7 @@ export class SqliteDb extends EventEmitter {
   constructor(file: string, busyTimeoutMs: number) {
     super();
     this.file = file;
-    this.db = new Database(file, { timeout: busyTimeoutMs });
+    this.db = new Sqlite(file, { timeout: busyTimeoutMs });
     try {
       if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
       // NORMAL: the WAL sync of each commit is done by syncWal(), off the event loop.

@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
+import { createLogger } from "../../src/log.js";
 import { decodeItem } from "../../src/notify/outbox/common.js";
+import { openStore } from "../../src/store/index.js";
 import { eventually, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 
@@ -19,11 +20,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** One statement on a second connection to the file (as a hand edit would be); rows changed. */
 async function exec(path: string, sql: string, ...params: unknown[]): Promise<number> {
-  const db = new Database(path, { timeout: 2000 });
+  const store = await openStore(
+    { kind: "sqlite", path, url: `sqlite://${path}` },
+    createLogger({ level: "silent" }),
+  );
+  const db = store.backend.sqlite;
+  if (!db) throw new Error("not a sqlite store");
   try {
     return db.prepare(sql).run(...params).changes;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

@@ -187,6 +187,22 @@ export class SqliteOutbox implements Outbox {
     return this.write("ack", () => this.held(owner, key) !== undefined && this.ackHeld(key, ids));
   }
 
+  settle(
+    owner: string,
+    key: VideoKey,
+    state: unknown,
+    ids: readonly string[],
+    opts?: { final?: boolean },
+  ): Promise<boolean> {
+    const json = state === undefined ? null : encodeState(state);
+    return this.write("settle", () => {
+      const leaseEnd = this.held(owner, key);
+      if (leaseEnd === undefined) return false;
+      if (json !== null) this.writeState(key, json, leaseEnd, opts?.final === true);
+      return this.ackHeld(key, ids);
+    });
+  }
+
   /** Deletes the items and counts them off their route (the lease was checked). */
   private ackHeld(key: VideoKey, ids: readonly string[]): true {
     const numeric = ids.map(Number).filter(Number.isSafeInteger);
