@@ -2,7 +2,7 @@
 # platform-slack-bot: see "Running with Docker" in README.md.
 # No Docker engine runs in this repository's CI; test/docker.test.ts checks this file statically.
 
-# ---- build: install everything (sqlite3 compiles its native addon), compile, drop dev deps ----
+# ---- build: install everything (better-sqlite3 compiles its native addon), compile, drop dev deps ----
 FROM node:24-bookworm-slim AS build
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \

@@ -311,7 +311,7 @@ const dockerignoreChecks: Record<string, Check<{ ignore: string; dockerfile: Sta
   "excludes node_modules, .git, dist, data, tests, logs and env files": ({ ignore }) => {
     const ignored = dockerignore(ignore);
     const paths = [
-      "node_modules/sqlite3/package.json",
+      "node_modules/better-sqlite3/package.json",
       ".git/HEAD",
       "dist/index.js",
       "data/bot.sqlite",

@@ -169,8 +169,8 @@ export function goals(m: Measured): Goal[] {
 
 /**
  * CPU per delivery with the worker on, per store: the same with a backlog as without (≤ 1.25×),
- * and within 2× (memory, Redis) or 3× (sqlite: a transaction per step) of bare node:http's CPU
- * per request, at both backlogs.
+ * and within 3× (memory, Redis) or 4× (sqlite: its statements and disk syncs) of bare node:http's
+ * CPU per request in this bench, at both backlogs.
  */
 function deliveryCpuGoals(ingest: IngestResult | null): Goal[] {
   const out: Goal[] = [];
@@ -188,7 +188,7 @@ function deliveryCpuGoals(ingest: IngestResult | null): Goal[] {
       measured: at0 && atN ? `${(atN / at0).toFixed(2)}× (${Math.round(atN)} / ${Math.round(at0)} µs)` : "–",
       pass: at0 && atN ? atN / at0 <= 1.25 : null,
     });
-    const limit = store === "sqlite" ? 3 : 2;
+    const limit = store === "sqlite" ? 4 : 3;
     const worst = at0 && atN ? Math.max(at0, atN) : (at0 ?? atN);
     out.push({
       name: `${store}: CPU per delivery, worker on (worse backlog), vs bare node:http`,

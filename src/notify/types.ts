@@ -107,6 +107,18 @@ export interface Outbox {
    * and unscheduled otherwise.
    */
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
+  /**
+   * The end of a pass over a batch, in one atomic step (one transaction, one Lua script): writes
+   * `state` like setState (undefined: the stored state is left as it is) and removes the items
+   * like ack, if `owner` still holds the lease; false otherwise (nothing written).
+   */
+  settle(
+    owner: string,
+    key: VideoKey,
+    state: unknown,
+    ids: readonly string[],
+    opts?: { final?: boolean },
+  ): Promise<boolean>;
   /** Per-video state (opaque JSON for the outbox); undefined when none. */
   getState(key: VideoKey): Promise<unknown>;
   /**

@@ -77,14 +77,38 @@ export class UnsavedSlackFacts {
     final: boolean,
     sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ): Promise<boolean> {
+    return this.retried(key, state, () => outbox.setState(owner, key, state, { final }), sleep);
+  }
+
+  /**
+   * The end of a pass: the state (undefined: left as stored) and the acknowledgement of `ids` in
+   * one atomic step (Outbox.settle), retried like `writeState`.
+   */
+  settle(
+    outbox: Outbox,
+    owner: string,
+    key: VideoKey,
+    state: VideoState | undefined,
+    final: boolean,
+    ids: readonly string[],
+  ): Promise<boolean> {
+    return this.retried(key, state, () => outbox.settle(owner, key, state, ids, { final }));
+  }
+
+  private async retried(
+    key: VideoKey,
+    state: VideoState | undefined,
+    write: () => Promise<boolean>,
+    sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const ok = await outbox.setState(owner, key, state, { final });
-        if (ok) this.forget(key);
+        const ok = await write();
+        if (ok && state !== undefined) this.forget(key);
         return ok;
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) throw err;
-        this.remember(key, state);
+        if (state !== undefined) this.remember(key, state);
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) throw err;
         await sleep(delay);

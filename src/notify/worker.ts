@@ -303,16 +303,10 @@ export class NotifyWorker {
       await setAsideRefused(this.o, key, refused);
       tally.failed = refused.length || undefined;
       const nothing = fresh && refused.length === applied.length;
-      if (!nothing && !(await this.unsaved.writeState(outbox, owner, key, state, isFinal(state))))
+      // The state and the acknowledgement in one atomic step (one round trip, one transaction).
+      const ids = items.map((i) => i.id);
+      if (!(await this.unsaved.settle(outbox, owner, key, nothing ? undefined : state, isFinal(state), ids)))
         return { dueAt: null }; // lease lost
-      if (
-        !(await outbox.ack(
-          owner,
-          key,
-          items.map((i) => i.id),
-        ))
-      )
-        return { dueAt: null };
       pass.acked = true;
       if (nothing) return { dueAt: null };
     }
@@ -384,14 +378,16 @@ export class NotifyWorker {
     try {
       // 1. The parent message: posted once, then updated in place (coalesced).
       if (state.videoId !== null) {
+        // A video waiting for its turn to post is not rendered (most passes under a burst).
+        const wait =
+          state.parentTs === null ? this.titles?.holdUntil(state) || gate.takePostSlot(channel, key) : 0;
+        if (wait) return { dueAt: wait };
         const links = { videoUrlTemplate: this.o.videoUrlTemplate };
         const msg = renderParent(state, new Date(this.o.now()), links);
         // Metadata (video_status: id, profile, stage) lets the map be rebuilt from Slack.
         const metadata = parentMetadata(state);
         const hash = parentHash(msg);
         if (state.parentTs === null) {
-          const wait = this.titles?.holdUntil(state) || gate.takePostSlot(channel, key);
-          if (wait) return { dueAt: wait };
           await hold();
           const res = await client.chat.postMessage({
             channel,

@@ -6,16 +6,15 @@
  * is compared, which changes at every write even for the same installation.
  *
  *  - memory: Keyv's Map, compared and set in one synchronous step (nothing interleaves);
- *  - sqlite: one conditional statement on Keyv's `keyv` table (key `${namespace}:${key}`):
- *    `INSERT … ON CONFLICT DO NOTHING`, `UPDATE … WHERE value = ?` or `DELETE … WHERE value = ?`,
- *    each with RETURNING: a row back means it wrote. Another process on the same file is ordered
- *    by sqlite's write lock;
+ *  - sqlite: read and written in one synchronous step inside a write transaction on Keyv's
+ *    `keyv` table (key `${namespace}:${key}`; sqlite.ts): nothing of this process runs in
+ *    between, and another process on the same file is held off by sqlite's write lock;
  *  - redis: one Lua script (key `${namespace}::${key}`); an envelope with `expires` is set with
  *    PXAT, so Redis drops it when Keyv would call it expired.
  */
 import type KeyvRedis from "@keyv/redis";
-import type { KeyvSqlite } from "@keyv/sqlite";
 import type { RedisClient } from "./keyv.js";
+import { KEYV_TABLE, type SqliteDb } from "./sqlite.js";
 
 /** What a value is written as: Keyv's envelope (`expires`: ms since the epoch, or none). */
 export interface Envelope {
@@ -56,47 +55,24 @@ export function memoryRaw(map: Map<string, unknown>, namespace: string): RawAcce
   };
 }
 
-/** Rows returned by a statement with RETURNING: at least one means it changed something. */
-const wrote = (rows: unknown): boolean => Array.isArray(rows) && rows.length > 0;
-
-export function sqliteRaw(sqlite: KeyvSqlite, namespace: string): RawAccess {
-  const table = sqlite.opts.table ?? "keyv";
+export function sqliteRaw(db: SqliteDb, namespace: string): RawAccess {
   const k = (key: string) => `${namespace}:${key}`;
-  const get = async (key: string): Promise<string | undefined> => {
-    const rows: unknown = await sqlite.query(`SELECT value FROM ${table} WHERE key = ?`, k(key));
-    const row: unknown = Array.isArray(rows) ? rows[0] : undefined;
-    if (typeof row !== "object" || row === null || !("value" in row)) return undefined;
-    return typeof row.value === "string" ? row.value : undefined;
+  const read = (key: string): string | undefined => {
+    const v = db.get<{ value: unknown }>(`SELECT value FROM ${KEYV_TABLE} WHERE key = ?`, k(key))?.value;
+    return typeof v === "string" ? v : undefined;
   };
   return {
-    get,
-    cas: async (key, expected, next) => {
-      if (expected === undefined && next === undefined) return (await get(key)) === undefined;
-      if (expected === undefined)
-        return wrote(
-          await sqlite.query(
-            `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
-            k(key),
-            next,
-          ),
-        );
-      if (next === undefined)
-        return wrote(
-          await sqlite.query(
-            `DELETE FROM ${table} WHERE key = ? AND value = ? RETURNING key`,
-            k(key),
-            expected,
-          ),
-        );
-      return wrote(
-        await sqlite.query(
-          `UPDATE ${table} SET value = ? WHERE key = ? AND value = ? RETURNING key`,
-          next,
-          k(key),
-          expected,
-        ),
-      );
-    },
+    get: (key) => db.read(() => read(key)),
+    // Compared and written in one synchronous step of a group commit: nothing runs in between.
+    cas: (key, expected, next) =>
+      db.write(() => {
+        if (read(key) !== expected) return false;
+        if (next === undefined) db.run(`DELETE FROM ${KEYV_TABLE} WHERE key = ?`, k(key));
+        else if (expected === undefined)
+          db.run(`INSERT INTO ${KEYV_TABLE} (key, value) VALUES (?, ?)`, k(key), next);
+        else db.run(`UPDATE ${KEYV_TABLE} SET value = ? WHERE key = ?`, next, k(key));
+        return true;
+      }),
   };
 }
 

@@ -34,6 +34,7 @@ export {
   SettingsRepo,
   tokenMatchesRouteId,
 } from "./settings.js";
+export type { Row, SqliteDb } from "./sqlite.js";
 export {
   CHANNEL_RE,
   MENTION_RE,

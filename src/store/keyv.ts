@@ -40,12 +40,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
-import { KeyvSqlite } from "@keyv/sqlite";
 import { type DeserializedData, Keyv } from "keyv";
 import type { StoreUrl } from "../config.js";
 import type { Logger } from "../log.js";
 import { type Envelope, memoryRaw, type RawAccess, redisRaw, sqliteRaw } from "./cas.js";
 import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
+import { SqliteDb, SqliteKeyvAdapter } from "./sqlite.js";
 
 export type { Envelope } from "./cas.js";
 
@@ -92,8 +92,11 @@ export interface Store {
   backend: {
     /** The node-redis client given to @keyv/redis (keys are `${namespace}::${key}`). */
     redis?: RedisClient;
-    /** The KeyvSqlite adapter; `query(sql, ...params)`, table `keyv`, keys `${namespace}:${key}`. */
-    sqlite?: KeyvSqlite;
+    /**
+     * The sqlite connection (sqlite.ts) under Keyv, compare-and-set, the outbox and the watch
+     * registry; Keyv's table is `keyv`, keys `${namespace}:${key}`.
+     */
+    sqlite?: SqliteDb;
   };
 }
 
@@ -217,20 +220,26 @@ function memoryBackend(namespace: string): Backend {
   };
 }
 
-function sqliteBackend(path: string, namespace: string, opTimeoutMs: number): Backend {
+function sqliteBackend(
+  path: string,
+  namespace: string,
+  opTimeoutMs: number,
+  onError: (err: unknown) => void,
+): Backend {
   // Relative paths are relative to the working directory; ":memory:" is sqlite's in-memory db.
   const file = path === ":memory:" ? path : resolve(path);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: opTimeoutMs });
-  const keyv = new Keyv<unknown>(sqlite, keyvOptions(namespace));
+  const db = new SqliteDb(file, opTimeoutMs);
+  db.on("error", onError);
+  const keyv = new Keyv<unknown>(new SqliteKeyvAdapter(db), keyvOptions(namespace));
   return {
     kind: "sqlite",
     keyv,
     opened: Promise.resolve(true),
-    ping: () => sqlite.query("SELECT 1"),
-    close: () => sqlite.close(),
-    backend: { sqlite },
-    raw: sqliteRaw(sqlite, namespace),
+    ping: () => db.read(() => db.get("SELECT 1 AS one")),
+    close: () => db.close(),
+    backend: { sqlite: db },
+    raw: sqliteRaw(db, namespace),
   };
 }
 
@@ -305,7 +314,7 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
         b = memoryBackend(namespace);
         break;
       case "sqlite":
-        b = sqliteBackend(url.path, namespace, opTimeoutMs);
+        b = sqliteBackend(url.path, namespace, opTimeoutMs, onError);
         break;
       case "redis":
         b = redisBackend(url.url, namespace, opTimeoutMs, onError);
@@ -364,8 +373,7 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
     }
   }
   if (b.kind === "sqlite") {
-    // Opening is asynchronous inside KeyvSqlite: wait for it (this also gives its internal
-    // connection promise a handler, so a failed open is not an unhandled rejection).
+    // The file is open (the constructor threw otherwise); one read proves it answers.
     try {
       await store.ping();
     } catch (err) {

@@ -72,15 +72,14 @@ export async function legacyKeys(store: Store): Promise<string[]> {
     const raw = `${ns}:`;
     for (const prefix of [...LEGACY_PREFIXES, LEGACY_INDEX]) {
       const like = raw + prefix;
-      const rows: unknown = await store.run("watch legacy scan", () =>
-        sqlite.query(
+      const rows = await store.run("watch legacy scan", () =>
+        sqlite.read(() =>
           prefix === LEGACY_INDEX
-            ? "SELECT key FROM keyv WHERE key = ?"
-            : "SELECT key FROM keyv WHERE substr(key, 1, ?) = ?",
-          ...(prefix === LEGACY_INDEX ? [like] : [like.length, like]),
+            ? sqlite.all("SELECT key FROM keyv WHERE key = ?", like)
+            : sqlite.all("SELECT key FROM keyv WHERE substr(key, 1, ?) = ?", like.length, like),
         ),
       );
-      for (const r of Array.isArray(rows) ? rows : []) {
+      for (const r of rows) {
         const key = (r as { key?: unknown }).key;
         if (typeof key === "string") found.push(key.slice(raw.length));
       }

@@ -1,23 +1,20 @@
 /**
  * The watch registry in the store's sqlite file: one row per watch in a table of its own (next to
- * Keyv's `keyv` and the outbox's tables), on the store's own connection (the KeyvSqlite adapter's
- * `query()`; why one connection: see `Connection` in src/notify/outbox/sqlite-connection.ts).
+ * Keyv's `keyv` and the outbox's tables), on the store's one synchronous connection
+ * (src/store/sqlite.ts).
  *
  *   watch_entries (team_id, channel_id, livestream_id) PRIMARY KEY, enterprise_id, profile_id,
  *                 by_user, at; indexed by livestream_id
  *
  * The workspace lists, the livestream lists and the index are all read from these rows, so they
- * can never disagree. Each change is ONE statement, atomic by itself: add inserts only when the
- * workspace has fewer than `perTeam` watches and the livestream is watched already or fewer than
- * `total` livestreams are (the caps are checked by the statement that writes). One statement
- * rather than BEGIN IMMEDIATE … COMMIT: the connection is shared with the outbox, whose
- * transactions a second BEGIN on it would collide with; a single statement needs no BEGIN and,
- * issued while an outbox transaction is open, commits with it (like Keyv's statements).
- * What add reports when it inserted nothing (exists, or which cap) is read afterwards.
+ * can never disagree. Each change is one synchronous function in the connection's write
+ * transaction (nothing runs in between): add inserts only when the workspace has fewer than
+ * `perTeam` watches and the livestream is watched already or fewer than `total` livestreams are
+ * (the caps are checked by the statement that writes), and reports what it found when it
+ * inserted nothing (exists, or which cap).
  */
-import type { KeyvSqlite } from "@keyv/sqlite";
 import { z } from "zod";
-import { type Store, StoreCorruptError } from "../store/index.js";
+import { type SqliteDb, type Store, StoreCorruptError } from "../store/index.js";
 import type { AddOutcome, WatchCaps, WatchEntry, WatchKey, WatchRegistry } from "./registry.js";
 
 const SCHEMA = [
@@ -28,16 +25,20 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS watch_entries_livestream ON watch_entries (livestream_id)",
 ];
 
-/** ?1 team, ?2 channel, ?3 livestream, ?4 enterprise, ?5 profile, ?6 by, ?7 at, ?8 perTeam, ?9 total. */
+/** Named parameters: team, channel, livestream, enterprise, profile, by, at, perTeam, total. */
 const ADD = `INSERT INTO watch_entries (team_id, channel_id, livestream_id, enterprise_id, profile_id, by_user, at)
-SELECT ?1, ?2, ?3, ?4,
-  COALESCE(?5, (SELECT profile_id FROM watch_entries WHERE livestream_id = ?3 AND profile_id IS NOT NULL LIMIT 1)),
-  ?6, ?7
-WHERE (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1) < ?8
-  AND (EXISTS (SELECT 1 FROM watch_entries WHERE livestream_id = ?3)
-    OR (SELECT COUNT(DISTINCT livestream_id) FROM watch_entries) < ?9)
+SELECT @team, @channel, @livestream, @enterprise,
+  COALESCE(@profile, (SELECT profile_id FROM watch_entries WHERE livestream_id = @livestream AND profile_id IS NOT NULL LIMIT 1)),
+  @by, @at
+WHERE (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team) < @perTeam
+  AND (EXISTS (SELECT 1 FROM watch_entries WHERE livestream_id = @livestream)
+    OR (SELECT COUNT(DISTINCT livestream_id) FROM watch_entries) < @total)
 ON CONFLICT (team_id, channel_id, livestream_id) DO NOTHING
 RETURNING livestream_id`;
+
+/** Named parameters: team, channel, livestream. */
+const FOUND = `SELECT EXISTS (SELECT 1 FROM watch_entries WHERE team_id = @team AND channel_id = @channel
+  AND livestream_id = @livestream) AS known, (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team) AS team`;
 
 const COLUMNS = "team_id, channel_id, livestream_id, enterprise_id, profile_id, by_user, at";
 
@@ -52,31 +53,33 @@ const rowSchema = z.object({
 });
 
 export class SqliteWatchRegistry implements WatchRegistry {
-  private ready: Promise<void> | undefined;
+  private ready = false;
 
   constructor(
     private readonly store: Store,
-    private readonly adapter: KeyvSqlite,
+    private readonly db: SqliteDb,
   ) {}
 
-  private async all<T = unknown>(sql: string, ...params: unknown[]): Promise<T[]> {
-    const rows: unknown = await this.adapter.query(sql, ...params);
-    return Array.isArray(rows) ? (rows as T[]) : [];
+  /** Creates the table on first use (again after a failure). */
+  private schema(): void {
+    if (this.ready) return;
+    for (const s of SCHEMA) this.db.exec(s);
+    this.ready = true;
   }
 
-  /** Creates the table on first use (again after a failure). */
-  private run<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    return this.store.run(op, async () => {
-      if (this.ready === undefined) {
-        this.ready = (async () => {
-          for (const s of SCHEMA) await this.all(s);
-        })();
-        this.ready.catch(() => {
-          this.ready = undefined;
-        });
-      }
-      await this.ready;
-      return fn();
+  /** A read, now. */
+  private read<T>(op: string, fn: () => T): Promise<T> {
+    return this.store.run(op, () => {
+      this.schema();
+      return this.db.read(fn);
+    });
+  }
+
+  /** A change, in the connection's next write transaction. */
+  private write<T>(op: string, fn: () => T): Promise<T> {
+    return this.store.run(op, () => {
+      this.schema();
+      return this.db.write(fn);
     });
   }
 
@@ -98,31 +101,24 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   add(w: WatchEntry, caps: WatchCaps): Promise<AddOutcome> {
-    return this.run("watch add", async () => {
-      const inserted = await this.all(
-        ADD,
-        w.teamId,
-        w.channelId,
-        w.livestreamId,
-        w.enterpriseId,
-        w.profileId,
-        w.by,
-        w.at,
-        caps.perTeam,
-        caps.total,
-      );
+    return this.write("watch add", (): AddOutcome => {
+      const db = this.db;
+      const key = { team: w.teamId, channel: w.channelId, livestream: w.livestreamId };
+      const inserted = db.all(ADD, {
+        ...key,
+        enterprise: w.enterpriseId,
+        profile: w.profileId,
+        by: w.by,
+        at: w.at,
+        perTeam: caps.perTeam,
+        total: caps.total,
+      });
       if (inserted.length === 0) {
-        const [row] = await this.all<{ known: number; team: number }>(
-          `SELECT EXISTS (SELECT 1 FROM watch_entries WHERE team_id = ?1 AND channel_id = ?2 AND livestream_id = ?3) AS known,
-            (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1) AS team`,
-          w.teamId,
-          w.channelId,
-          w.livestreamId,
-        );
+        const row = db.get<{ known: number; team: number }>(FOUND, key);
         if (!row?.known) return (row?.team ?? 0) >= caps.perTeam ? "team_full" : "all_full";
       }
       if (w.profileId !== null) {
-        await this.all(
+        db.run(
           "UPDATE watch_entries SET profile_id = ? WHERE livestream_id = ? AND profile_id IS NOT ?",
           w.profileId,
           w.livestreamId,
@@ -134,54 +130,48 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   remove(k: WatchKey): Promise<{ removed: boolean; left: number }> {
-    return this.run("watch remove", async () => {
-      const gone = await this.all(
-        "DELETE FROM watch_entries WHERE team_id = ? AND channel_id = ? AND livestream_id = ? RETURNING 1",
-        k.teamId,
-        k.channelId,
-        k.livestreamId,
-      );
-      const [row] = await this.all<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM watch_entries WHERE livestream_id = ?",
-        k.livestreamId,
-      );
-      return { removed: gone.length > 0, left: row?.n ?? 0 };
+    return this.write("watch remove", () => {
+      const removed =
+        this.db.run(
+          "DELETE FROM watch_entries WHERE team_id = ? AND channel_id = ? AND livestream_id = ?",
+          k.teamId,
+          k.channelId,
+          k.livestreamId,
+        ) > 0;
+      return { removed, left: this.watcherCount(k.livestreamId) };
     });
   }
 
+  private watcherCount(livestreamId: string): number {
+    return (
+      this.db.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM watch_entries WHERE livestream_id = ?",
+        livestreamId,
+      )?.n ?? 0
+    );
+  }
+
   removeTeam(teamId: string): Promise<Array<{ livestreamId: string; left: number }>> {
-    return this.run("watch remove workspace", async () => {
-      const gone = await this.all<{ livestream_id: string }>(
+    return this.write("watch remove workspace", () => {
+      const gone = this.db.all<{ livestream_id: string }>(
         "DELETE FROM watch_entries WHERE team_id = ? RETURNING livestream_id",
         teamId,
       );
       const ids = [...new Set(gone.map((r) => r.livestream_id))];
-      const out: Array<{ livestreamId: string; left: number }> = [];
-      for (const livestreamId of ids) {
-        const [row] = await this.all<{ n: number }>(
-          "SELECT COUNT(*) AS n FROM watch_entries WHERE livestream_id = ?",
-          livestreamId,
-        );
-        out.push({ livestreamId, left: row?.n ?? 0 });
-      }
-      return out;
+      return ids.map((livestreamId) => ({ livestreamId, left: this.watcherCount(livestreamId) }));
     });
   }
 
   setProfile(livestreamId: string, profileId: string): Promise<void> {
-    return this.run("watch profile", async () => {
-      await this.all(
-        "UPDATE watch_entries SET profile_id = ? WHERE livestream_id = ?",
-        profileId,
-        livestreamId,
-      );
+    return this.write("watch profile", () => {
+      this.db.run("UPDATE watch_entries SET profile_id = ? WHERE livestream_id = ?", profileId, livestreamId);
     });
   }
 
   listTeam(teamId: string): Promise<WatchEntry[]> {
-    return this.run("watch list workspace", async () =>
+    return this.read("watch list workspace", () =>
       this.entries(
-        await this.all(
+        this.db.all(
           `SELECT ${COLUMNS} FROM watch_entries WHERE team_id = ? ORDER BY at, livestream_id, channel_id`,
           teamId,
         ),
@@ -190,9 +180,9 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   watchers(livestreamId: string): Promise<WatchEntry[]> {
-    return this.run("watch list watchers", async () =>
+    return this.read("watch list watchers", () =>
       this.entries(
-        await this.all(
+        this.db.all(
           `SELECT ${COLUMNS} FROM watch_entries WHERE livestream_id = ? ORDER BY at, team_id, channel_id`,
           livestreamId,
         ),
@@ -201,10 +191,10 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   livestreams(): Promise<string[]> {
-    return this.run("watch index", async () =>
-      (await this.all<{ livestream_id: string }>("SELECT DISTINCT livestream_id FROM watch_entries")).map(
-        (r) => r.livestream_id,
-      ),
+    return this.read("watch index", () =>
+      this.db
+        .all<{ livestream_id: string }>("SELECT DISTINCT livestream_id FROM watch_entries")
+        .map((r) => r.livestream_id),
     );
   }
 }

@@ -7,24 +7,30 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import sqlite3 from "sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
+import { createLogger } from "../../src/log.js";
 import { decodeItem } from "../../src/notify/outbox/common.js";
+import { openStore } from "../../src/store/index.js";
 import { eventually, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bot-damaged-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function exec(path: string, sql: string, ...params: unknown[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(path);
-    db.run(sql, params, function (this: { changes: number }, err: Error | null) {
-      const changes = this?.changes ?? 0;
-      db.close(() => (err ? reject(err) : resolve(changes)));
-    });
-  });
+/** One statement on a second connection to the file (as a hand edit would be); rows changed. */
+async function exec(path: string, sql: string, ...params: unknown[]): Promise<number> {
+  const store = await openStore(
+    { kind: "sqlite", path, url: `sqlite://${path}` },
+    createLogger({ level: "silent" }),
+  );
+  const db = store.backend.sqlite;
+  if (!db) throw new Error("not a sqlite store");
+  try {
+    return db.prepare(sql).run(...params).changes;
+  } finally {
+    await store.close();
+  }
 }
 
 describe("damaged outbox items", () => {

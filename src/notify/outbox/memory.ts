@@ -177,9 +177,30 @@ export class MemoryOutbox implements Outbox {
     return list.slice(0, Math.max(0, limit)).map((e) => decodeItem(e.id, e.json, key));
   }
 
+  async settle(
+    owner: string,
+    key: VideoKey,
+    state: unknown,
+    ids: readonly string[],
+    opts?: { final?: boolean },
+  ): Promise<boolean> {
+    this.check();
+    const slot = this.held(owner, key);
+    if (!slot) return false;
+    if (state !== undefined) this.writeState(slot, key, state, opts);
+    this.ackHeld(key, ids);
+    return true;
+  }
+
   async ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {
     this.check();
     if (!this.held(owner, key)) return false;
+    this.ackHeld(key, ids);
+    return true;
+  }
+
+  /** Removes the items and counts them off their route (the lease was checked). */
+  private ackHeld(key: VideoKey, ids: readonly string[]): void {
     const remove = new Set(ids);
     const before = this.items.get(key) ?? [];
     const left = before.filter((e) => !remove.has(e.id));
@@ -192,7 +213,6 @@ export class MemoryOutbox implements Outbox {
       if (n > 0) this.perRoute.set(route, n);
       else this.perRoute.delete(route);
     }
-    return true;
   }
 
   async release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
@@ -215,11 +235,15 @@ export class MemoryOutbox implements Outbox {
     this.check();
     const slot = this.held(owner, key);
     if (!slot) return false;
+    this.writeState(slot, key, state, opts);
+    return true;
+  }
+
+  private writeState(slot: Slot, key: VideoKey, state: unknown, opts?: { final?: boolean }): void {
     const json = encodeState(state);
     const keep = opts?.final ? this.retention.final : this.retention.normal;
     if (json === undefined) this.states.delete(key);
     else this.states.set(key, { json, expiresAt: slot.leaseUntil + keep });
-    return true;
   }
 
   async sweepStates(max: number): Promise<number> {

@@ -171,6 +171,27 @@ if lease < 0 then lease = 0 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', tonumber(ARGV[3]) + lease)
 return 1`);
 
+/**
+ * SET_STATE then ACK in one script. KEYS: lease, state, q, recv, routes. ARGV: owner, json, '' (delete)
+ * or '-' (left as is), retention, route, ids…
+ */
+const SETTLE = script(`${FENCE}
+if ARGV[2] == '' then redis.call('DEL', KEYS[2])
+elseif ARGV[2] ~= '-' then
+  local lease = redis.call('PTTL', KEYS[1])
+  if lease < 0 then lease = 0 end
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', tonumber(ARGV[3]) + lease)
+end
+local removed = 0
+for i = 5, #ARGV do
+  if redis.call('ZREMRANGEBYSCORE', KEYS[3], ARGV[i], ARGV[i]) > 0 then
+    redis.call('ZREM', KEYS[4], ARGV[i])
+    removed = removed + 1
+  end
+end
+if removed > 0 and redis.call('HINCRBY', KEYS[5], ARGV[4], -removed) <= 0 then redis.call('HDEL', KEYS[5], ARGV[4]) end
+return 1`);
+
 /** KEYS: dead list, dead count. ARGV: json, cap. */
 const DEAD = script(`
 redis.call('LPUSH', KEYS[1], ARGV[1])
@@ -324,6 +345,25 @@ export class RedisOutbox implements Outbox {
       SET_STATE,
       [this.k("lease:", key), this.k("state:", key)],
       [owner, encodeState(state) ?? "", String(keep)],
+    );
+    return toNumber(r) === 1;
+  }
+
+  async settle(
+    owner: string,
+    key: VideoKey,
+    state: unknown,
+    ids: readonly string[],
+    opts?: { final?: boolean },
+  ): Promise<boolean> {
+    const keep = opts?.final ? this.retention.final : this.retention.normal;
+    // A state that encodes to nothing is deleted (''); none given leaves the stored one ('-').
+    const json = state === undefined ? "-" : (encodeState(state) ?? "");
+    const r = await this.eval(
+      "settle",
+      SETTLE,
+      [this.k("lease:", key), this.k("state:", key), this.k("q:", key), this.k("recv"), this.k("routes")],
+      [owner, json, String(keep), routeOfVideoKey(key), ...ids.filter((id) => /^\d+$/.test(id))],
     );
     return toNumber(r) === 1;
   }

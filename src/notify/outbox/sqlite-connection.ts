@@ -1,9 +1,10 @@
 /**
- * For sqlite.ts: the outbox tables and some statements, the connection wrapper (statements and transactions over the
- * KeyvSqlite adapter's `query()`) and the mutex that keeps the outbox's statements from
- * interleaving.
+ * For sqlite.ts: the outbox tables, their upgrades and the statements (prepared once by the
+ * store's connection, src/store/sqlite.ts, and kept).
  */
-/** Created if missing, one statement each (`query()` runs the first statement of a string only). */
+import type { SqliteDb } from "../../store/index.js";
+
+/** Created if missing, one statement each. */
 export const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS outbox_items (
   id INTEGER PRIMARY KEY AUTOINCREMENT, video_key TEXT NOT NULL, team_id TEXT NOT NULL,
@@ -33,13 +34,13 @@ export const SCHEMA: readonly string[] = [
  * without `expires_at`; the column is added and its states get the full retention from now (so an
  * upgrade drops nothing at once). Then the index the sweep uses.
  */
-export async function migrateStateTable(c: Connection, keepUntil: number): Promise<void> {
-  const columns = await c.all<{ name: string }>("PRAGMA table_info(outbox_state)");
+export function migrateStateTable(db: SqliteDb, keepUntil: number): void {
+  const columns = db.all<{ name: string }>("PRAGMA table_info(outbox_state)");
   if (!columns.some((col) => col.name === "expires_at")) {
-    await c.all("ALTER TABLE outbox_state ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0");
-    await c.all("UPDATE outbox_state SET expires_at = ?", keepUntil);
+    db.exec("ALTER TABLE outbox_state ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0");
+    db.run("UPDATE outbox_state SET expires_at = ?", keepUntil);
   }
-  await c.all("CREATE INDEX IF NOT EXISTS outbox_state_expiry ON outbox_state (expires_at)");
+  db.exec("CREATE INDEX IF NOT EXISTS outbox_state_expiry ON outbox_state (expires_at)");
 }
 
 /** A video key's route (routeOfVideoKey in SQL): up to its second ':'. */
@@ -50,13 +51,11 @@ const ROUTE_OF_KEY = `CASE WHEN instr(substr(video_key, instr(video_key, ':') + 
  * The per-route count of pending items (enqueue's quota): created with the items already there
  * counted once (a file written before the quota existed), then kept by enqueue and ack.
  */
-export async function migrateRouteCounts(c: Connection): Promise<void> {
-  const exists = await c.all(
-    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox_route_count'",
-  );
-  if (exists.length > 0) return;
-  await c.all("CREATE TABLE outbox_route_count (route TEXT PRIMARY KEY, n INTEGER NOT NULL)");
-  await c.all(
+export function migrateRouteCounts(db: SqliteDb): void {
+  if (db.get("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'outbox_route_count'"))
+    return;
+  db.exec("CREATE TABLE outbox_route_count (route TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+  db.exec(
     `INSERT INTO outbox_route_count (route, n) SELECT ${ROUTE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
   );
 }
@@ -92,58 +91,29 @@ export const STATS = `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth,
   (SELECT MIN(received_at) FROM outbox_items) AS oldest,
   (SELECT COUNT(*) FROM outbox_schedule) AS scheduled, (SELECT COUNT(*) FROM outbox_dead) AS dead`;
 
-export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-/** `(?, ?), (?, ?), …`: `rows` tuples of `width` parameters. */
-export const values = (rows: number, width: number) =>
-  Array.from({ length: rows }, () => `(${placeholders(width)})`).join(", ");
-
-/**
- * The outbox's statements run on the store's own connection (the KeyvSqlite adapter's `query()`),
- * not on a second connection to the file. With node-sqlite3 every statement is a thread-pool job
- * and sqlite's busy handler sleeps inside it: with two connections in one process, a Keyv write
- * waiting for an outbox transaction's lock holds a thread, Keyv statements queued behind it hold
- * the others, and the transaction's COMMIT then waits for a thread: everything stalls until busy
- * timeouts expire and the Keyv writes fail with SQLITE_BUSY (seen in testing: 50 concurrent Keyv
- * sets + 50 enqueues took 18 s and failed; on one connection, 0.15 s). One connection has no lock
- * contention inside a process. The price: a Keyv statement issued while an outbox transaction is
- * open runs inside it, so it is committed with it (milliseconds later) and would be rolled back
- * with it. Outbox transactions only run statements on validated values, so they end in ROLLBACK
- * only when the database itself fails (disk full, I/O error), where that Keyv write fails too.
- */
-export class Connection {
-  constructor(private readonly query: (sql: string, ...params: unknown[]) => Promise<unknown>) {}
-
-  /** Rows as the driver gives them (`T` describes the selected or RETURNING columns). */
-  async all<T = unknown>(sql: string, ...params: unknown[]): Promise<T[]> {
-    const rows = await this.query(sql, ...params);
-    return Array.isArray(rows) ? (rows as T[]) : [];
-  }
-
-  /** `fn` inside BEGIN IMMEDIATE … COMMIT, rolled back on an error. */
-  async transaction<T>(fn: (c: Connection) => Promise<T>): Promise<T> {
-    await this.all("BEGIN IMMEDIATE");
-    try {
-      const result = await fn(this);
-      await this.all("COMMIT");
-      return result;
-    } catch (err) {
-      await this.all("ROLLBACK").catch(() => undefined);
-      throw err;
-    }
-  }
-}
-
-/** Runs async functions one at a time, in call order. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
-
 /** Expired dedupe / once rows are deleted after this many insertions by this process. */
 export const SWEEP_EVERY = 500;
-/** Bound on the ids / keys put in one `IN (…)` list. */
+/** Bound on the videos one claim takes. */
 export const MAX_LIST = 500;
+
+/** Takes a dedupe key (new, or expired): a row back = taken. Parameters: key, expires_at, now. */
+export const DEDUPE_TAKE = `INSERT INTO outbox_dedupe (key, expires_at) VALUES (?, ?)
+  ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_dedupe.expires_at <= ?
+  RETURNING key`;
+
+/** One more pending item on a route unless it has `quota` already: a row back = counted. Parameters: route, quota. */
+export const ROUTE_TAKE = `INSERT INTO outbox_route_count (route, n) VALUES (?, 1)
+  ON CONFLICT (route) DO UPDATE SET n = outbox_route_count.n + 1 WHERE outbox_route_count.n < ?
+  RETURNING n`;
+
+/**
+ * Schedules a video; one already scheduled keeps its due time unless it is free and more than
+ * PULL_FORWARD_MS later (Outbox.enqueue). Parameters: key, dueAt, pull-forward ms.
+ */
+export const SCHEDULE = `INSERT INTO outbox_schedule (video_key, due_at) VALUES (?, ?)
+  ON CONFLICT (video_key) DO UPDATE SET due_at = excluded.due_at
+  WHERE outbox_schedule.owner IS NULL AND outbox_schedule.due_at > excluded.due_at + ?`;
+
+/** Deletes the video's items whose ids are in a JSON array. Parameters: key, JSON ids. */
+export const ACK_ITEMS = `DELETE FROM outbox_items WHERE video_key = ?
+  AND id IN (SELECT value FROM json_each(?))`;

@@ -1,24 +1,20 @@
 /**
  * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table),
- * on the store's own connection (why not a second one: see `Connection` in sqlite-connection.ts).
- * The file is switched to WAL mode (readers never wait for the writer; `synchronous` stays at its
- * FULL default, so a committed enqueue survives a power cut). Another process on the same file
- * waits up to the store's busy timeout (`opTimeoutMs`) for the write lock.
+ * on the store's one synchronous connection (src/store/sqlite.ts: WAL, synchronous=FULL, so a
+ * committed enqueue survives a power cut). Another process on the same file waits up to the
+ * store's busy timeout (`opTimeoutMs`) for the write lock.
  *
- * Atomicity:
- *  - Every outbox operation runs under a JS-side mutex, so two outbox callers never interleave
- *    statements (one's statements would otherwise land in the other's transaction).
- *  - Multi-statement operations (enqueue, claimDue, ack, release, setState, deadLetter) run in
- *    `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so the checks they make (lease
- *    owner, dedupe) cannot be invalidated by another process before their writes, and they never
- *    hit a deadlock-style SQLITE_BUSY on lock upgrade. Single statements (renew, once, reads) are
- *    atomic by themselves; their effect is read with RETURNING. Concurrent enqueues share one
- *    transaction (group commit, see enqueue).
- *  - Each operation is bounded by `store.run()` (→ StoreUnavailableError). An operation still
- *    waiting for the mutex when its caller has given up is skipped rather than run late.
+ * Atomicity: every write (enqueue, claimDue, renew, ack, release, setState, deadLetter, once,
+ * sweeps) is one synchronous function run inside the connection's write transaction (BEGIN
+ * IMMEDIATE: the write lock is taken up front, so the checks it makes — lease owner, dedupe,
+ * quota — cannot be invalidated by another process before its writes). Nothing else runs a
+ * statement in the middle of it. The writes of one event-loop turn share one transaction and one
+ * disk sync (group commit), and each caller is answered only after that COMMIT: a delivery is
+ * answered 2xx only once it is committed. Reads (pending, getState, listDead, stats) run at once
+ * on what is committed. Each operation is bounded by `store.run()` (→ StoreUnavailableError).
  */
 import type { Logger } from "../../log.js";
-import type { Store } from "../../store/index.js";
+import type { SqliteDb, Store } from "../../store/index.js";
 import {
   type DeadLetter,
   type EnqueueOutcome,
@@ -47,52 +43,37 @@ import {
   STATE_SWEEP_MAX,
 } from "./common.js";
 import {
+  ACK_ITEMS,
   CLAIM_DUE,
-  Connection,
+  DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
   MAX_LIST,
-  Mutex,
   migrateRouteCounts,
   migrateStateTable,
   NOTE_PUT,
   ONCE_UPSERT,
-  placeholders,
+  ROUTE_TAKE,
+  SCHEDULE,
   SCHEMA,
   STATS,
   SWEEP_EVERY,
   SWEEP_STATES,
-  values,
 } from "./sqlite-connection.js";
-
-interface QueuedEnqueue {
-  item: NewOutboxItem;
-  json: string;
-  dedupeKey: string;
-  dueAt: number;
-  /** When its caller's store.run() gives up. */
-  deadline: number;
-  settle: (result: EnqueueOutcome) => void;
-  fail: (err: unknown) => void;
-}
 
 export class SqliteOutbox implements Outbox {
   readonly kind = "sqlite" as const;
-  private readonly mutex = new Mutex();
   private readonly now: Clock;
   private readonly dedupeTtlMs: number;
   private insertions = 0;
   private readonly retention: Retention;
   private readonly routeQuota: number;
   private nextStateSweepAt = 0;
-  private readonly queued: QueuedEnqueue[] = [];
-  private flushQueued = false;
   private closed = false;
-  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly store: Store,
-    private readonly conn: Connection,
+    private readonly db: SqliteDb,
     opts: OutboxOptions,
   ) {
     this.now = opts.now ?? Date.now;
@@ -101,235 +82,157 @@ export class SqliteOutbox implements Outbox {
     this.routeQuota = routeQuotaOf(opts);
   }
 
-  /** Uses the store's connection: WAL mode, and the tables created if missing. */
+  /** Uses the store's connection (already in WAL mode): the tables created if missing. */
   static async open(store: Store, logger: Logger, opts: OutboxOptions = {}): Promise<SqliteOutbox> {
-    const adapter = store.backend.sqlite;
-    if (!adapter) throw new Error("SqliteOutbox needs a sqlite store");
-    const conn = new Connection((sql, ...params) => adapter.query(sql, ...params));
+    const db = store.backend.sqlite;
+    if (!db) throw new Error("SqliteOutbox needs a sqlite store");
     return store.run("outbox.open", async () => {
-      const [mode] = await conn.all<{ journal_mode: string }>("PRAGMA journal_mode = WAL");
-      if (mode?.journal_mode !== "wal" && adapter.opts.db !== ":memory:") {
-        logger.warn({ journalMode: mode?.journal_mode }, "could not switch the sqlite file to WAL mode");
+      const mode = db.journalMode();
+      if (mode !== "wal" && db.file !== ":memory:") {
+        logger.warn({ journalMode: mode }, "could not switch the sqlite file to WAL mode");
       }
-      await conn.transaction(async (c) => {
-        for (const statement of SCHEMA) await c.all(statement);
-        await migrateStateTable(c, (opts.now ?? Date.now)() + retentionOf(opts).normal);
-        await migrateRouteCounts(c);
+      await db.write(() => {
+        for (const statement of SCHEMA) db.exec(statement);
+        migrateStateTable(db, (opts.now ?? Date.now)() + retentionOf(opts).normal);
+        migrateRouteCounts(db);
       });
-      return new SqliteOutbox(store, conn, opts);
+      return new SqliteOutbox(store, db, opts);
     });
   }
 
   /**
-   * Group commit: enqueues that arrive while the connection is busy wait in `queued` and are
-   * written together in the next transaction (one fsync for many deliveries). Each one is still
-   * all-or-nothing, and each caller is answered only after the COMMIT that holds its item.
+   * Dedupe first (a key seen within the window: "duplicate"), then the route's quota ("full":
+   * the dedupe key is given back), then the item and its video's schedule. Enqueues of one turn
+   * share one transaction (group commit, src/store/sqlite.ts).
    */
   enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
     const json = encodeItem(item);
-    const deadline = Date.now() + this.store.opTimeoutMs;
-    return this.store.run(
-      "outbox.enqueue",
-      () =>
-        new Promise<EnqueueOutcome>((settle, fail) => {
-          this.queued.push({ item, json, dedupeKey, dueAt, deadline, settle, fail });
-          this.flushSoon();
-        }),
-    );
-  }
-
-  private flushSoon(): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    void this.mutex.run(async () => {
-      this.flushQueued = false;
-      // Callers that gave up (store.run timed out) were told it failed: do not store theirs.
-      const batch = this.queued.splice(0, MAX_LIST).filter((e) => e.deadline >= Date.now());
-      if (this.queued.length > 0) this.flushSoon();
-      if (batch.length === 0) return;
-      try {
-        if (this.closed) throw new Error("the outbox is closed");
-        const results = await this.conn.transaction((c) => this.enqueueBatch(c, batch));
-        for (const [i, e] of batch.entries()) e.settle(results[i] ?? "stored");
-      } catch (err) {
-        for (const e of batch) e.fail(err);
+    return this.write("enqueue", (): EnqueueOutcome => {
+      const db = this.db;
+      const now = this.now();
+      this.sweep("outbox_dedupe", now);
+      if (db.get(DEDUPE_TAKE, dedupeKey, now + this.dedupeTtlMs, now) === undefined) return "duplicate";
+      if (db.get(ROUTE_TAKE, routeOfVideoKey(item.videoKey), this.routeQuota) === undefined) {
+        db.run("DELETE FROM outbox_dedupe WHERE key = ?", dedupeKey);
+        return "full";
       }
+      db.run(
+        "INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES (?, ?, ?, ?)",
+        item.videoKey,
+        item.teamId,
+        item.receivedAt,
+        json,
+      );
+      db.run(SCHEDULE, item.videoKey, dueAt, PULL_FORWARD_MS);
+      return "stored";
     });
   }
 
-  /**
-   * A few statements for the whole batch: the dedupe upsert returns the keys it inserted or took
-   * over (a key twice in one batch: its second row conflicts with its first, so only the first is
-   * stored); the routes' pending counts are read, and the fresh items that would pass their route's
-   * quota are kept, in arrival order ("full" for the rest, whose dedupe keys are given back); then
-   * the new items in arrival order, the counts, and their videos' schedule (a video already
-   * scheduled or leased keeps its due time, unless free and due far later: Outbox.enqueue).
-   */
-  private async enqueueBatch(c: Connection, batch: QueuedEnqueue[]): Promise<EnqueueOutcome[]> {
-    const now = this.now();
-    await this.sweep(c, "outbox_dedupe", now);
-    const rows = await c.all<{ key: string }>(
-      `INSERT INTO outbox_dedupe (key, expires_at) VALUES ${values(batch.length, 2)}
-       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE outbox_dedupe.expires_at <= ?
-       RETURNING key`,
-      ...batch.flatMap((e) => [e.dedupeKey, now + this.dedupeTtlMs]),
-      now,
-    );
-    const fresh = new Set(rows.map((r) => r.key));
-    const candidates = batch.filter((e) => fresh.delete(e.dedupeKey));
-    const outcome = new Map<QueuedEnqueue, EnqueueOutcome>();
-    const stored: QueuedEnqueue[] = [];
-    if (candidates.length > 0) {
-      const routes = [...new Set(candidates.map((e) => routeOfVideoKey(e.item.videoKey)))];
-      const counts = new Map<string, number>();
-      for (const r of await c.all<{ route: string; n: number }>(
-        `SELECT route, n FROM outbox_route_count WHERE route IN (${placeholders(routes.length)})`,
-        ...routes,
-      )) {
-        counts.set(r.route, r.n);
-      }
-      const added = new Map<string, number>();
-      const refused: string[] = [];
-      for (const e of candidates) {
-        const route = routeOfVideoKey(e.item.videoKey);
-        const n = (counts.get(route) ?? 0) + (added.get(route) ?? 0);
-        if (n >= this.routeQuota) {
-          outcome.set(e, "full");
-          refused.push(e.dedupeKey);
-        } else {
-          outcome.set(e, "stored");
-          added.set(route, (added.get(route) ?? 0) + 1);
-          stored.push(e);
-        }
-      }
-      if (refused.length > 0) {
-        await c.all(`DELETE FROM outbox_dedupe WHERE key IN (${placeholders(refused.length)})`, ...refused);
-      }
-      if (added.size > 0) {
-        await c.all(
-          `INSERT INTO outbox_route_count (route, n) VALUES ${values(added.size, 2)}
-           ON CONFLICT (route) DO UPDATE SET n = outbox_route_count.n + excluded.n`,
-          ...[...added].flat(),
-        );
-      }
-    }
-    if (stored.length > 0) {
-      await c.all(
-        `INSERT INTO outbox_items (video_key, team_id, received_at, json) VALUES ${values(stored.length, 4)}`,
-        ...stored.flatMap((e) => [e.item.videoKey, e.item.teamId, e.item.receivedAt, e.json]),
-      );
-      // A video already scheduled keeps its due time, unless it is free and more than
-      // PULL_FORWARD_MS later than this item's (see Outbox.enqueue); a leased one keeps it.
-      await c.all(
-        `INSERT INTO outbox_schedule (video_key, due_at) VALUES ${values(stored.length, 2)}
-         ON CONFLICT (video_key) DO UPDATE SET due_at = excluded.due_at
-         WHERE outbox_schedule.owner IS NULL AND outbox_schedule.due_at > excluded.due_at + ?`,
-        ...stored.flatMap((e) => [e.item.videoKey, e.dueAt]),
-        PULL_FORWARD_MS,
-      );
-    }
-    return batch.map((e) => outcome.get(e) ?? "duplicate");
-  }
-
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
-    return this.tx("claimDue", async (c) => {
+    return this.write("claimDue", () => {
+      const db = this.db;
       if (this.now() >= this.nextStateSweepAt) {
         this.nextStateSweepAt = this.now() + STATE_SWEEP_EVERY_MS;
-        await c.all(SWEEP_STATES, this.now(), STATE_SWEEP_MAX);
+        db.all(SWEEP_STATES, this.now(), STATE_SWEEP_MAX);
       }
-      // Select and update in one IMMEDIATE transaction: no other connection can claim in between.
-      const rows = await c.all<{ video_key: string }>(
-        CLAIM_DUE,
-        now,
-        now,
-        Math.max(0, Math.min(max, MAX_LIST)),
-      );
-      const keys = rows.map((r) => r.video_key);
-      if (keys.length === 0) return keys;
-      const inKeys = `video_key IN (${placeholders(keys.length)})`;
-      // due_at = lease end: not due for anyone else while leased.
+      const keys = db
+        .all<{ video_key: string }>(CLAIM_DUE, now, now, Math.max(0, Math.min(max, MAX_LIST)))
+        .map((r) => r.video_key);
+      // due_at = lease end: not due for anyone else while leased; the state is kept at least
+      // until the lease ends plus the final retention.
       const until = now + leaseMs;
-      await c.all(
-        `UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ? WHERE ${inKeys}`,
-        owner,
-        until,
-        until,
-        ...keys,
-      );
-      // A claimed video's state is kept at least until the lease ends plus the final retention.
       const keep = until + this.retention.final;
-      await c.all(`UPDATE outbox_state SET expires_at = MAX(expires_at, ?) WHERE ${inKeys}`, keep, ...keys);
+      for (const key of keys) {
+        db.run(
+          "UPDATE outbox_schedule SET owner = ?, lease_until = ?, due_at = ? WHERE video_key = ?",
+          owner,
+          until,
+          until,
+          key,
+        );
+        db.run(KEEP_STATE, keep, key);
+      }
       return keys;
     });
   }
 
   renew(owner: string, key: VideoKey, until: number): Promise<boolean> {
-    return this.tx("renew", async (c) => {
-      const r = await c.all(
+    return this.write("renew", () => {
+      const changed = this.db.run(
         `UPDATE outbox_schedule SET lease_until = ?, due_at = ?
-         WHERE video_key = ? AND owner = ? AND lease_until > ? RETURNING video_key`,
+         WHERE video_key = ? AND owner = ? AND lease_until > ?`,
         until,
         until,
         key,
         owner,
         this.now(),
       );
-      if (r.length === 1) await c.all(KEEP_STATE, until + this.retention.final, key);
-      return r.length === 1;
+      if (changed === 1) this.db.run(KEEP_STATE, until + this.retention.final, key);
+      return changed === 1;
     });
   }
 
   pending(key: VideoKey, limit: number): Promise<OutboxItem[]> {
-    return this.op("pending", async (c) => {
-      const rows = await c.all<{ id: number; json: string }>(
-        "SELECT id, json FROM outbox_items WHERE video_key = ? ORDER BY id LIMIT ?",
-        key,
-        Math.max(0, limit),
-      );
-      return rows.map((r) => decodeItem(String(r.id), r.json, key));
-    });
+    return this.read("pending", () =>
+      this.db
+        .all<{ id: number; json: string }>(
+          "SELECT id, json FROM outbox_items WHERE video_key = ? ORDER BY id LIMIT ?",
+          key,
+          Math.max(0, limit),
+        )
+        .map((r) => decodeItem(String(r.id), r.json, key)),
+    );
   }
 
   ack(owner: string, key: VideoKey, ids: readonly string[]): Promise<boolean> {
-    return this.tx("ack", async (c) => {
-      if (!(await this.held(c, owner, key))) return false;
-      const numeric = ids.map(Number).filter(Number.isSafeInteger);
-      let removed = 0;
-      for (let i = 0; i < numeric.length; i += MAX_LIST) {
-        const chunk = numeric.slice(i, i + MAX_LIST);
-        const gone = await c.all(
-          `DELETE FROM outbox_items WHERE video_key = ? AND id IN (${placeholders(chunk.length)}) RETURNING id`,
-          key,
-          ...chunk,
-        );
-        removed += gone.length;
-      }
-      if (removed > 0) {
-        await c.all(
-          "UPDATE outbox_route_count SET n = MAX(0, n - ?) WHERE route = ?",
-          removed,
-          routeOfVideoKey(key),
-        );
-      }
-      return true;
+    return this.write("ack", () => this.held(owner, key) !== undefined && this.ackHeld(key, ids));
+  }
+
+  settle(
+    owner: string,
+    key: VideoKey,
+    state: unknown,
+    ids: readonly string[],
+    opts?: { final?: boolean },
+  ): Promise<boolean> {
+    const json = state === undefined ? null : encodeState(state);
+    return this.write("settle", () => {
+      const leaseEnd = this.held(owner, key);
+      if (leaseEnd === undefined) return false;
+      if (json !== null) this.writeState(key, json, leaseEnd, opts?.final === true);
+      return this.ackHeld(key, ids);
     });
   }
 
+  /** Deletes the items and counts them off their route (the lease was checked). */
+  private ackHeld(key: VideoKey, ids: readonly string[]): true {
+    const numeric = ids.map(Number).filter(Number.isSafeInteger);
+    const removed = numeric.length === 0 ? 0 : this.db.run(ACK_ITEMS, key, JSON.stringify(numeric));
+    if (removed > 0) {
+      this.db.run(
+        "UPDATE outbox_route_count SET n = MAX(0, n - ?) WHERE route = ?",
+        removed,
+        routeOfVideoKey(key),
+      );
+    }
+    return true;
+  }
+
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void> {
-    return this.tx("release", async (c) => {
-      if (!(await this.held(c, owner, key))) return;
+    return this.write("release", () => {
+      const db = this.db;
+      if (this.held(owner, key) === undefined) return;
       let due = dueAt;
       const now = this.now();
       if (due === null || due > now + PULL_FORWARD_MS) {
-        const left = await c.all("SELECT 1 FROM outbox_items WHERE video_key = ? LIMIT 1", key);
-        if (left.length > 0)
+        if (db.get("SELECT 1 AS one FROM outbox_items WHERE video_key = ? LIMIT 1", key))
           due = now; // arrived meanwhile: see Outbox.release
         else if (due === null) {
-          await c.all("DELETE FROM outbox_schedule WHERE video_key = ?", key);
+          db.run("DELETE FROM outbox_schedule WHERE video_key = ?", key);
           return;
         }
       }
-      await c.all(
+      db.run(
         "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",
         due,
         key,
@@ -338,50 +241,50 @@ export class SqliteOutbox implements Outbox {
   }
 
   getState(key: VideoKey): Promise<unknown> {
-    return this.op("getState", async (c) => {
-      const rows = await c.all<{ json: string }>("SELECT json FROM outbox_state WHERE video_key = ?", key);
-      const row = rows[0];
+    return this.read("getState", () => {
+      const row = this.db.get<{ json: string }>("SELECT json FROM outbox_state WHERE video_key = ?", key);
       return row === undefined ? undefined : parseJson(`outbox state ${key}`, row.json);
     });
   }
 
   setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean> {
-    return this.tx("setState", async (c) => {
-      const leaseEnd = await this.held(c, owner, key);
+    const json = encodeState(state);
+    return this.write("setState", () => {
+      const leaseEnd = this.held(owner, key);
       if (leaseEnd === undefined) return false;
-      const json = encodeState(state);
-      if (json === undefined) await c.all("DELETE FROM outbox_state WHERE video_key = ?", key);
-      else {
-        await c.all(
-          `INSERT INTO outbox_state (video_key, json, expires_at) VALUES (?, ?, ?)
-           ON CONFLICT (video_key) DO UPDATE SET json = excluded.json, expires_at = excluded.expires_at`,
-          key,
-          json,
-          leaseEnd + (opts?.final ? this.retention.final : this.retention.normal),
-        );
-      }
+      this.writeState(key, json, leaseEnd, opts?.final === true);
       return true;
     });
   }
 
+  private writeState(key: VideoKey, json: string | undefined, leaseEnd: number, final: boolean): void {
+    if (json === undefined) this.db.run("DELETE FROM outbox_state WHERE video_key = ?", key);
+    else
+      this.db.run(
+        `INSERT INTO outbox_state (video_key, json, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (video_key) DO UPDATE SET json = excluded.json, expires_at = excluded.expires_at`,
+        key,
+        json,
+        leaseEnd + (final ? this.retention.final : this.retention.normal),
+      );
+  }
+
   sweepStates(max: number): Promise<number> {
-    return this.op(
-      "sweepStates",
-      async (c) => (await c.all(SWEEP_STATES, this.now(), Math.max(0, max))).length,
-    );
+    return this.write("sweepStates", () => this.db.all(SWEEP_STATES, this.now(), Math.max(0, max)).length);
   }
 
   deadLetter(item: OutboxItem, reason: string, at: number): Promise<void> {
-    return this.tx("deadLetter", async (c) => {
-      await c.all(
+    const json = JSON.stringify(item);
+    return this.write("deadLetter", () => {
+      this.db.run(
         "INSERT INTO outbox_dead (team_id, at, reason, json) VALUES (?, ?, ?, ?)",
         item.teamId,
         at,
         reason,
-        JSON.stringify(item),
+        json,
       );
       // Keep the newest DEAD_LETTERS_PER_TEAM of this team (the cut-off is the first row beyond).
-      await c.all(
+      this.db.run(
         `DELETE FROM outbox_dead WHERE team_id = ? AND id <= (
            SELECT id FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
         item.teamId,
@@ -393,49 +296,47 @@ export class SqliteOutbox implements Outbox {
 
   /** Newest first. */
   listDead(teamId: string, limit: number): Promise<DeadLetter[]> {
-    return this.op("listDead", async (c) => {
-      const rows = await c.all<{ at: number; reason: string; json: string }>(
-        "SELECT at, reason, json FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT ?",
-        teamId,
-        Math.max(0, limit),
-      );
-      return rows.map((r) => ({
-        item: parseJson("dead letter", r.json) as OutboxItem,
-        reason: r.reason,
-        at: r.at,
-      }));
-    });
+    return this.read("listDead", () =>
+      this.db
+        .all<{ at: number; reason: string; json: string }>(
+          "SELECT at, reason, json FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT ?",
+          teamId,
+          Math.max(0, limit),
+        )
+        .map((r) => ({
+          item: parseJson("dead letter", r.json) as OutboxItem,
+          reason: r.reason,
+          at: r.at,
+        })),
+    );
   }
 
   once(key: string, ttlMs: number): Promise<boolean> {
-    return this.op("once", async (c) => {
+    return this.write("once", () => {
       const now = this.now();
-      await this.sweep(c, "outbox_once", now);
-      return (await c.all(ONCE_UPSERT, key, now + positiveMs(ttlMs), now)).length === 1;
+      this.sweep("outbox_once", now);
+      return this.db.get(ONCE_UPSERT, key, now + positiveMs(ttlMs), now) !== undefined;
     });
   }
 
   putNote(key: string, value: string, ttlMs: number): Promise<void> {
-    return this.op("putNote", async (c) => {
+    return this.write("putNote", () => {
       const now = this.now();
-      await this.sweep(c, "outbox_notes", now);
-      await c.all(NOTE_PUT, key, value, now + positiveMs(ttlMs));
+      this.sweep("outbox_notes", now);
+      this.db.run(NOTE_PUT, key, value, now + positiveMs(ttlMs));
     });
   }
 
   getNote(key: string): Promise<string | undefined> {
-    return this.op("getNote", async (c) => {
+    return this.read("getNote", () => {
       const sql = "SELECT value FROM outbox_notes WHERE key = ? AND expires_at > ?";
-      return (await c.all<{ value: string }>(sql, key, this.now()))[0]?.value;
+      return this.db.get<{ value: string }>(sql, key, this.now())?.value;
     });
   }
 
   stats(): Promise<OutboxStats> {
-    return this.op("stats", async (c) => {
-      const rows = await c.all<{ depth: number; oldest: number | null; scheduled: number; dead: number }>(
-        STATS,
-      );
-      const r = rows[0];
+    return this.read("stats", () => {
+      const r = this.db.get<{ depth: number; oldest: number | null; scheduled: number; dead: number }>(STATS);
       return {
         depth: r?.depth ?? 0,
         oldestReceivedAt: r?.oldest ?? null,
@@ -445,44 +346,35 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
-  /** Stops this outbox once the operations already queued are done; the store stays open. */
-  close(): Promise<void> {
-    this.closing ??= this.mutex
-      .run(async () => {
-        this.closed = true;
-      })
-      .catch(() => undefined);
-    return this.closing;
+  /** Stops this outbox (what is queued still commits); the store stays open. */
+  async close(): Promise<void> {
+    this.closed = true;
   }
 
   /** The end of `owner`'s lease on the video if it is live (by the outbox clock), else undefined. */
-  private async held(c: Connection, owner: string, key: VideoKey): Promise<number | undefined> {
-    return (await c.all<{ lease_until: number }>(HELD, key, owner, this.now()))[0]?.lease_until;
+  private held(owner: string, key: VideoKey): number | undefined {
+    return this.db.get<{ lease_until: number }>(HELD, key, owner, this.now())?.lease_until;
   }
 
   /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
-  private async sweep(
-    c: Connection,
-    table: "outbox_dedupe" | "outbox_once" | "outbox_notes",
-    now: number,
-  ): Promise<void> {
-    if (++this.insertions % SWEEP_EVERY === 0) await c.all(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
+  private sweep(table: "outbox_dedupe" | "outbox_once" | "outbox_notes", now: number): void {
+    if (++this.insertions % SWEEP_EVERY === 0) this.db.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
   }
 
-  /** One operation on the connection, under the mutex, bounded by `store.run()`. */
-  private op<T>(name: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+  /** A read, now, bounded by `store.run()`. */
+  private read<T>(name: string, fn: () => T): Promise<T> {
+    return this.store.run(`outbox.${name}`, () => {
+      if (this.closed) throw new Error("the outbox is closed");
+      return this.db.read(fn);
+    });
+  }
+
+  /** A write in the connection's next group commit, bounded by `store.run()`. */
+  private write<T>(name: string, fn: () => T): Promise<T> {
     const deadline = Date.now() + this.store.opTimeoutMs;
-    return this.store.run(`outbox.${name}`, () =>
-      this.mutex.run(async () => {
-        if (this.closed) throw new Error("the outbox is closed");
-        if (Date.now() > deadline) throw new Error("gave up waiting for the outbox connection");
-        return fn(this.conn);
-      }),
-    );
-  }
-
-  /** Like `op`, inside BEGIN IMMEDIATE … COMMIT (rolled back on an error). */
-  private tx<T>(name: string, fn: (c: Connection) => Promise<T>): Promise<T> {
-    return this.op(name, (c) => c.transaction(fn));
+    return this.store.run(`outbox.${name}`, () => {
+      if (this.closed) throw new Error("the outbox is closed");
+      return this.db.write(fn, deadline);
+    });
   }
 }

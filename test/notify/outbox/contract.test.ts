@@ -155,6 +155,32 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.getState("v1")).toEqual({ by: "A" });
   });
 
+  it("settle writes the state and acknowledges the items in one step, only for the lease's owner", async () => {
+    const q = await b.open({ dedupeTtlMs: TTL, routeQuota: 2 });
+    await q.enqueue(newItem("T1:P1:v1", 1, t()), "s-1", t());
+    await q.enqueue(newItem("T1:P1:v1", 2, t()), "s-2", t());
+    expect(await q.claimDue("A", t(), 5, LEASE)).toEqual(["T1:P1:v1"]);
+    const [first, second] = await q.pending("T1:P1:v1", 10);
+    if (!first || !second) throw new Error("no items");
+    // Another owner: nothing written, nothing acknowledged.
+    expect(await q.settle("B", "T1:P1:v1", { by: "B" }, [first.id, second.id])).toBe(false);
+    expect(await q.getState("T1:P1:v1")).toBeUndefined();
+    expect(await q.pending("T1:P1:v1", 10)).toHaveLength(2);
+    expect(await q.settle("A", "T1:P1:v1", { step: 1 }, [first.id])).toBe(true);
+    expect(await q.getState("T1:P1:v1")).toEqual({ step: 1 });
+    expect((await q.pending("T1:P1:v1", 10)).map(nOf)).toEqual([2]);
+    // The route's quota counts the acknowledged item off: room for one more.
+    expect(await q.enqueue(newItem("T1:P1:v2", 3, t()), "s-3", t())).toBe("stored");
+    expect(await q.enqueue(newItem("T1:P1:v2", 4, t()), "s-4", t())).toBe("full");
+    // No state given: the stored one is left as it is.
+    expect(await q.settle("A", "T1:P1:v1", undefined, [second.id])).toBe(true);
+    expect(await q.getState("T1:P1:v1")).toEqual({ step: 1 });
+    expect(await q.pending("T1:P1:v1", 10)).toEqual([]);
+    await b.clock.advance(LEASE + 30);
+    expect(await q.settle("A", "T1:P1:v1", { step: 2 }, [])).toBe(false);
+    expect(await q.getState("T1:P1:v1")).toEqual({ step: 1 });
+  });
+
   it("renew extends the lease of its owner", async () => {
     await enqueue("v1", 1);
     expect(await o.claimDue("A", t(), 1, LEASE)).toEqual(["v1"]);
