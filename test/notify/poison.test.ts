@@ -155,14 +155,24 @@ describe.each<Kind>(["memory", "sqlite", "redis"])("a poisoned item (%s)", (kind
   });
 });
 
-/** The outbox, with setState failing (not as a store outage) for any state holding `marker`. */
+/**
+ * The outbox, with the state write failing (not as a store outage) for any state holding `marker`:
+ * `setState`, and `settle` (the state written with the acknowledgement in one step).
+ */
 function failingOn(outbox: Outbox, marker: string): Outbox {
+  const refused = (state: unknown) => JSON.stringify(state ?? null).includes(marker);
   return new Proxy(outbox, {
     get(target, prop, receiver) {
       if (prop === "setState") {
         return (owner: string, key: string, state: unknown, opts?: { final?: boolean }) => {
-          if (JSON.stringify(state).includes(marker)) return Promise.reject(new Error("write refused"));
+          if (refused(state)) return Promise.reject(new Error("write refused"));
           return target.setState(owner, key, state, opts);
+        };
+      }
+      if (prop === "settle") {
+        return (...args: Parameters<Outbox["settle"]>) => {
+          if (refused(args[2])) return Promise.reject(new Error("write refused"));
+          return target.settle(...args);
         };
       }
       const v = Reflect.get(target, prop, receiver);
