@@ -115,6 +115,20 @@ export interface VideoState {
    * first item and how often. Kept here so that the count survives a restart (worker.ts).
    */
   attempt?: { id: string; n: number; reason: string };
+  /**
+   * A message the worker is about to post and has not recorded yet (src/notify/posted.ts): removed
+   * by the write that records it. Still here when the video is taken up again, the post may or may
+   * not be in Slack: it is looked for by its marker before anything is posted again.
+   */
+  posting?: PostIntent;
+}
+
+/** What is being posted ("parent" or a milestone key), the marker the post carries, since when. */
+export interface PostIntent {
+  what: string;
+  id: string;
+  /** Wall clock ms of the first attempt. */
+  at: number;
 }
 
 export const SEEN_CAP = 200;

@@ -58,6 +58,13 @@ const VideoStateSchema = z
     attempt: z
       .object({ id: z.string().min(1).max(200), n: z.number().int().positive(), reason: z.string().max(500) })
       .optional(),
+    posting: z
+      .object({
+        what: z.string().min(1).max(1000),
+        id: z.string().min(1).max(100),
+        at: z.number().nonnegative(),
+      })
+      .optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
@@ -85,13 +92,14 @@ export function validateState(x: unknown): VideoState | undefined {
   // Milestone data bounded as the reducer bounds it now: a state written by an older version may
   // hold foreign data of any size or depth, which must not break a later copy, hash or write.
   const milestones = r.data.milestones.map((m) => ({ ...m, data: boundedData(m.data) }));
-  const { ignoredPresets, attempt, ...rest } = r.data;
+  const { ignoredPresets, attempt, posting, ...rest } = r.data;
   const state: VideoState = {
     ...rest,
     presets,
     milestones,
     ...(ignoredPresets ? { ignoredPresets } : {}),
     ...(attempt ? { attempt } : {}),
+    ...(posting ? { posting } : {}),
   };
   return state;
 }
