@@ -339,6 +339,8 @@ describe("a replica killed between Slack's answer to a post and the state write"
     );
     expect(parentsOf("x7crash")).toHaveLength(1);
     expect(shownOnce("x7crash", rest.length + 1)).toBe(true);
+    // Found by the marker its post carried: the new replica looked in the channel's history.
+    expect(fakes.slack.callsTo("conversations.history").some((c) => c.ok)).toBe(true);
     await second.close();
     scanLogs([first, second]);
   }, 120_000);
