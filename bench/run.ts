@@ -9,6 +9,8 @@
  *   4. lifecycle  Slack calls for one video lifecycle, against one post per event.
  *   5. burst      10,000 deliveries for 100 videos into one channel: drain time, nothing lost, RSS.
  *   6. watch      1,000 watched livestreams at a 30 s interval: GETs/s, token requests, CPU, RSS.
+ *   7. scale      the burst into three replicas on one Redis, one killed and Redis restarted, vs one
+ *                 replica: every video once, CPU per delivery per replica, total rate.
  *
  * Prints the machine, the tables, the targets (PASS/MISS) and any failed check; writes everything
  * as JSON to bench/results/latest.json and bench/results/<start time>.json (git-ignored). Exit
@@ -33,6 +35,7 @@ import {
   ingestText,
   lifecycleText,
   machineLine,
+  scaleText,
   slowTable,
   tokensTable,
 } from "./lib/report.js";
@@ -40,11 +43,12 @@ import { type BurstResult, runBurst } from "./suites/burst.js";
 import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
+import { runScale, type ScaleResult } from "./suites/scale.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
 import { runWatchBench, type WatchBenchResult } from "./suites/watch.js";
 
-const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst", "watch"] as const;
+const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst", "watch", "scale"] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
 
@@ -67,6 +71,7 @@ const HELP = `npm run bench [-- options]
   --slow-duration S   seconds of that load (default 10)
   --slow-burst N      commands sent at once in the slow-platform suite (default 200)
   --burst-videos N    videos in the burst, 100 deliveries each (default 100; quick 20)
+  --scale-videos N    videos in the scale-out burst, 100 deliveries each (default 100; quick 20)
   --watch-livestreams N  watched livestreams in the watch suite (default 1000)
   --watch-interval MS    LIVE_WATCH_INTERVAL_MS of the watch suite (default 30000)
   --watch-duration S     measured seconds of the watch suite (default 90; quick 60)
@@ -97,6 +102,7 @@ interface Options {
   platformLatencyMs: number;
   pairs: number;
   burstVideos: number;
+  scaleVideos: number;
   slowRate: number;
   slowDurationS: number;
   slowBurst: number;
@@ -145,6 +151,7 @@ function options(argv: string[]): Options | null {
       "platform-latency": { type: "string" },
       pairs: { type: "string" },
       "burst-videos": { type: "string" },
+      "scale-videos": { type: "string" },
       "slow-rate": { type: "string" },
       "slow-duration": { type: "string" },
       "slow-burst": { type: "string" },
@@ -173,6 +180,7 @@ function options(argv: string[]): Options | null {
     platformLatencyMs: Math.round(positive(values["platform-latency"] ?? "5000", "platform-latency", 60_000)),
     pairs: values.pairs === "0" ? 0 : Math.round(positive(values.pairs ?? (QUICK ? "3" : "5"), "pairs", 50)),
     burstVideos: Math.round(positive(values["burst-videos"] ?? (QUICK ? "20" : "100"), "burst-videos", 1000)),
+    scaleVideos: Math.round(positive(values["scale-videos"] ?? (QUICK ? "20" : "100"), "scale-videos", 1000)),
     slowRate: positive(values["slow-rate"] ?? "40", "slow-rate", 1000),
     slowDurationS: positive(values["slow-duration"] ?? "10", "slow-duration", 120),
     slowBurst: Math.round(positive(values["slow-burst"] ?? "200", "slow-burst", 5000)),
@@ -203,6 +211,7 @@ interface Report {
   burst: BurstResult | null;
   slow: SlowResult | null;
   watch: WatchBenchResult | null;
+  scale: ScaleResult | null;
   goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
@@ -234,6 +243,7 @@ async function main(): Promise<number> {
   let burst: BurstResult | null = null;
   let slow: SlowResult | null = null;
   let watch: WatchBenchResult | null = null;
+  let scale: ScaleResult | null = null;
   const failed = (suite: string, err: unknown) =>
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
@@ -340,6 +350,22 @@ async function main(): Promise<number> {
     }
   }
 
+  if (opts.suites.includes("scale")) {
+    log(`\nscale-out: ${opts.scaleVideos * 100} deliveries into three replicas on one Redis, vs one`);
+    try {
+      scale = await runScale({
+        videos: opts.scaleVideos,
+        perVideo: 100,
+        connections: 10,
+        timeoutMs: 10 * 60_000,
+        log,
+      });
+      for (const p of scale.problems) failures.push(`scale: ${p}`);
+    } catch (err) {
+      failed("scale", err);
+    }
+  }
+
   const finished = new Date();
   const { out, ...kept } = opts;
   const report: Report = {
@@ -357,7 +383,8 @@ async function main(): Promise<number> {
     burst,
     slow,
     watch,
-    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow, watch }),
+    scale,
+    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow, watch, scale }),
     failures,
     ok: failures.length === 0,
   };
@@ -404,6 +431,7 @@ async function main(): Promise<number> {
       `  bot CPU: ${(watch.cpuShare * 100).toFixed(1)} % of one core; RSS ${(watch.rssBytes / 1e6).toFixed(0)} MB (peak ${(watch.peakRssBytes / 1e6).toFixed(0)} MB); "is live" posts: ${watch.livePosts}`,
     );
   }
+  if (scale) text.push(...scaleText(scale));
   text.push("", "Targets", goalsTable(report.goals));
   text.push("");
   if (failures.length > 0) {

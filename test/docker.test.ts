@@ -782,7 +782,13 @@ describe("docs/operations.md: Running with Docker", () => {
     const yaml = fenced(dockerSection(README)?.body ?? "", "yaml")[0] ?? "";
     const compose = parseYaml(yaml);
     expect(asText(get(compose, "services", "redis", "image"))).toBe("redis:7");
-    expect(get(compose, "services", "redis", "command")).toEqual(["redis-server", "--appendonly", "yes"]);
+    expect(get(compose, "services", "redis", "command")).toEqual([
+      "redis-server",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "always",
+    ]);
     expect(asText(get(compose, "services", "bot", "deploy", "replicas"))).toBe("2");
   });
 });

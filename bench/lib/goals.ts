@@ -7,6 +7,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { ScaleResult } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
 import type { WatchBenchResult } from "../suites/watch.js";
@@ -28,6 +29,7 @@ export interface Measured {
   burst: BurstResult | null;
   slow: SlowResult | null;
   watch?: WatchBenchResult | null;
+  scale?: ScaleResult | null;
 }
 
 const MB = 1e6;
@@ -164,7 +166,66 @@ export function goals(m: Measured): Goal[] {
       : "–",
     pass: w ? w.peakRssBytes < 200 * MB : null,
   });
+  out.push(...scaleGoals(m.scale ?? null));
   return out;
+}
+
+/** A replica of three pays for coordinating through Redis: at most this much more per delivery. */
+const SCALE_REPLICA_CPU = 1.5;
+const SCALE_TOTAL_CPU = 1.5;
+/** Three replicas, even through a kill and a Redis restart, show the burst no slower than one. */
+const SCALE_RATE = 1;
+
+/**
+ * Scale-out: three replicas (one killed, Redis restarted) against one replica, same burst, same run.
+ * Correctness first; then what a replica costs per delivery, and what three deliver in all.
+ */
+function scaleGoals(r: ScaleResult | null): Goal[] {
+  const one = r?.baseline ?? null;
+  const three = r?.scaled ?? null;
+  const scale = `${r?.deliveries.toLocaleString("en") ?? "10,000"} deliveries`;
+  const survivors = three?.perReplica.filter((p) => !p.killed && p.usPerDelivery !== null) ?? [];
+  const worst = survivors.length ? Math.max(...survivors.map((p) => p.usPerDelivery ?? 0)) : null;
+  return [
+    {
+      name: `scale-out, ${scale}: three replicas, one killed (SIGKILL), Redis restarted`,
+      target: "every video shown once at its last event, every delivery answered 200",
+      measured: three
+        ? `${three.complete}/${r?.videos} shown, ${three.duplicated} twice, ${three.retries} sent again`
+        : "–",
+      pass:
+        three && r
+          ? three.complete === r.videos && three.duplicated === 0 && three.problems.length === 0
+          : null,
+    },
+    {
+      name: "scale-out: CPU per delivery, each surviving replica (per delivery it answered) vs one replica",
+      target: `≤ ${SCALE_REPLICA_CPU}×`,
+      measured:
+        worst !== null && one
+          ? `${(worst / one.usPerDelivery).toFixed(2)}× (${Math.round(worst)} / ${Math.round(one.usPerDelivery)} µs)`
+          : "–",
+      pass: worst !== null && one ? worst / one.usPerDelivery <= SCALE_REPLICA_CPU : null,
+    },
+    {
+      name: "scale-out: CPU per delivery, all three replicas together vs one replica",
+      target: `≤ ${SCALE_TOTAL_CPU}×`,
+      measured:
+        three && one
+          ? `${(three.usPerDelivery / one.usPerDelivery).toFixed(2)}× (${Math.round(three.usPerDelivery)} / ${Math.round(one.usPerDelivery)} µs)`
+          : "–",
+      pass: three && one ? three.usPerDelivery / one.usPerDelivery <= SCALE_TOTAL_CPU : null,
+    },
+    {
+      name: "scale-out: total rate (deliveries / time until all shown), three replicas vs one",
+      target: `≥ ${SCALE_RATE}×`,
+      measured:
+        three?.totalRate && one?.totalRate
+          ? `${(three.totalRate / one.totalRate).toFixed(2)}× (${Math.round(three.totalRate)} / ${Math.round(one.totalRate)} per s)`
+          : "–",
+      pass: three?.totalRate && one?.totalRate ? three.totalRate / one.totalRate >= SCALE_RATE : null,
+    },
+  ];
 }
 
 /**

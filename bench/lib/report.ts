@@ -3,6 +3,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { ScaleResult, ScaleRun } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
 import type { Goal } from "./goals.js";
@@ -286,4 +287,59 @@ export function slowTable(s: SlowResult): string {
       row(`${s.burst.commands} at once`, s.burst),
     ],
   );
+}
+
+/** The scale-out suite: the baseline and the three-replica run side by side, then each replica. */
+export function scaleText(r: ScaleResult): string[] {
+  const runs = [r.baseline, r.scaled].filter((x): x is ScaleRun => x !== null);
+  if (runs.length === 0) return [];
+  const sec = (v: number | null) => (v === null ? "not drained" : `${(v / 1000).toFixed(1)} s`);
+  const rate = (v: number | null) => (v === null ? "–" : `${int(v)}/s`);
+  const name = (x: ScaleRun) =>
+    x.replicas === 1 ? "one replica" : `${x.replicas} replicas, one killed, Redis restarted`;
+  const text = [
+    "",
+    `Scale-out: ${int(r.deliveries)} deliveries, ${r.videos} videos, one channel, through a round-robin proxy; Redis with appendfsync always; worker pace 50 ms per channel per replica`,
+    table(
+      [
+        { header: "run" },
+        { header: "sent", align: "right" },
+        { header: "send rate", align: "right" },
+        { header: "all shown", align: "right" },
+        { header: "total rate", align: "right" },
+        { header: "sent again", align: "right" },
+        { header: "shown once", align: "right" },
+        { header: "CPU µs/delivery", align: "right" },
+        { header: "Redis commands/delivery", align: "right" },
+      ],
+      runs.map((x) => [
+        name(x),
+        sec(x.sendMs),
+        rate(x.sendRate),
+        sec(x.drainMs),
+        rate(x.totalRate),
+        int(x.retries),
+        `${x.complete}/${r.videos}${x.duplicated ? `, ${x.duplicated} twice` : ""}`,
+        int(x.usPerDelivery),
+        x.redisCommandsPerDelivery.toFixed(1),
+      ]),
+    ),
+    table(
+      [
+        { header: "replica" },
+        { header: "answered 200", align: "right" },
+        { header: "CPU", align: "right" },
+        { header: "CPU µs per delivery it answered", align: "right" },
+      ],
+      runs.flatMap((x) =>
+        x.perReplica.map((p) => [
+          `${name(x)}: ${p.name}${p.killed ? " (killed; until then)" : ""}`,
+          int(p.answered),
+          `${(p.cpuMs / 1000).toFixed(1)} s`,
+          int(p.usPerDelivery),
+        ]),
+      ),
+    ),
+  ];
+  return text;
 }

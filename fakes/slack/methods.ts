@@ -5,7 +5,16 @@
 import { blockErrors, MAX_MESSAGE_BLOCKS, viewErrors } from "./blocks.js";
 import { channelName, SEED_CHANNELS, STANDIN } from "./seed.js";
 import type { SlackUser } from "./types.js";
-import { flag, isObj, type Obj, readContent, SlackFailure, str, type Workspace } from "./workspace.js";
+import {
+  flag,
+  isObj,
+  type Obj,
+  readContent,
+  SlackFailure,
+  type StoredMessage,
+  str,
+  type Workspace,
+} from "./workspace.js";
 
 export interface CallContext {
   ws: Workspace;
@@ -112,6 +121,44 @@ function teamJson(ws: Workspace): Obj {
     domain: STANDIN.teamDomain,
     email_domain: "",
     icon: { image_default: true },
+  };
+}
+
+/** Slack's `oldest`/`latest` window (exclusive unless `inclusive`): ts strings compared as numbers. */
+function within(messages: StoredMessage[], args: Obj): StoredMessage[] {
+  const oldest = Number(str(args.oldest) ?? "0");
+  const latest = str(args.latest) === undefined ? Number.POSITIVE_INFINITY : Number(args.latest);
+  const inclusive = flag(args.inclusive);
+  return messages.filter((m) => {
+    const ts = Number(m.ts);
+    return inclusive ? ts >= oldest && ts <= latest : ts > oldest && ts < latest;
+  });
+}
+
+/**
+ * One page of `messages` (already in answer order): `limit` (default 100, at most 999) from the
+ * opaque `cursor`; `has_more` and `response_metadata.next_cursor` as Slack gives them. Metadata
+ * only with `include_all_metadata`.
+ */
+function page(ws: Workspace, messages: StoredMessage[], args: Obj): Obj {
+  const limit = Math.min(999, Math.max(1, Math.floor(Number(str(args.limit) ?? "100")) || 100));
+  const cursor = str(args.cursor);
+  const from = cursor === undefined ? 0 : Number(Buffer.from(cursor, "base64url").toString("utf8").slice(5));
+  if (!Number.isInteger(from) || from < 0) throw new SlackFailure("invalid_cursor");
+  const withMetadata = flag(args.include_all_metadata);
+  const shown = messages.slice(from, from + limit).map((m) => {
+    const wire = ws.wire(m);
+    if (!withMetadata) delete wire.metadata;
+    return wire;
+  });
+  const more = from + limit < messages.length;
+  return {
+    ok: true,
+    messages: shown,
+    has_more: more,
+    ...(more
+      ? { response_metadata: { next_cursor: Buffer.from(`next:${from + limit}`).toString("base64url") } }
+      : {}),
   };
 }
 
@@ -249,17 +296,27 @@ export const METHODS: Record<string, Method> = {
     handle: ({ ws, args }) => {
       const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
       if (!ws.exists(channel)) throw new SlackFailure("channel_not_found");
-      const withMetadata = flag(args.include_all_metadata);
-      const messages = ws
+      // Top-level messages (and thread parents), newest first, like Slack.
+      const top = ws.list(channel).filter((m) => m.ephemeralTo === undefined && m.thread_ts === undefined);
+      return page(ws, within(top, args).reverse(), args);
+    },
+  },
+
+  "conversations.replies": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      const channel = ws.resolveChannel(required(args.channel, "channel_not_found"));
+      if (!ws.exists(channel)) throw new SlackFailure("channel_not_found");
+      const ts = required(args.ts, "thread_not_found");
+      const parent = ws.find(channel, ts);
+      if (parent === undefined || parent.ephemeralTo !== undefined)
+        throw new SlackFailure("thread_not_found");
+      const root = parent.thread_ts ?? parent.ts;
+      // The parent first, then its replies oldest first, like Slack.
+      const thread = ws
         .list(channel)
-        .filter((m) => m.ephemeralTo === undefined && m.thread_ts === undefined)
-        .reverse()
-        .map((m) => {
-          const wire = ws.wire(m);
-          if (!withMetadata) delete wire.metadata;
-          return wire;
-        });
-      return { ok: true, messages, has_more: false };
+        .filter((m) => m.ephemeralTo === undefined && (m.ts === root || m.thread_ts === root));
+      return page(ws, within(thread, args), args);
     },
   },
 

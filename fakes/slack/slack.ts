@@ -152,13 +152,21 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     sendJson(res, status, body, headers);
   };
 
-  /** A fault's answer, or undefined when the call goes on (none, or latency only). */
+  /**
+   * A fault's answer, or undefined when the call goes on (none, latency only, or a fault on the
+   * answer: `after` is then the fault, for the caller to apply once the call was handled).
+   */
   async function applyFault(
     method: string,
+    after?: { fault?: StandinFault },
   ): Promise<{ status: number; body: Obj; headers: Record<string, string> } | undefined> {
     const fault = faults.take(method);
     if (fault === undefined) return undefined;
     if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs);
+    if (fault.loseAnswer || fault.holdAnswerMs !== undefined) {
+      if (after) after.fault = fault;
+      return undefined;
+    }
     if (fault.status !== undefined) {
       const headers: Record<string, string> =
         fault.status === 429 ? { "Retry-After": String(fault.retryAfter ?? 1) } : {};
@@ -190,11 +198,24 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     if (token !== undefined) call.token = token;
     calls.push(call);
 
-    const faulted = await applyFault(method);
+    const onAnswer: { fault?: StandinFault } = {};
+    const faulted = await applyFault(method, onAnswer);
     if (faulted !== undefined) {
       answer(res, call, faulted.status, faulted.body, faulted.headers);
       return;
     }
+    /** The call was handled; its answer is held, or lost, when a fault says so. */
+    const reply = async (status: number, body: Obj) => {
+      const f = onAnswer.fault;
+      if (f?.holdAnswerMs !== undefined) await sleep(f.holdAnswerMs);
+      if (f?.loseAnswer) {
+        call.status = 0;
+        call.ok = status === 200 && body.ok === true;
+        res.socket?.destroy();
+        return;
+      }
+      answer(res, call, status, body);
+    };
     try {
       if (method === "apps.connections.open" && bad === undefined) {
         answer(res, call, 200, socket.openConnection(token));
@@ -211,10 +232,10 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
       }
       const ctx: CallContext = { ws, args: structuredClone(args) };
       if (header !== undefined) ctx.authorization = header;
-      answer(res, call, 200, spec.handle(ctx));
+      await reply(200, spec.handle(ctx));
     } catch (err) {
       if (!(err instanceof SlackFailure)) throw err;
-      answer(res, call, 200, { ok: false, error: err.error, ...err.extra });
+      await reply(200, { ok: false, error: err.error, ...err.extra });
     }
   }
 

@@ -69,6 +69,16 @@ export interface StandinFault {
   error?: string;
   /** delay before answering (alone: the call is then handled normally) */
   latencyMs?: number;
+  /**
+   * The call is handled (a message is posted), then its answer is held this long before it is
+   * sent: a caller that dies meanwhile never learns the outcome.
+   */
+  holdAnswerMs?: number;
+  /**
+   * The call is handled (a message is posted), then the connection is cut without an answer, as
+   * when the answer is lost on the way back: the caller cannot tell whether it happened.
+   */
+  loseAnswer?: boolean;
 }
 
 export interface StandinChannels {

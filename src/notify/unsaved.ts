@@ -10,6 +10,7 @@
  * one's lease expired cannot see them (documented in the README's Notifications section).
  */
 import { StoreUnavailableError } from "../store/index.js";
+import { PARENT } from "./posted.js";
 import type { Outbox, VideoKey } from "./types.js";
 import type { VideoState } from "./video/state.js";
 
@@ -54,7 +55,7 @@ export class UnsavedSlackFacts {
     if (!f) return stored;
     const adoptParent = stored.parentTs === null && f.parentTs !== null;
     const sameParent = stored.parentTs !== null && stored.parentTs === f.parentTs;
-    return {
+    const out: VideoState = {
       ...stored,
       parentTs: stored.parentTs ?? f.parentTs,
       renderedHash: adoptParent || sameParent ? f.renderedHash : stored.renderedHash,
@@ -63,6 +64,10 @@ export class UnsavedSlackFacts {
         !m.posted && f.posted.has(m.key) ? { ...m, posted: true } : m,
       ),
     };
+    // An intent (posted.ts) for what these facts show posted is done: nothing to look for.
+    const p = out.posting;
+    if (p && (p.what === PARENT ? out.parentTs !== null : f.posted.has(p.what))) delete out.posting;
+    return out;
   }
 
   /**

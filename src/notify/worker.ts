@@ -6,8 +6,9 @@
  * Crash safety: the state (with which milestones are posted) is written before the deliveries are
  * acknowledged, and applying a delivery twice changes nothing, so a restart at whatever point replays
  * at most a few deliveries harmlessly and resumes the Slack work the state says is not done yet.
- * The one window that can double a message is a crash between Slack's answer to a post and the
- * state write that records it (milliseconds); a graceful stop waits for the current video.
+ * A post whose record is lost (a crash between Slack's answer and the state write, a store failure
+ * then with another replica taking over, an answer lost on the way) is found in Slack by the marker
+ * it carries before anything is posted again (src/notify/posted.ts).
  *
  * Coalescing: a parent is updated at most once per `coalesceMs` (progress events in between only
  * change the state; the latest state wins). Milestones and the first post are not delayed beyond
@@ -44,6 +45,7 @@ import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.j
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
 import { mentionFor } from "./mentions.js";
+import { LostPosts, PARENT, replyMetadata, withMarker } from "./posted.js";
 import { type RevokedCheck, RevokedRoutes, setAsideRevoked } from "./revoked.js";
 import { classifySlackError } from "./slack-errors.js";
 import { lastVideoOf, recordTally, type Tally } from "./tally.js";
@@ -118,6 +120,7 @@ export class NotifyWorker {
   /** Bumped by each wake-up: a loop whose claim began before the last one looks again at once. */
   private wakeups = 0;
   private readonly unsaved = new UnsavedSlackFacts();
+  private readonly posts: LostPosts;
   private readonly gone: GoneWorkspaces;
   private readonly revokedRoutes: RevokedRoutes;
   private readonly titles: VideoTitles | undefined;
@@ -134,6 +137,7 @@ export class NotifyWorker {
       ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     } as NotifyWorker["o"];
     this.gone = new GoneWorkspaces(this.o.now);
+    this.posts = new LostPosts(this.o.logger);
     this.revokedRoutes = new RevokedRoutes(this.o.now);
     this.titles = o.names ? new VideoTitles({ ...this.o, names: o.names }) : undefined;
   }
@@ -353,8 +357,15 @@ export class NotifyWorker {
       await save({
         ...state,
         milestones: state.milestones.map((m) => (m.posted ? m : { ...m, posted: true })),
+        posting: undefined,
       });
       return { dueAt: null };
+    };
+    /** Records what is about to be posted (unless stored already): see src/notify/posted.ts. */
+    const intend = async (what: string) => {
+      const { intent, stored } = this.posts.intentFor(state, what, this.o.now());
+      if (!stored) await save({ ...state, posting: intent });
+      return intent;
     };
     let client: WebClient;
     try {
@@ -388,19 +399,43 @@ export class NotifyWorker {
         const metadata = parentMetadata(state);
         const hash = parentHash(msg);
         if (state.parentTs === null) {
-          await hold();
-          const res = await client.chat.postMessage({
-            channel,
-            text: msg.text,
-            blocks: msg.blocks,
-            ...(metadata ? { metadata } : {}),
-            unfurl_links: false,
-          });
-          gate.succeeded(channel);
-          this.o.onPosted?.("post", channel);
-          posted();
-          await save({ ...state, parentTs: res.ts ?? null, renderedHash: hash, lastRenderAt: this.o.now() });
-        } else if (hash !== state.renderedHash) {
+          // Posted before without a record: that message becomes the parent (updated below).
+          const found = await this.posts.find(client, state, PARENT);
+          if (found) {
+            await save({
+              ...state,
+              parentTs: found,
+              renderedHash: null,
+              lastRenderAt: null,
+              posting: undefined,
+            });
+          } else {
+            const intent = await intend(PARENT);
+            await hold();
+            const res = await this.posts.post(
+              client,
+              {
+                channel,
+                text: msg.text,
+                blocks: msg.blocks,
+                ...(metadata ? { metadata: withMarker(metadata, intent) } : {}),
+                unfurl_links: false,
+              },
+              intent,
+            );
+            gate.succeeded(channel);
+            this.o.onPosted?.("post", channel);
+            posted();
+            await save({
+              ...state,
+              parentTs: res.ts ?? null,
+              renderedHash: hash,
+              lastRenderAt: this.o.now(),
+              posting: undefined,
+            });
+          }
+        }
+        if (state.parentTs !== null && hash !== state.renderedHash) {
           const since = this.o.now() - (state.lastRenderAt ?? 0);
           const urgent = state.milestones.some((m) => !m.posted);
           if (since < this.o.coalesceMs && !urgent)
@@ -433,6 +468,16 @@ export class NotifyWorker {
         if (m.posted) continue;
         const wait = gate.takePostSlot(channel, key);
         if (wait) return { dueAt: wait };
+        const markPosted = (s: VideoState): VideoState => ({
+          ...s,
+          milestones: s.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
+          posting: undefined,
+        });
+        // Posted before without a record: nothing to post again.
+        if (await this.posts.find(client, state, m.key, state.parentTs ?? undefined)) {
+          await save(markPosted(state));
+          continue;
+        }
         // The subscription's mention on format errors, at most a few per channel per hour.
         const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state, !!this.titles) : null;
         if (ping?.waitUntil) return { dueAt: ping.waitUntil }; // for the title read (mentions.ts)
@@ -443,21 +488,24 @@ export class NotifyWorker {
           ping?.mention ?? null,
           ping?.heldBack,
         );
+        const intent = await intend(m.key);
         await hold();
-        await client.chat.postMessage({
-          channel,
-          text: msg.text,
-          blocks: msg.blocks,
-          thread_ts: state.parentTs ?? undefined,
-          unfurl_links: false,
-        });
+        await this.posts.post(
+          client,
+          {
+            channel,
+            text: msg.text,
+            blocks: msg.blocks,
+            thread_ts: state.parentTs ?? undefined,
+            metadata: replyMetadata(state, intent),
+            unfurl_links: false,
+          },
+          intent,
+        );
         gate.succeeded(channel);
         this.o.onPosted?.("thread", channel);
         posted();
-        await save({
-          ...state,
-          milestones: state.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
-        });
+        await save(markPosted(state));
       }
       // Back at the pause's end, or sooner to post the replies that arrive meanwhile.
       return { dueAt: updateAt === null ? null : Math.min(updateAt, this.o.now() + this.o.coalesceMs) };
@@ -500,7 +548,7 @@ export class NotifyWorker {
           };
         }
         case "message_gone":
-          await save({ ...state, parentTs: null, renderedHash: null });
+          await save({ ...state, parentTs: null, renderedHash: null, posting: undefined });
           return { dueAt: this.o.now() };
         case "transient": {
           const at = gate.failed(channel);
@@ -515,6 +563,7 @@ export class NotifyWorker {
             ...state,
             milestones: state.milestones.map((m) => ({ ...m, posted: true })),
             renderedHash: null,
+            posting: undefined,
           });
           return { dueAt: null };
       }

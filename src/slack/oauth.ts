@@ -29,6 +29,8 @@ export const BOT_SCOPES = [
   "users:read",
   "links:read",
   "links:write",
+  "channels:history",
+  "groups:history",
 ];
 export const INSTALL_PATH = "/slack/install";
 export const REDIRECT_PATH = "/slack/oauth_redirect";

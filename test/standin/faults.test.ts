@@ -130,4 +130,22 @@ describe("faults", () => {
       await agent.close();
     }
   });
+  it("a lost answer: the message is posted, the caller gets no answer (a request error)", async () => {
+    s.addFault({ method: "chat.postMessage", loseAnswer: true });
+    const err = await caught(client.chat.postMessage({ channel: "C0GENERAL", text: "posted?" }));
+    expect(err.code).toBe(ErrorCode.RequestError);
+    expect(s.messages("C0GENERAL").map((m) => m.text)).toEqual(["posted?"]);
+    expect(s.callsTo("chat.postMessage")[0]).toMatchObject({ status: 0, ok: true });
+    expect((await client.chat.postMessage({ channel: "C0GENERAL", text: "next" })).ok).toBe(true);
+  });
+
+  it("a held answer: the message is posted at once, the answer comes later", async () => {
+    s.addFault({ method: "chat.postMessage", holdAnswerMs: 400 });
+    const started = performance.now();
+    const posting = client.chat.postMessage({ channel: "C0GENERAL", text: "held" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.messages("C0GENERAL").map((m) => m.text)).toEqual(["held"]);
+    expect((await posting).ok).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(350);
+  });
 });

@@ -297,6 +297,93 @@ describe("chat.update, chat.postEphemeral, chat.delete", () => {
   });
 });
 
+describe("conversations.history and conversations.replies", () => {
+  const meta = (n: number) => ({ event_type: "video_status", event_payload: { n } });
+
+  it("history: top-level messages newest first, oldest/latest, pages with a cursor, metadata on request", async () => {
+    const ts: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const r = await client.chat.postMessage({ channel: "C0NEWS", text: `m${n}`, metadata: meta(n) });
+      ts.push(String(r.ts));
+    }
+    await client.chat.postMessage({ channel: "C0NEWS", text: "reply", thread_ts: ts[0] });
+    const all = await client.conversations.history({ channel: "C0NEWS" });
+    expect(all.messages?.map((m) => m.text)).toEqual(["m4", "m3", "m2", "m1", "m0"]);
+    expect(all.messages?.some((m) => m.metadata)).toBe(false);
+    expect(all.has_more).toBe(false);
+
+    const since = await client.conversations.history({ channel: "C0NEWS", oldest: ts[1], latest: ts[4] });
+    expect(since.messages?.map((m) => m.text)).toEqual(["m3", "m2"]);
+    const inclusive = await client.conversations.history({
+      channel: "C0NEWS",
+      oldest: ts[1],
+      latest: ts[4],
+      inclusive: true,
+    });
+    expect(inclusive.messages?.map((m) => m.text)).toEqual(["m4", "m3", "m2", "m1"]);
+
+    const first = await client.conversations.history({
+      channel: "C0NEWS",
+      limit: 2,
+      include_all_metadata: true,
+    });
+    expect(first.messages?.map((m) => [m.text, m.metadata?.event_payload])).toEqual([
+      ["m4", { n: 4 }],
+      ["m3", { n: 3 }],
+    ]);
+    expect(first.has_more).toBe(true);
+    const cursor = first.response_metadata?.next_cursor;
+    expect(cursor).toBeTruthy();
+    const second = await client.conversations.history({ channel: "C0NEWS", limit: 2, cursor });
+    const third = await client.conversations.history({
+      channel: "C0NEWS",
+      limit: 2,
+      cursor: second.response_metadata?.next_cursor,
+    });
+    expect([...(second.messages ?? []), ...(third.messages ?? [])].map((m) => m.text)).toEqual([
+      "m2",
+      "m1",
+      "m0",
+    ]);
+    expect(third.has_more).toBe(false);
+    expect(await caught(client.conversations.history({ channel: "C0NOPE" }))).toMatchObject({
+      error: "channel_not_found",
+    });
+  });
+
+  it("replies: the parent, then its replies oldest first, with the same window and pages", async () => {
+    const parent = await client.chat.postMessage({ channel: "C0NEWS", text: "parent" });
+    const replies: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const r = await client.chat.postMessage({
+        channel: "C0NEWS",
+        text: `r${n}`,
+        thread_ts: parent.ts,
+        metadata: meta(n),
+      });
+      replies.push(String(r.ts));
+    }
+    await client.chat.postMessage({ channel: "C0NEWS", text: "elsewhere" });
+    const thread = await client.conversations.replies({
+      channel: "C0NEWS",
+      ts: String(parent.ts),
+      include_all_metadata: true,
+    });
+    expect(thread.messages?.map((m) => m.text)).toEqual(["parent", "r0", "r1", "r2"]);
+    expect(thread.messages?.[2]?.metadata).toEqual(meta(1));
+    // A reply's ts names the same thread; `oldest` leaves out what is older.
+    const later = await client.conversations.replies({
+      channel: "C0NEWS",
+      ts: replies[1] ?? "",
+      oldest: replies[0],
+    });
+    expect(later.messages?.map((m) => m.text)).toEqual(["r1", "r2"]);
+    expect(
+      await caught(client.conversations.replies({ channel: "C0NEWS", ts: "1600000000.000001" })),
+    ).toMatchObject({ error: "thread_not_found" });
+  });
+});
+
 describe("conversations.info and team.info", () => {
   it("describes membership and archival", async () => {
     const general = (await client.conversations.info({ channel: "C0GENERAL" })).channel;

@@ -121,6 +121,20 @@ export interface VideoState {
   titleAskedAt?: number;
   /** The profile's display name (else name) when known as the title was settled; kept for the video. */
   profileName?: string;
+  /**
+   * A message the worker is about to post and has not recorded yet (src/notify/posted.ts): removed
+   * by the write that records it. Still here when the video is taken up again, the post may or may
+   * not be in Slack: it is looked for by its marker before anything is posted again.
+   */
+  posting?: PostIntent;
+}
+
+/** What is being posted ("parent" or a milestone key), the marker the post carries, since when. */
+export interface PostIntent {
+  what: string;
+  id: string;
+  /** Wall clock ms of the first attempt. */
+  at: number;
 }
 
 /**

@@ -81,6 +81,13 @@ const VideoStateSchema = z
     title: TitleFactSchema.optional(),
     titleAskedAt: z.number().nonnegative().optional(),
     profileName: z.string().min(1).max(200).optional(),
+    posting: z
+      .object({
+        what: z.string().min(1).max(1000),
+        id: z.string().min(1).max(100),
+        at: z.number().nonnegative(),
+      })
+      .optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.stage === "deleted") !== (s.deletedAt !== null)) {
@@ -108,7 +115,7 @@ export function validateState(x: unknown): VideoState | undefined {
   // Milestone data bounded as the reducer bounds it now: a state written by an older version may
   // hold foreign data of any size or depth, which must not break a later copy, hash or write.
   const milestones = r.data.milestones.map((m) => ({ ...m, data: boundedData(m.data) }));
-  const { ignoredPresets, attempt, title, titleAskedAt, profileName, ...rest } = r.data;
+  const { ignoredPresets, attempt, title, titleAskedAt, profileName, posting, ...rest } = r.data;
   const state: VideoState = {
     ...rest,
     presets,
@@ -118,6 +125,7 @@ export function validateState(x: unknown): VideoState | undefined {
     ...(title ? { title } : {}),
     ...(titleAskedAt !== undefined ? { titleAskedAt } : {}),
     ...(profileName !== undefined ? { profileName } : {}),
+    ...(posting ? { posting } : {}),
   };
   return state;
 }
