@@ -18,7 +18,14 @@
 import type { KeyvSqlite } from "@keyv/sqlite";
 import { z } from "zod";
 import { type Store, StoreCorruptError } from "../store/index.js";
-import type { AddOutcome, WatchCaps, WatchEntry, WatchKey, WatchRegistry } from "./registry.js";
+import {
+  type AddOutcome,
+  dmUserOf,
+  type WatchCaps,
+  type WatchEntry,
+  type WatchKey,
+  type WatchRegistry,
+} from "./registry.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS watch_entries (
@@ -28,12 +35,17 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS watch_entries_livestream ON watch_entries (livestream_id)",
 ];
 
-/** ?1 team, ?2 channel, ?3 livestream, ?4 enterprise, ?5 profile, ?6 by, ?7 at, ?8 perTeam, ?9 total. */
+/**
+ * ?1 team, ?2 channel, ?3 livestream, ?4 enterprise, ?5 profile, ?6 by, ?7 at, ?8 perTeam, ?9 total,
+ * ?10 perUser (NULL: no such cap). A person's DM watches all have the key `@<user>` in channel_id,
+ * so their count is the workspace's rows with that channel_id.
+ */
 const ADD = `INSERT INTO watch_entries (team_id, channel_id, livestream_id, enterprise_id, profile_id, by_user, at)
 SELECT ?1, ?2, ?3, ?4,
   COALESCE(?5, (SELECT profile_id FROM watch_entries WHERE livestream_id = ?3 AND profile_id IS NOT NULL LIMIT 1)),
   ?6, ?7
 WHERE (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1) < ?8
+  AND (?10 IS NULL OR (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1 AND channel_id = ?2) < ?10)
   AND (EXISTS (SELECT 1 FROM watch_entries WHERE livestream_id = ?3)
     OR (SELECT COUNT(DISTINCT livestream_id) FROM watch_entries) < ?9)
 ON CONFLICT (team_id, channel_id, livestream_id) DO NOTHING
@@ -98,6 +110,7 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   add(w: WatchEntry, caps: WatchCaps): Promise<AddOutcome> {
+    const perUser = caps.perUser !== undefined && dmUserOf(w.channelId) !== undefined ? caps.perUser : null;
     return this.run("watch add", async () => {
       const inserted = await this.all(
         ADD,
@@ -110,16 +123,21 @@ export class SqliteWatchRegistry implements WatchRegistry {
         w.at,
         caps.perTeam,
         caps.total,
+        perUser,
       );
       if (inserted.length === 0) {
-        const [row] = await this.all<{ known: number; team: number }>(
+        const [row] = await this.all<{ known: number; team: number; mine: number }>(
           `SELECT EXISTS (SELECT 1 FROM watch_entries WHERE team_id = ?1 AND channel_id = ?2 AND livestream_id = ?3) AS known,
-            (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1) AS team`,
+            (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1) AS team,
+            (SELECT COUNT(*) FROM watch_entries WHERE team_id = ?1 AND channel_id = ?2) AS mine`,
           w.teamId,
           w.channelId,
           w.livestreamId,
         );
-        if (!row?.known) return (row?.team ?? 0) >= caps.perTeam ? "team_full" : "all_full";
+        if (!row?.known) {
+          if (perUser !== null && (row?.mine ?? 0) >= perUser) return "user_full";
+          return (row?.team ?? 0) >= caps.perTeam ? "team_full" : "all_full";
+        }
       }
       if (w.profileId !== null) {
         await this.all(
