@@ -16,7 +16,7 @@ export const STANDIN = {
   /** the deprecated verification token carried in request bodies */
   verificationToken: "standin-verification-token",
   /** scopes granted to the bot token (oauth.v2.access) */
-  scope: "commands,chat:write,chat:write.public,users:read,links:read,links:write",
+  scope: "commands,chat:write,chat:write.public,im:write,users:read,links:read,links:write",
   /** the one code oauth.v2.access accepts */
   goodCode: "good-code",
   /** who installs the app in oauth.v2.access */
