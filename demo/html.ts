@@ -23,6 +23,8 @@ export interface ChannelPage {
   author: string;
   /** one line under the title */
   subtitle: string;
+  /** Other conversations shown after the channel (a DM from the app), each under its own title. */
+  also?: ReadonlyArray<{ title: string; subtitle: string; messages: PageMessage[] }>;
 }
 
 function textHtml(v: unknown, names: Names): string {
@@ -165,19 +167,31 @@ a{color:#1264a3;text-decoration:none}
 hr{border:0;border-top:1px solid #e2e2e2}
 `;
 
-/** The page: messages in order, each thread under its parent. */
-export function channelHtml(page: ChannelPage): string {
-  const isReply = (m: PageMessage) => m.thread_ts !== undefined && m.thread_ts !== m.ts;
-  const parents = page.messages.filter((m) => !isReply(m));
-  const body = parents
+const isReply = (m: PageMessage) => m.thread_ts !== undefined && m.thread_ts !== m.ts;
+
+/** Messages in order, each thread under its parent. */
+function conversationHtml(messages: PageMessage[], page: ChannelPage): string {
+  return messages
+    .filter((m) => !isReply(m))
     .map((p) =>
       messageHtml(
         p,
         page,
-        page.messages.filter((m) => isReply(m) && m.thread_ts === p.ts),
+        messages.filter((m) => isReply(m) && m.thread_ts === p.ts),
       ),
     )
     .join("\n");
+}
+
+/** The page: the channel, then the other conversations (`also`). */
+export function channelHtml(page: ChannelPage): string {
+  const body = [
+    conversationHtml(page.messages, page),
+    ...(page.also ?? []).map(
+      (c) =>
+        `<header class="channel"><h1>${escapeHtml(c.title)}</h1><p>${escapeHtml(c.subtitle)}</p></header>\n${conversationHtml(c.messages, page)}`,
+    ),
+  ].join("\n");
   const title = `#${page.channel}`;
   return `<!doctype html>
 <html lang="en">

@@ -39,6 +39,8 @@ export interface DemoResult {
 /** The people and the channel of the scenario, added to the stand-in's workspace. */
 const ALEX = { id: "U0ALEX", name: "alex", real_name: "Alex Moreau", role: "workspace admin" } as const;
 const SAM = { id: "U0SAM", name: "sam", real_name: "Sam Okafor", role: "member" } as const;
+/** Sam's DM with the app (the stand-in's conversations.open: D… for U…). */
+const SAM_DM = "D0SAM";
 const CHANNEL = { id: "C0VIDEONEWS", name: "video-news" } as const;
 /** A second channel that subscribes to format errors only. */
 const ALERTS = { id: "C0VIDEOALERTS", name: "video-alerts" } as const;
@@ -325,6 +327,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     // 7. Live watch: the channel is told when a show goes on air, sees its ad break, and its end.
     step(7, "Live watch: the evening show goes on air");
     await slash(ALEX, "/live", `watch ${SHOW}`);
+    await slash(SAM, "/live", `watch ${SHOW} dm`);
+    narrate("Sam alone will get a DM from the app; the show is still read once per interval for both.");
     narrate(
       `(this demo reads watched livestreams every ${LIVE.intervalMs / 1000} s and calls a show ended after ${LIVE.graceMs / 1000} s off air; the bot's defaults are 30 s and 60 s)`,
     );
@@ -342,6 +346,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     };
     liveControl({ action: "on_air" }, `livestream ${SHOW} goes on air`);
     const live = await until(watchPost, "the is-live message");
+    const dmPost = () => stack.slack.messages(SAM_DM).find((m) => (m.text ?? "").includes(" is live since "));
+    const dm = await until(dmPost, "the is-live DM to Sam");
     transcript.pump();
     await sleep(LIVE.intervalMs);
     liveControl({ action: "ad_break", durationMs: 2500 }, "an ad break starts (2.5 s)");
@@ -358,6 +364,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     await until(
       () => (stack.slack.messages(CHANNEL.id).find((m) => m.ts === live.ts)?.text ?? "").includes(" ended; "),
       "the ended message",
+    );
+    await until(
+      () => (stack.slack.messages(SAM_DM).find((m) => m.ts === dm.ts)?.text ?? "").includes(" ended; "),
+      "the ended DM",
     );
     await settle(stack, 300);
     transcript.pump();
@@ -396,6 +406,13 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       channel: CHANNEL.name,
       messages,
       names,
+      also: [
+        {
+          title: `DM @${SAM.name}`,
+          subtitle: `What only ${SAM.real_name} got from the app, after /live watch ${SHOW} dm: one message for the broadcast, kept up to date and ended in place.`,
+          messages: maskDeep(stack.slack.messages(SAM_DM)),
+        },
+      ],
       author: "platformbot",
       subtitle: `The channel at the end of npm run demo (${new Date().toISOString().slice(0, 19)}Z): ${
         messages.length - replies - ephemeral

@@ -119,6 +119,8 @@ export class Transcript {
 
   private where(channel: string): string {
     if (/^[UW]/.test(channel)) return `DM @${this.names.user(channel)}`;
+    // The stand-in's DM of the app with U… is D… (conversations.open).
+    if (/^D/.test(channel)) return `DM @${this.names.user(`U${channel.slice(1)}`)}`;
     return `#${this.names.channel(channel)}`;
   }
 

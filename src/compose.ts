@@ -69,7 +69,15 @@ export interface AppCollaborators {
   store?: Store;
   /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
   watch?: Partial<
-    Pick<WatchServiceOptions, "tickMs" | "concurrency" | "minUpdateIntervalMs" | "maxWatchesPerTeam">
+    Pick<
+      WatchServiceOptions,
+      | "tickMs"
+      | "concurrency"
+      | "minUpdateIntervalMs"
+      | "maxWatchesPerTeam"
+      | "maxDmWatchesPerUser"
+      | "memberCacheMs"
+    >
   > & {
     manual?: boolean;
   };
@@ -189,6 +197,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
         ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
         ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
         ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
+        ...(c.watch?.maxDmWatchesPerUser ? { maxDmWatchesPerUser: c.watch.maxDmWatchesPerUser } : {}),
+        ...(c.watch?.memberCacheMs !== undefined ? { memberCacheMs: c.watch.memberCacheMs } : {}),
         ...(c.watch?.minUpdateIntervalMs !== undefined
           ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
           : {}),

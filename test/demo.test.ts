@@ -36,7 +36,7 @@ afterAll(async () => {
 function entries(lines: string[]): Array<{ head: string; body: string }> {
   const out: Array<{ head: string; body: string }> = [];
   for (const line of lines) {
-    if (/^#\S+ {2}(✉|✎|↳|⤷)/.test(line)) out.push({ head: line, body: "" });
+    if (/^(#|DM @)\S+ {2}(✉|✎|↳|⤷)/.test(line)) out.push({ head: line, body: "" });
     else if (/^ {3}│ /.test(line) && out.length > 0) {
       const last = out[out.length - 1];
       if (last) last.body += `${line.slice(5)}\n`;
@@ -167,11 +167,35 @@ describe("npm run demo, in-process", () => {
     expect(edits.some((e) => e.body.includes("Ad break running"))).toBe(true);
     expect(edits.at(-1)?.body).toContain("Ended: Studio Session");
     expect(all.find((e) => e.head.includes(`in the thread of ${ts}`))?.body).toContain("1 ad break");
-    const watching = all.find((e) => e.body.includes("Watched livestreams (1)"));
+    // Sam's list: the channel's watch, and Sam's own DM watch.
+    const watching = all.find(
+      (e) => e.body.includes("Watched livestreams (2)") && e.body.includes("1 by DM to you"),
+    );
     expect(watching?.head).toContain("(only visible to @sam)");
     const html = readFileSync(result.htmlPath, "utf8");
     expect(html).toContain("Ended: Studio Session");
     expect(html).toContain("1 ad break");
+  });
+
+  it("sends Sam, who asked /live watch … dm, one DM for the broadcast, ended in place, in the page too", () => {
+    const all = entries(result.lines);
+    const asked = all.find((e) => e.body.includes("You will get a DM from this app when"));
+    expect(asked?.head).toContain("(only visible to @sam)");
+    const dms = all.filter((e) => e.head.startsWith("DM @sam"));
+    const posted = dms.filter((e) => e.head.includes("✉ new message"));
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.body).toContain("🔴 Live: Studio Session");
+    expect(posted[0]?.body).toContain("/live unwatch");
+    const ts = /\(ts (\d+\.\d+)\)/.exec(posted[0]?.head ?? "")?.[1] ?? "none";
+    expect(dms.filter((e) => e.head.includes("↳ thread reply"))).toEqual([]);
+    expect(dms.filter((e) => e.head.includes("✎ edited")).every((e) => e.head.includes(ts))).toBe(true);
+    expect(dms.at(-1)?.body).toContain("Ended: Studio Session");
+    // Nothing of Sam's DM in the channel.
+    expect(all.filter((e) => e.head.startsWith("#") && e.body.includes("you asked for this DM"))).toEqual([]);
+    const html = readFileSync(result.htmlPath, "utf8");
+    const dmPart = html.slice(html.indexOf("<h1>DM @sam</h1>"));
+    expect(dmPart.length).toBeLessThan(html.length);
+    expect(dmPart).toContain("Ended: Studio Session");
   });
 
   it("writes an escaped HTML page of the channel with both videos", () => {

@@ -220,6 +220,38 @@ export const METHODS: Record<string, Method> = {
     },
   },
 
+  "conversations.open": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      // Resuming a DM by its id, or opening the bot's DM with one user (D… per user: see dmUser).
+      const channel = str(args.channel);
+      if (channel !== undefined) {
+        const user = ws.dmUser(channel);
+        if (user === undefined) throw new SlackFailure("channel_not_found");
+        return { ok: true, channel: { id: channel } };
+      }
+      const users = (str(args.users) ?? "")
+        .split(",")
+        .map((u) => u.trim())
+        .filter((u) => u !== "");
+      if (users.length === 0) throw new SlackFailure("users_list_not_supplied");
+      if (users.length > 8) throw new SlackFailure("too_many_users");
+      // Multi-person DMs (mpim) are not modelled: said plainly rather than half-done.
+      if (users.length > 1) throw new SlackFailure("standin_mpim_not_modelled");
+      const user = ws.users.get(users[0] as string);
+      if (user === undefined) throw new SlackFailure("user_not_found");
+      if (user.deleted) throw new SlackFailure("user_disabled");
+      if (user.id === STANDIN.botUserId) throw new SlackFailure("cannot_dm_bot");
+      const id = ws.resolveChannel(user.id);
+      return flag(args.return_im)
+        ? {
+            ok: true,
+            channel: { id, is_im: true, user: user.id, created: 1_600_000_000, is_user_deleted: false },
+          }
+        : { ok: true, channel: { id } };
+    },
+  },
+
   "chat.postMessage": {
     auth: true,
     handle: ({ ws, args }) => {

@@ -17,7 +17,7 @@ export const STANDIN = {
   verificationToken: "standin-verification-token",
   /** scopes granted to the bot token (oauth.v2.access) */
   scope:
-    "commands,chat:write,chat:write.public,users:read,links:read,links:write,channels:history,groups:history",
+    "commands,chat:write,chat:write.public,im:write,users:read,links:read,links:write,channels:history,groups:history",
   /** the one code oauth.v2.access accepts */
   goodCode: "good-code",
   /** who installs the app in oauth.v2.access */

@@ -33,6 +33,9 @@ export const ACTION_RULES = {
   "live.watch": { role: "manager", resource: "livestream", verb: "watch a livestream" },
   "live.unwatch": { role: "manager", resource: "livestream", verb: "stop watching a livestream" },
   "live.watching": { role: "anyone", resource: "workspace", verb: "list the watched livestreams" },
+  // A person's own DM watch: whoever may read the livestream (as `/live status`, with its read).
+  "live.watch.dm": { role: "anyone", resource: "livestream", verb: "get a DM about a livestream" },
+  "live.unwatch.dm": { role: "anyone", resource: "livestream", verb: "stop a DM about a livestream" },
   "link.unfurl": { role: "anyone", resource: "livestream", verb: "preview a livestream" },
   "webhook.show": { role: "anyone-with-role", resource: "profile", budget: true, verb: "show a webhook" },
   "webhook.set": { role: "manager", resource: "profile", claim: true, verb: "set a webhook" },

@@ -10,7 +10,8 @@ export type LiveCommand =
   | { kind: "help" }
   | { kind: "status"; livestreamId: string }
   | { kind: "ingest"; livestreamId: string }
-  | { kind: "watch" | "unwatch"; livestreamId: string }
+  /** `dm`: the asker's own watch, told by DM, instead of this channel's. */
+  | { kind: "watch" | "unwatch"; livestreamId: string; dm: boolean }
   | { kind: "watching" };
 
 /**
@@ -125,9 +126,22 @@ export function parseLive(text: string): Parsed<LiveCommand> {
     return { ok: false, problem: `Unknown subcommand "${truncateForEcho(sub)}".` };
   }
   if (rest.length === 0) return { ok: false, problem: `\`/live ${kind}\` needs a livestream id or URL.` };
-  if (rest.length > 1) return { ok: false, problem: `\`/live ${kind}\` takes one livestream id or URL.` };
+  const watching = kind === "watch" || kind === "unwatch";
+  if (watching && rest.length === 1 && rest[0]?.toLowerCase() === "dm")
+    return { ok: false, problem: `\`/live ${kind} … dm\` needs a livestream id or URL before \`dm\`.` };
+  const dm = watching && rest.length === 2 && rest[1]?.toLowerCase() === "dm";
+  if (rest.length > (dm ? 2 : 1)) {
+    return {
+      ok: false,
+      problem: watching
+        ? `\`/live ${kind}\` takes one livestream id or URL, then \`dm\` for a DM to you instead of this channel.`
+        : `\`/live ${kind}\` takes one livestream id or URL.`,
+    };
+  }
   const ref = parseLivestreamRef(rest[0] ?? "");
   if (!ref.ok) return ref;
+  if (kind === "watch" || kind === "unwatch")
+    return { ok: true, value: { kind, livestreamId: ref.value, dm } };
   return { ok: true, value: { kind, livestreamId: ref.value } };
 }
 

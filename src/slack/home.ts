@@ -2,7 +2,8 @@
  * The App Home tab: every configured profile of the workspace (by name) with its channel, events,
  * last delivery and 24 h counts, the platform connection's health and the scopes the bot works
  * without (video titles off without `video.read`, and how to grant it), the live watches with
- * their state (and a line when reading them fails), and (for managers) the buttons.
+ * their state (the channels', and the viewer's own DM watches; a line when reading them fails),
+ * and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
 import { grantAdvice, isPlatformError } from "../platform/index.js";
@@ -59,7 +60,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
     deps.watch
-      ? deps.watch.list(teamId, subject.enterpriseId).then((w) => withProfileNames(deps, subject, w))
+      ? deps.watch.list(teamId, subject.enterpriseId, userId).then((w) => withProfileNames(deps, subject, w))
       : Promise.resolve([]),
   ]);
   // The health line names only this workspace's livestreams.

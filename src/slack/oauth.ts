@@ -26,6 +26,7 @@ export const BOT_SCOPES = [
   "commands",
   "chat:write",
   "chat:write.public",
+  "im:write",
   "users:read",
   "links:read",
   "links:write",

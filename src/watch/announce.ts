@@ -3,13 +3,26 @@
  * effects (broadcast.ts) turned into posts, updates, thread replies and the end, in the order the
  * service's module comment gives (mark, save, post, save the ts); and the one notice of a watch
  * ended because access was revoked.
+ *
+ * A personal watch gets the same message in the person's IM channel with the bot (dm.ts), kept up
+ * to date and ended in place like a channel's, without thread replies (milestones and the summary
+ * stay in channels: one message per broadcast is what a person asked for).
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { Message } from "../slack/blocks/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
-import type { WatchEntry, WatchKey } from "./registry.js";
-import { renderEnded, renderLive, renderMilestone, renderRevoked, renderSummary } from "./render.js";
+import type { DirectMessages } from "./dm.js";
+import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
+import {
+  type Audience,
+  renderEnded,
+  renderLive,
+  renderMilestone,
+  renderRevoked,
+  renderRevokedDm,
+  renderSummary,
+} from "./render.js";
 import type { WatchSchedule } from "./schedule.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./store.js";
 
@@ -21,7 +34,10 @@ export interface AnnouncerOptions {
   log: Logger;
   /** Least time between two updates of one message. */
   minUpdateMs: number;
+  dms: DirectMessages;
 }
+
+const audienceOf = (w: WatchKey): Audience => (dmUserOf(w.channelId) === undefined ? "channel" : "dm");
 
 const slackRefused = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code;
@@ -35,7 +51,11 @@ function hashOf(m: Message): string {
 export class Announcer {
   constructor(private readonly o: AnnouncerOptions) {}
 
-  /** Applies the effects of one poll to the watching channels; `doc` is saved as it changes. */
+  /**
+   * Applies the effects of one poll to the watchers; `doc` is saved as it changes. `held`: watchers
+   * kept but not told this time (a person Slack could not confirm): the broadcast is not
+   * finalized while one of them has a message not ended yet.
+   */
   async apply(
     id: string,
     b: Broadcast,
@@ -43,14 +63,21 @@ export class Announcer {
     watchers: WatchEntry[],
     doc: LiveDoc,
     now: number,
+    held: readonly WatchEntry[] = [],
   ) {
     const { schedule, live, owner } = this.o;
     const save = async () => {
       if (await schedule.holds(owner, id)) await live.write(id, doc);
     };
     if (effects.some((e) => e.type === "sync") && b.phase !== "ended") {
-      const content = renderLive(id, b, now);
-      const hash = hashOf(content);
+      const contents: Record<Audience, Message> = {
+        channel: renderLive(id, b, now, "channel"),
+        dm: renderLive(id, b, now, "dm"),
+      };
+      const hashes: Record<Audience, string> = {
+        channel: hashOf(contents.channel),
+        dm: hashOf(contents.dm),
+      };
       const fresh = watchers.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
       if (fresh.length > 0) {
         // Marked before posting (see service.ts's module comment).
@@ -58,14 +85,14 @@ export class Announcer {
           doc.messages[messageKey(w.teamId, w.channelId)] = {
             ts: null,
             postedAt: now,
-            hash,
+            hash: hashes[audienceOf(w)],
             updatedAt: now,
             ended: false,
           };
         }
         if (!(await schedule.holds(owner, id))) return;
         await live.write(id, doc);
-        await Promise.all(fresh.map((w) => this.post(w, content, doc)));
+        await Promise.all(fresh.map((w) => this.post(w, contents[audienceOf(w)], doc)));
         await save();
       }
       const milestones = effects.flatMap((e) => (e.type === "milestone" ? [e.milestone] : []));
@@ -74,17 +101,20 @@ export class Announcer {
           const key = messageKey(w.teamId, w.channelId);
           const m = doc.messages[key];
           if (m === undefined || m.ts === null || fresh.includes(w)) return;
-          await this.slack(w, async (slack) => {
-            for (const ms of milestones) {
-              await slack.chat.postMessage({
-                channel: w.channelId,
-                thread_ts: m.ts ?? undefined,
-                ...renderMilestone(ms, now),
-              });
+          const a = audienceOf(w);
+          await this.slack(w, async (slack, channel) => {
+            if (a === "channel") {
+              for (const ms of milestones) {
+                await slack.chat.postMessage({
+                  channel,
+                  thread_ts: m.ts ?? undefined,
+                  ...renderMilestone(ms, now),
+                });
+              }
             }
-            if (m.hash !== hash && now - m.updatedAt >= this.o.minUpdateMs) {
-              await slack.chat.update({ channel: w.channelId, ts: m.ts ?? "", ...content });
-              doc.messages[key] = { ...m, hash, updatedAt: now };
+            if (m.hash !== hashes[a] && now - m.updatedAt >= this.o.minUpdateMs) {
+              await slack.chat.update({ channel, ts: m.ts ?? "", ...contents[a] });
+              doc.messages[key] = { ...m, hash: hashes[a], updatedAt: now };
             }
           });
         }),
@@ -98,11 +128,17 @@ export class Announcer {
       await Promise.all(
         Object.entries(doc.messages).map(async ([key, m]) => {
           const w = watchers.find((x) => messageKey(x.teamId, x.channelId) === key);
-          if (m.ended || m.ts === null || w === undefined) return;
-          const ok = await this.slack(w, async (slack) => {
-            await slack.chat.update({ channel: w.channelId, ts: m.ts ?? "", ...ended });
+          if (m.ended || m.ts === null) return;
+          if (w === undefined) {
+            // Held this time: ended at a later poll.
+            if (held.some((x) => messageKey(x.teamId, x.channelId) === key)) complete = false;
+            return;
+          }
+          const ok = await this.slack(w, async (slack, channel) => {
+            await slack.chat.update({ channel, ts: m.ts ?? "", ...ended });
             doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
-            await slack.chat.postMessage({ channel: w.channelId, thread_ts: m.ts ?? undefined, ...summary });
+            if (audienceOf(w) === "channel")
+              await slack.chat.postMessage({ channel, thread_ts: m.ts ?? undefined, ...summary });
           });
           if (!ok) complete = false;
         }),
@@ -114,13 +150,19 @@ export class Announcer {
 
   /** The one notice of a watch ended by revoked access (the livestream by its id only). */
   async revoked(w: WatchKey): Promise<void> {
-    await this.slack(w, async (slack) => {
+    await this.slack(w, async (slack, channel) => {
       await slack.chat.postMessage({
-        channel: w.channelId,
-        ...renderRevoked(w.livestreamId),
+        channel,
+        ...(audienceOf(w) === "dm" ? renderRevokedDm(w.livestreamId) : renderRevoked(w.livestreamId)),
         unfurl_links: false,
       });
     });
+  }
+
+  /** Where the watcher's messages go: its channel, or the person's IM channel with the bot. */
+  private async target(w: WatchKey, slack: WebClient): Promise<string> {
+    const user = dmUserOf(w.channelId);
+    return user === undefined ? w.channelId : this.o.dms.channel(w.teamId, user, slack);
   }
 
   /** First post of the broadcast in one channel: saves its ts, or clears the mark on a definite refusal. */
@@ -128,7 +170,8 @@ export class Announcer {
     const key = messageKey(w.teamId, w.channelId);
     try {
       const slack = await this.o.slackFor(w.teamId);
-      const res = await slack.chat.postMessage({ channel: w.channelId, ...content, unfurl_links: false });
+      const channel = await this.target(w, slack);
+      const res = await slack.chat.postMessage({ channel, ...content, unfurl_links: false });
       const m = doc.messages[key] as LiveMessage;
       doc.messages[key] = { ...m, ts: typeof res.ts === "string" ? res.ts : null };
     } catch (err) {
@@ -137,10 +180,11 @@ export class Announcer {
     }
   }
 
-  /** Runs Slack calls for one channel; false (logged) when one failed. */
-  private async slack(w: WatchKey, fn: (c: WebClient) => Promise<void>): Promise<boolean> {
+  /** Runs Slack calls for one watcher (its channel or IM channel); false (logged) when one failed. */
+  private async slack(w: WatchKey, fn: (c: WebClient, channel: string) => Promise<void>): Promise<boolean> {
     try {
-      await fn(await this.o.slackFor(w.teamId));
+      const slack = await this.o.slackFor(w.teamId);
+      await fn(slack, await this.target(w, slack));
       return true;
     } catch (err) {
       this.o.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live watch message not updated");

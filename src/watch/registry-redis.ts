@@ -5,11 +5,13 @@
  *   team:<T>       HASH `<livestream>:<channel>` → {enterpriseId, by, at}: the workspace's watches
  *   ls:<id>        HASH `<team>:<channel>` → {enterpriseId, by, at}: the livestream's watchers
  *   profiles       HASH livestream → its profile id (while watched)
+ * (`<channel>` is `@<user>` for a person's DM watch: registry.ts's `dmKey`.)
  * Every change is ONE Lua script (nothing interleaves, whatever the number of replicas): add
- * checks the watch, the workspace cap (HLEN) and the cap in all (SCARD, for a livestream not yet
- * watched) before writing the three keys; remove and removeTeam drop a livestream from the index
- * with its last watcher. Key names of removeTeam's livestreams are computed inside the script: fine
- * for a single Redis or a replica set, not for Redis Cluster (like the schedule and the outbox).
+ * checks the watch, the person's cap (a DM watch), the workspace cap (HLEN) and the cap in all
+ * (SCARD, for a livestream not yet watched) before writing the three keys; remove and removeTeam
+ * drop a livestream from the index with its last watcher. Key names of removeTeam's livestreams
+ * are computed inside the script: fine for a single Redis or a replica set, not for Redis Cluster
+ * (like the schedule and the outbox).
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -17,6 +19,7 @@ import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreCorruptError } fr
 import {
   type AddOutcome,
   byAge,
+  dmUserOf,
   livestreamField,
   teamField,
   type WatchCaps,
@@ -33,10 +36,20 @@ const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(l
 
 /**
  * KEYS: index, team, ls, profiles. ARGV: team field, ls field, value, livestream, profile ('' =
- * unknown), perTeam, total. → 1 added, 0 exists, -1 workspace cap, -2 cap in all.
+ * unknown), perTeam, total, perUser ('' = none), ':<channel>' (the end of every team field of the
+ * same watcher: a person's DM watches). → 1 added, 0 exists, -1 workspace cap, -2 cap in all,
+ * -3 the person's cap. The person's watches are counted over the workspace's fields (at most
+ * perTeam of them).
  */
 const ADD = script(`local known = redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1
 if not known then
+  if ARGV[8] ~= '' then
+    local n, suffix = 0, ARGV[9]
+    for _, f in ipairs(redis.call('HKEYS', KEYS[2])) do
+      if #f > #suffix and string.sub(f, -#suffix) == suffix then n = n + 1 end
+    end
+    if n >= tonumber(ARGV[8]) then return -3 end
+  end
   if redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[6]) then return -1 end
   if redis.call('SISMEMBER', KEYS[1], ARGV[4]) == 0 and redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[7]) then
     return -2
@@ -155,10 +168,19 @@ export class RedisWatchRegistry implements WatchRegistry {
             w.profileId ?? "",
             String(caps.perTeam),
             String(caps.total),
+            caps.perUser !== undefined && dmUserOf(w.channelId) !== undefined ? String(caps.perUser) : "",
+            `:${w.channelId}`,
           ],
         ),
       );
-      return out === 1 ? "added" : out === 0 ? "exists" : out === -1 ? "team_full" : "all_full";
+      const outcomes: Record<number, AddOutcome> = {
+        1: "added",
+        0: "exists",
+        [-1]: "team_full",
+        [-2]: "all_full",
+        [-3]: "user_full",
+      };
+      return outcomes[out] ?? "all_full";
     });
   }
 

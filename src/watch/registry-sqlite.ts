@@ -15,7 +15,14 @@
  */
 import { z } from "zod";
 import { type SqliteDb, type Store, StoreCorruptError } from "../store/index.js";
-import type { AddOutcome, WatchCaps, WatchEntry, WatchKey, WatchRegistry } from "./registry.js";
+import {
+  type AddOutcome,
+  dmUserOf,
+  type WatchCaps,
+  type WatchEntry,
+  type WatchKey,
+  type WatchRegistry,
+} from "./registry.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS watch_entries (
@@ -25,12 +32,17 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS watch_entries_livestream ON watch_entries (livestream_id)",
 ];
 
-/** Named parameters: team, channel, livestream, enterprise, profile, by, at, perTeam, total. */
+/**
+ * Named parameters: team, channel, livestream, enterprise, profile, by, at, perTeam, total, perUser
+ * (NULL: no such cap). A person's DM watches all have the key `@<user>` in channel_id, so their
+ * count is the workspace's rows with that channel_id.
+ */
 const ADD = `INSERT INTO watch_entries (team_id, channel_id, livestream_id, enterprise_id, profile_id, by_user, at)
 SELECT @team, @channel, @livestream, @enterprise,
   COALESCE(@profile, (SELECT profile_id FROM watch_entries WHERE livestream_id = @livestream AND profile_id IS NOT NULL LIMIT 1)),
   @by, @at
 WHERE (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team) < @perTeam
+  AND (@perUser IS NULL OR (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team AND channel_id = @channel) < @perUser)
   AND (EXISTS (SELECT 1 FROM watch_entries WHERE livestream_id = @livestream)
     OR (SELECT COUNT(DISTINCT livestream_id) FROM watch_entries) < @total)
 ON CONFLICT (team_id, channel_id, livestream_id) DO NOTHING
@@ -38,7 +50,8 @@ RETURNING livestream_id`;
 
 /** Named parameters: team, channel, livestream. */
 const FOUND = `SELECT EXISTS (SELECT 1 FROM watch_entries WHERE team_id = @team AND channel_id = @channel
-  AND livestream_id = @livestream) AS known, (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team) AS team`;
+  AND livestream_id = @livestream) AS known, (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team) AS team,
+  (SELECT COUNT(*) FROM watch_entries WHERE team_id = @team AND channel_id = @channel) AS mine`;
 
 const COLUMNS = "team_id, channel_id, livestream_id, enterprise_id, profile_id, by_user, at";
 
@@ -101,6 +114,7 @@ export class SqliteWatchRegistry implements WatchRegistry {
   }
 
   add(w: WatchEntry, caps: WatchCaps): Promise<AddOutcome> {
+    const perUser = caps.perUser !== undefined && dmUserOf(w.channelId) !== undefined ? caps.perUser : null;
     return this.write("watch add", (): AddOutcome => {
       const db = this.db;
       const key = { team: w.teamId, channel: w.channelId, livestream: w.livestreamId };
@@ -112,10 +126,14 @@ export class SqliteWatchRegistry implements WatchRegistry {
         at: w.at,
         perTeam: caps.perTeam,
         total: caps.total,
+        perUser,
       });
       if (inserted.length === 0) {
-        const row = db.get<{ known: number; team: number }>(FOUND, key);
-        if (!row?.known) return (row?.team ?? 0) >= caps.perTeam ? "team_full" : "all_full";
+        const row = db.get<{ known: number; team: number; mine: number }>(FOUND, key);
+        if (!row?.known) {
+          if (perUser !== null && (row?.mine ?? 0) >= perUser) return "user_full";
+          return (row?.team ?? 0) >= caps.perTeam ? "team_full" : "all_full";
+        }
       }
       if (w.profileId !== null) {
         db.run(

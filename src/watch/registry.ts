@@ -9,6 +9,11 @@
  *  - Redis (registry-redis.ts): an index SET, a HASH per workspace and per livestream, each change
  *    one Lua script (caps checked inside it).
  *
+ * A watch tells a channel (`channelId` a Slack channel id) or, a personal watch, one person by DM
+ * (`channelId` is `@<user id>`, `dmKey`: Slack ids never start with '@'; the IM channel itself is
+ * opened when a message is due). Both kinds share the same lists, the same caps and the same one
+ * read per livestream; a person's DM watches are also capped per person (`perUser`).
+ *
  * The livestream's profile id is kept with its watches (one value per livestream: a profile owns
  * the livestream, whoever watches it): the poller checks access with it before reading, and
  * updates it when a read shows the livestream changed profile. `null` = not known yet (a watch
@@ -18,6 +23,7 @@ export interface WatchEntry {
   teamId: string;
   /** The watcher's enterprise (Enterprise Grid), when Slack named one. */
   enterpriseId: string | null;
+  /** The channel told, or `@<user id>` for a personal watch told by DM (`dmKey`). */
   channelId: string;
   livestreamId: string;
   /** The livestream's profile when last read; null when not known yet. */
@@ -35,10 +41,18 @@ export interface WatchCaps {
   perTeam: number;
   /** Watched livestreams in all (LIVE_WATCH_MAX). */
   total: number;
+  /** DM watches per person in a workspace (checked only for a watch whose key is a person's). */
+  perUser?: number;
 }
 
-/** `exists`: nothing changed; `team_full` / `all_full`: refused by a cap, nothing changed. */
-export type AddOutcome = "added" | "exists" | "team_full" | "all_full";
+/** `exists`: nothing changed; `user_full` / `team_full` / `all_full`: refused by a cap, nothing changed. */
+export type AddOutcome = "added" | "exists" | "user_full" | "team_full" | "all_full";
+
+/** The key of a person's DM watch, in place of a channel id. */
+export const dmKey = (userId: string) => `@${userId}`;
+/** The person a DM watch tells; undefined for a channel's watch. */
+export const dmUserOf = (channelId: string): string | undefined =>
+  channelId.startsWith("@") && channelId.length > 1 ? channelId.slice(1) : undefined;
 
 export interface WatchRegistry {
   /** Adds the watch unless it exists or a cap refuses it; sets the livestream's profile when given. */
@@ -82,6 +96,10 @@ export class MemoryWatchRegistry implements WatchRegistry {
     const team = this.teams.get(w.teamId) ?? new Map<string, Stored>();
     const known = team.has(teamField(w));
     if (!known) {
+      if (caps.perUser !== undefined && dmUserOf(w.channelId) !== undefined) {
+        const mine = [...team.values()].filter((x) => x.channelId === w.channelId).length;
+        if (mine >= caps.perUser) return "user_full";
+      }
       if (team.size >= caps.perTeam) return "team_full";
       if (!this.streams.has(w.livestreamId) && this.streams.size >= caps.total) return "all_full";
       const { profileId: _, ...stored } = w;

@@ -61,8 +61,16 @@ function recordingLine(b: Broadcast): string {
   }
 }
 
+/** Who the message is for: a watching channel, or one person by DM (a personal watch). */
+export type Audience = "channel" | "dm";
+
 /** The message while on air (or in the off-air grace). */
-export function renderLive(livestreamId: string, b: Broadcast, now: number): Message {
+export function renderLive(
+  livestreamId: string,
+  b: Broadcast,
+  now: number,
+  audience: Audience = "channel",
+): Message {
   const title = titleOf(b, livestreamId);
   const thumb = isLinkableUrl(b.thumbnailUrl)
     ? {
@@ -85,7 +93,11 @@ export function renderLive(livestreamId: string, b: Broadcast, now: number): Mes
     header(`🔴 Live: ${title}`),
     section(lines.join("\n"), thumb),
     ...(details.length > 0 ? [section(details.join("\n"))] : []),
-    context([`Livestream \`${escapeTruncate(livestreamId, 100)}\` · watched by this channel`]),
+    context([
+      audience === "dm"
+        ? `Livestream \`${escapeTruncate(livestreamId, 100)}\` · you asked for this DM · stop with \`/live unwatch ${escapeTruncate(livestreamId, 100)} dm\``
+        : `Livestream \`${escapeTruncate(livestreamId, 100)}\` · watched by this channel`,
+    ]),
   ];
   return message(`${title} is live since ${utcText(new Date(b.startedAt))}`, blocks);
 }
@@ -142,4 +154,14 @@ export function renderRevoked(livestreamId: string): Message {
       ),
     ],
   );
+}
+
+/** The one DM of a personal watch ended because the person may no longer read the livestream. */
+export function renderRevokedDm(livestreamId: string): Message {
+  const id = escapeTruncate(livestreamId, 100);
+  return message(`You no longer get DMs about livestream ${id}: this workspace no longer has access to it.`, [
+    section(
+      `:no_bell: You no longer get DMs about livestream \`${id}\`: this workspace no longer has access to it. Nothing more about it is sent to you.`,
+    ),
+  ]);
 }

@@ -29,16 +29,29 @@
  * remove answers `removed` to one caller only, so two replicas never both send it), then nothing:
  * its message of the broadcast is not updated again. A livestream no watcher may still watch is
  * not read: it leaves the schedule.
+ *
+ * Personal watches (`/live watch … dm`, registry key `@<user>`) are watchers like channels: the
+ * same read, the same checks, plus the person still in the workspace (gate.ts, dm.ts). A person
+ * who left ends without a notice (Slack refuses DMs to a deactivated account); one Slack cannot
+ * confirm right now is held: kept, not told this time.
  */
 import { randomUUID } from "node:crypto";
-import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import { isPlatformError, type Livestream } from "../platform/index.js";
-import type { Store } from "../store/index.js";
 import { Announcer } from "./announce.js";
 import { POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
+import { DirectMessages } from "./dm.js";
+import { judge } from "./gate.js";
 import { migrateLegacyWatches } from "./legacy.js";
-import type { WatchEntry, WatchRegistry } from "./registry.js";
+import {
+  DEFAULT_MAX_DM_WATCHES_PER_USER,
+  DEFAULT_MAX_WATCHED,
+  DEFAULT_MAX_WATCHES_PER_TEAM,
+  type NewWatch,
+  type WatchHealth,
+  type WatchServiceOptions,
+} from "./options.js";
+import { dmUserOf, type WatchEntry, type WatchRegistry } from "./registry.js";
 import { registryFor } from "./registry-for.js";
 import { scheduleFor, type WatchSchedule } from "./schedule.js";
 import {
@@ -53,72 +66,9 @@ import {
   watchView,
 } from "./store.js";
 
+export type { WatchAccess } from "./gate.js";
+export * from "./options.js";
 export type { WatchView } from "./store.js";
-
-export interface WatchMetrics {
-  /** One poll: its outcome, HTTP status (0 none), latency. */
-  onPoll?(o: { livestreamId: string; ok: boolean; status: number; latencyMs: number }): void;
-  onStateChange?(o: { livestreamId: string; from: string; to: string }): void;
-  /** How many livestreams are watched (after watch/unwatch/start). */
-  onWatched?(count: number): void;
-}
-
-/** Who may still be told (src/access's Authorizer): asked at every poll and every listing. */
-export interface WatchAccess {
-  /** The workspace is allowed (ALLOWED_WORKSPACES) and the profile bound to it (PROFILE_BINDINGS). */
-  stillBound(
-    w: { teamId: string; enterpriseId?: string | undefined },
-    profileId: string | undefined,
-  ): boolean;
-  workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean;
-}
-
-export interface WatchServiceOptions {
-  store: Store;
-  logger: Logger;
-  platform: {
-    getLivestream(id: string, fields?: readonly string[], o?: { signal?: AbortSignal }): Promise<Livestream>;
-  };
-  slackFor: (teamId: string) => Promise<WebClient>;
-  access: WatchAccess;
-  /** LIVE_WATCH_INTERVAL_MS */
-  intervalMs: number;
-  /** LIVE_OFFAIR_GRACE_MS */
-  graceMs: number;
-  /** Least time between two updates of one message (default max(interval, 1000)). */
-  minUpdateIntervalMs?: number;
-  maxWatchesPerTeam?: number;
-  /** LIVE_WATCH_MAX: watched livestreams in all. */
-  maxWatched?: number;
-  concurrency?: number;
-  tickMs?: number;
-  metrics?: WatchMetrics;
-  schedule?: WatchSchedule;
-  registry?: WatchRegistry;
-  now?: () => number;
-  random?: () => number;
-}
-
-export interface NewWatch {
-  teamId: string;
-  enterpriseId?: string | undefined;
-  channelId: string;
-  livestreamId: string;
-  /** The livestream's profile, from the read that authorized the watch. */
-  profileId?: string | undefined;
-  /** Slack user id of who asked. */
-  by: string;
-}
-
-export interface WatchHealth {
-  /** Livestreams this replica polled at least once. */
-  polled: number;
-  failing: Array<{ livestreamId: string; failures: number; error: string; at: number }>;
-}
-
-export const DEFAULT_MAX_WATCHES_PER_TEAM = 100;
-/** LIVE_WATCH_MAX's default. */
-export const DEFAULT_MAX_WATCHED = 1000;
 
 const errText = (err: unknown): string =>
   isPlatformError(err)
@@ -130,6 +80,8 @@ const errText = (err: unknown): string =>
 export class WatchService {
   readonly owner = randomUUID();
   readonly registry: WatchRegistry;
+  /** Personal watches' IM channels and members (the command opens the IM through it). */
+  readonly dms: DirectMessages;
   private readonly live: LiveDocs;
   private readonly schedule: WatchSchedule;
   private readonly announcer: Announcer;
@@ -148,7 +100,14 @@ export class WatchService {
     this.log = o.logger.child({ component: "watch" });
     this.now = o.now ?? Date.now;
     this.random = o.random ?? Math.random;
+    this.dms = new DirectMessages({
+      slackFor: o.slackFor,
+      log: this.log,
+      now: this.now,
+      ...(o.memberCacheMs !== undefined ? { cacheMs: o.memberCacheMs } : {}),
+    });
     this.announcer = new Announcer({
+      dms: this.dms,
       slackFor: o.slackFor,
       schedule: this.schedule,
       live: this.live,
@@ -162,12 +121,16 @@ export class WatchService {
 
   /**
    * Starts watching; the livestream is polled within one tick. false when it was watched already.
-   * Throws WatchLimitError past the workspace's cap or the cap in all (nothing changed).
+   * Throws WatchLimitError past the person's cap (a DM watch), the workspace's cap or the cap in
+   * all (nothing changed).
    */
   async watch(w: NewWatch): Promise<{ added: boolean }> {
     checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
+    const user = dmUserOf(w.channelId);
+    if (user !== undefined && user !== w.by) throw new TypeError("a DM watch is only ever the asker's own");
     const perTeam = this.o.maxWatchesPerTeam ?? DEFAULT_MAX_WATCHES_PER_TEAM;
     const total = this.o.maxWatched ?? DEFAULT_MAX_WATCHED;
+    const perUser = this.o.maxDmWatchesPerUser ?? DEFAULT_MAX_DM_WATCHES_PER_USER;
     const outcome = await this.registry.add(
       {
         teamId: w.teamId,
@@ -178,8 +141,9 @@ export class WatchService {
         by: w.by,
         at: new Date(this.now()).toISOString(),
       },
-      { perTeam, total },
+      { perTeam, total, perUser },
     );
+    if (outcome === "user_full") throw new WatchLimitError(perUser, "user");
     if (outcome === "team_full") throw new WatchLimitError(perTeam, "workspace");
     if (outcome === "all_full") throw new WatchLimitError(total, "all");
     await this.schedule.add(w.livestreamId, this.now());
@@ -206,14 +170,21 @@ export class WatchService {
 
   /**
    * The workspace's watches it may still see (workspace allowed, profile bound; a watch whose
-   * profile is not known yet only when every profile is), with their current state.
+   * profile is not known yet only when every profile is), with their current state: every
+   * channel's, and the DM watches of `viewer` only (never another person's).
    */
-  async list(teamId: string, enterpriseId?: string): Promise<WatchView[]> {
-    const watches = (await this.registry.listTeam(teamId)).filter((w) =>
-      this.o.access.stillBound(
-        { teamId, enterpriseId: w.enterpriseId ?? enterpriseId },
-        w.profileId ?? undefined,
-      ),
+  async list(teamId: string, enterpriseId?: string, viewer?: string): Promise<WatchView[]> {
+    const shown = (w: WatchEntry) => {
+      const user = dmUserOf(w.channelId);
+      return user === undefined || (viewer !== undefined && user === viewer);
+    };
+    const watches = (await this.registry.listTeam(teamId)).filter(
+      (w) =>
+        shown(w) &&
+        this.o.access.stillBound(
+          { teamId, enterpriseId: w.enterpriseId ?? enterpriseId },
+          w.profileId ?? undefined,
+        ),
     );
     const docs = new Map<string, LiveDoc>();
     for (const w of watches) {
@@ -299,46 +270,40 @@ export class WatchService {
   }
 
   /**
-   * The watchers that may still be told of the livestream, with `profileId` its profile (null: not
-   * known yet, then before a read the workspace alone decides). The others are removed from the
-   * registry, each told once; none left: the livestream leaves the schedule.
+   * The watchers that may still be told of the livestream (`keep`), and those kept but not told
+   * this time (`held`), with `profileId` its profile (null: not known yet, then before a read the
+   * workspace alone decides; gate.ts). The others are removed from the registry, each told once
+   * (a person who left the workspace: not told); none left: the livestream leaves the schedule.
    */
   private async allowed(id: string, watchers: WatchEntry[], profileId: string | null, read: boolean) {
-    const access = this.o.access;
-    const keep: WatchEntry[] = [];
-    const refused: WatchEntry[] = [];
-    for (const w of watchers) {
-      const ws = { teamId: w.teamId, enterpriseId: w.enterpriseId ?? undefined };
-      const ok =
-        profileId === null && !read
-          ? access.workspaceAllowed(ws.teamId, ws.enterpriseId)
-          : access.stillBound(ws, profileId ?? undefined);
-      (ok ? keep : refused).push(w);
-    }
-    let left = keep.length;
-    for (const w of refused) {
+    const { keep, held, refused } = await judge(watchers, profileId, read, this.o.access, this.dms);
+    let left = keep.length + held.length;
+    for (const { w, why } of refused) {
       const r = await this.registry.remove(w);
       left = r.left;
       if (!r.removed) continue; // another replica ended it (and told the channel)
       this.log.info(
         { team: w.teamId, channel: w.channelId, livestream: id, profile: profileId },
-        "watch ended: the workspace may no longer read the livestream",
+        why === "gone"
+          ? "watch ended: the person is no longer in the workspace"
+          : "watch ended: the workspace may no longer read the livestream",
       );
-      await this.announcer.revoked(w);
+      if (why === "access") await this.announcer.revoked(w);
     }
     if (refused.length > 0) {
       if (left === 0) await this.unwatched(id);
       await this.reportWatched();
     }
-    return keep;
+    return { keep, held };
   }
 
   private async pollOne(id: string, leaseMs: number): Promise<void> {
     const started = this.now();
     const before = await this.registry.watchers(id);
     const stored = before[0]?.profileId ?? null;
-    let watchers = before.length === 0 ? before : await this.allowed(id, before, stored, false);
-    if (watchers.length === 0) {
+    let { keep: watchers, held } =
+      before.length === 0 ? { keep: before, held: [] } : await this.allowed(id, before, stored, false);
+    if (watchers.length + held.length === 0) {
       // Not read: nobody may be told. Unscheduled by now, unless a watch came back meanwhile.
       if (before.length === 0) await this.unwatched(id);
       else await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
@@ -379,8 +344,8 @@ export class WatchService {
     if (profileId !== stored) {
       // The livestream changed profile (or its profile was not known): decided again with the new one.
       if (profileId !== null) await this.registry.setProfile(id, profileId);
-      watchers = await this.allowed(id, watchers, profileId, true);
-      if (watchers.length === 0) {
+      ({ keep: watchers, held } = await this.allowed(id, [...watchers, ...held], profileId, true));
+      if (watchers.length + held.length === 0) {
         await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
         return;
       }
@@ -391,15 +356,16 @@ export class WatchService {
     const from = doc.broadcast?.phase ?? "none";
     const newBroadcast = next !== null && next.id !== doc.broadcast?.id;
     const messages = newBroadcast ? {} : { ...doc.messages };
-    // A channel whose watch ended for revoked access: its message is never touched again.
-    for (const w of before) if (!watchers.includes(w)) delete messages[messageKey(w.teamId, w.channelId)];
+    // A watch that ended: its message is never touched again (a held one keeps its message).
+    for (const w of before)
+      if (!watchers.includes(w) && !held.includes(w)) delete messages[messageKey(w.teamId, w.channelId)];
     const live: LiveDoc = { v: 1, broadcast: next, messages, poll };
     if (!(await this.schedule.holds(this.owner, id))) return; // another replica took it over
     await this.live.write(id, live);
     if (next !== null && next.phase !== from)
       this.o.metrics?.onStateChange?.({ livestreamId: id, from, to: next.phase });
     if (next !== null && effects.length > 0)
-      await this.announcer.apply(id, next, effects, watchers, live, now);
+      await this.announcer.apply(id, next, effects, watchers, live, now, held);
     await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
   }
 

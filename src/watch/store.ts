@@ -17,7 +17,7 @@ import { z } from "zod";
 import type { Logger } from "../log.js";
 import { Documents, type Store } from "../store/index.js";
 import type { Broadcast } from "./broadcast.js";
-import type { WatchEntry } from "./registry.js";
+import { dmUserOf, type WatchEntry } from "./registry.js";
 
 /** Slack and platform ids become parts of keys: no separators, no blanks. */
 const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
@@ -81,8 +81,8 @@ export const liveKey = (id: string) => `watch:live:${id}`;
 
 export const messageKey = (teamId: string, channelId: string) => `${teamId}:${channelId}`;
 
-/** Which cap refused a watch: the workspace's (100) or the one in all (LIVE_WATCH_MAX). */
-export type WatchLimitScope = "workspace" | "all";
+/** Which cap refused a watch: the person's DM watches (10), the workspace's (100) or the one in all (LIVE_WATCH_MAX). */
+export type WatchLimitScope = "user" | "workspace" | "all";
 
 export class WatchLimitError extends Error {
   readonly code = "WATCH_LIMIT";
@@ -91,9 +91,11 @@ export class WatchLimitError extends Error {
     readonly scope: WatchLimitScope,
   ) {
     super(
-      scope === "workspace"
-        ? `a workspace can watch at most ${limit} livestream channels`
-        : `at most ${limit} livestreams can be watched in all`,
+      scope === "user"
+        ? `a person can have at most ${limit} DM watches`
+        : scope === "workspace"
+          ? `a workspace can watch at most ${limit} livestream channels`
+          : `at most ${limit} livestreams can be watched in all`,
     );
     this.name = "WatchLimitError";
   }
@@ -129,6 +131,8 @@ export class LiveDocs {
 
 /** A watch as `/live watching` and the App Home show it: with its livestream's current state. */
 export interface WatchView extends WatchEntry {
+  /** A personal watch, told by DM (its `channelId` is `@<user>`). */
+  dm: boolean;
   state: "live" | "reconnecting" | "off_air" | "not_polled_yet";
   title: string | null;
   /** On air since (live), or ended at (off air), ms. */
@@ -147,5 +151,12 @@ export function watchView(w: WatchEntry, doc: LiveDoc | undefined): WatchView {
           ? "reconnecting"
           : "off_air";
   const since = b === null ? null : b.phase === "ended" ? b.endedAt : b.startedAt;
-  return { ...w, state, title: b?.title ?? null, since, lastPoll: doc?.poll ?? null };
+  return {
+    ...w,
+    dm: dmUserOf(w.channelId) !== undefined,
+    state,
+    title: b?.title ?? null,
+    since,
+    lastPoll: doc?.poll ?? null,
+  };
 }

@@ -4,8 +4,8 @@
  *  - one user looping `/live status x<random>` gets at most the user budget of GETs (plus what
  *    refilled meanwhile), then an ephemeral "try again in N s"; many users of one workspace are
  *    held at the workspace budget; another workspace is unaffected; refusals show in /metrics;
- *  - every surface past the budget (Refresh, ingest, watch, /webhook show, a link preview) sends
- *    nothing to the platform; a read shared with one just answered costs no budget;
+ *  - every surface past the budget (Refresh, ingest, watch, a DM watch, /webhook show, a link
+ *    preview) sends nothing to the platform; a read shared with one just answered costs no budget;
  *  - two replicas on one Redis share the buckets (keys with a TTL), and a Redis that is down
  *    leaves each replica counting on its own.
  */
@@ -151,6 +151,7 @@ describe("every surface past the budget (user budget 1)", () => {
       () => h.slash("/live", `status ${B_LIVE}`, user),
       () => h.slash("/live", `ingest ${A_LIVE}`, user),
       () => h.slash("/live", `watch ${B_LIVE}`, user),
+      () => h.slash("/live", `watch ${B_LIVE} dm`, user),
       () => h.slash("/webhook", `show ${SEED.profiles.newsroom}`, user),
     ]) {
       const answer = await h.answer((await send()).responseUrl);

@@ -165,6 +165,19 @@ const ROWS: Row[] = [
     target: "none",
     run: slash("/live", `unwatch ${UNBOUND_LIVE}`),
   },
+  {
+    // A person's own DM watch: anyone who may read the livestream.
+    entry: "/live watch",
+    managerOnly: false,
+    target: "livestream",
+    run: slash("/live", `watch ${UNBOUND_LIVE} dm`),
+  },
+  {
+    entry: "/live unwatch",
+    managerOnly: false,
+    target: "none",
+    run: slash("/live", `unwatch ${UNBOUND_LIVE} dm`),
+  },
   { entry: "/live watching", managerOnly: false, target: "none", run: slash("/live", "watching") },
   { entry: "/webhook help", managerOnly: false, target: "none", run: slash("/webhook", "help") },
   { entry: "/webhook set", managerOnly: true, target: "profile", run: slash("/webhook", `set ${UNBOUND}`) },
@@ -284,6 +297,13 @@ const ROWS: Row[] = [
     managerOnly: true,
     target: "none",
     run: button(ACTIONS.watchUnwatch, `C0NEWS:${UNBOUND_LIVE}`),
+  },
+  {
+    // The viewer's own DM watch: anyone (the watch is always the presser's).
+    entry: `action:${ACTIONS.watchUnwatchDm}`,
+    managerOnly: false,
+    target: "none",
+    run: button(ACTIONS.watchUnwatchDm, UNBOUND_LIVE),
   },
   {
     entry: `action:${ACTIONS.webhookSetup}`,

@@ -16,9 +16,21 @@ describe("/live grammar", () => {
     ["status x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
     ["Status   x9b2k4m ", { kind: "status", livestreamId: "x9b2k4m" }],
     ["ingest x9b2k4m", { kind: "ingest", livestreamId: "x9b2k4m" }],
-    ["watch x9b2k4m", { kind: "watch", livestreamId: "x9b2k4m" }],
-    ["Watch https://www.dailymotion.com/video/x9b2k4m", { kind: "watch", livestreamId: "x9b2k4m" }],
-    ["unwatch <https://www.dailymotion.com/video/x9b2k4m>", { kind: "unwatch", livestreamId: "x9b2k4m" }],
+    ["watch x9b2k4m", { kind: "watch", livestreamId: "x9b2k4m", dm: false }],
+    [
+      "Watch https://www.dailymotion.com/video/x9b2k4m",
+      { kind: "watch", livestreamId: "x9b2k4m", dm: false },
+    ],
+    [
+      "unwatch <https://www.dailymotion.com/video/x9b2k4m>",
+      { kind: "unwatch", livestreamId: "x9b2k4m", dm: false },
+    ],
+    ["watch x9b2k4m dm", { kind: "watch", livestreamId: "x9b2k4m", dm: true }],
+    [
+      "watch https://www.dailymotion.com/video/x9b2k4m DM",
+      { kind: "watch", livestreamId: "x9b2k4m", dm: true },
+    ],
+    ["unwatch x9b2k4m dm", { kind: "unwatch", livestreamId: "x9b2k4m", dm: true }],
     ["watching", { kind: "watching" }],
     [" WATCHING ", { kind: "watching" }],
     ["status https://www.dailymotion.com/video/x9b2k4m", { kind: "status", livestreamId: "x9b2k4m" }],
@@ -42,6 +54,10 @@ describe("/live grammar", () => {
     "watch",
     "unwatch",
     "watch a b",
+    "watch x9b2k4m dm dm",
+    "watch dm",
+    "status x9b2k4m dm",
+    "ingest x9b2k4m dm",
     "watching x9b2k4m",
   ])("'%s' is a usage problem", (text) => {
     const r = parseLive(text);

@@ -160,6 +160,38 @@ describe("chat.postMessage", () => {
     expect(s.messages("C0PRIVATE").map((m) => m.text)).toEqual(["invited now"]);
   });
 
+  it("conversations.open: one D… channel per user, posted to and updated like Slack; refusals", async () => {
+    const open = await client.conversations.open({ users: "U0MEMBER" });
+    expect(open.channel?.id).toBe("D0MEMBER");
+    expect((await client.conversations.open({ users: "U0MEMBER" })).channel?.id).toBe("D0MEMBER");
+    expect((await client.conversations.open({ users: "U0OTHER" })).channel?.id).toBe("D0OTHER");
+    expect((await client.conversations.open({ channel: "D0MEMBER" })).channel?.id).toBe("D0MEMBER");
+    const full = await client.conversations.open({ users: "U0MEMBER", return_im: true });
+    expect(full.channel).toMatchObject({ id: "D0MEMBER", is_im: true, user: "U0MEMBER" });
+    const posted = await client.chat.postMessage({ channel: "D0MEMBER", text: "on air" });
+    await client.chat.update({ channel: "D0MEMBER", ts: posted.ts ?? "", text: "ended" });
+    expect(s.messages("D0MEMBER")).toMatchObject([{ text: "ended", edits: 1 }]);
+    expect(s.messages("D0OTHER")).toEqual([]);
+    expect(await caught(client.conversations.open({ users: "U0NOBODY" }))).toMatchObject({
+      error: "user_not_found",
+    });
+    expect(await caught(client.conversations.open({ users: "U0BOT" }))).toMatchObject({
+      error: "cannot_dm_bot",
+    });
+    expect(await caught(client.conversations.open({ users: "" }))).toMatchObject({
+      error: "users_list_not_supplied",
+    });
+    expect(await caught(client.conversations.open({ channel: "C0GENERAL" }))).toMatchObject({
+      error: "channel_not_found",
+    });
+    const member = s.users.get("U0MEMBER");
+    if (member) member.deleted = true;
+    expect(await caught(client.conversations.open({ users: "U0MEMBER" }))).toMatchObject({
+      error: "user_disabled",
+    });
+    expect((await client.users.info({ user: "U0MEMBER" })).user?.deleted).toBe(true);
+  });
+
   it("validates content: no_text, invalid_blocks, msg_too_long", async () => {
     expect(await caught(client.chat.postMessage({ channel: "C0GENERAL", text: "" }))).toMatchObject({
       error: "no_text",

@@ -5,7 +5,8 @@
  *  - Redis: three bot processes on one namespace (this test's bot and two child processes,
  *    test/watch/bot-process.ts), the commands spread over the three: the index, the workspace
  *    lists, the livestream lists and the schedule end exactly as expected; 150 concurrent watches in
- *    one workspace end with exactly 100; the cap in all (LIVE_WATCH_MAX) holds the same way.
+ *    one workspace end with exactly 100; the cap in all (LIVE_WATCH_MAX) holds the same way; so do
+ *    concurrent DM watches (`… dm`): one person's stop at 10, a workspace's at 100.
  *  - sqlite: the same inside one process, then a restart on the same file reads every watched
  *    livestream (and none other).
  */
@@ -90,13 +91,19 @@ function addLivestreams(h: Harness, ids: readonly string[]): void {
     h.sandbox.state.livestreams.set(id, { ...structuredClone(template), livestream_id: id });
 }
 
-/** Sends `/live <text>` to the bot at `url`; resolves with its first answer. */
-async function command(h: Harness, url: string, text: string, k: { team: string; channel: string }) {
-  const responseUrl = h.slack.newResponseUrl(k.channel, "U0ADMIN");
+/** Sends `/live <text>` to the bot at `url` (as U0ADMIN unless `user`); resolves with its first answer. */
+async function command(
+  h: Harness,
+  url: string,
+  text: string,
+  k: { team: string; channel: string },
+  user = "U0ADMIN",
+) {
+  const responseUrl = h.slack.newResponseUrl(k.channel, user);
   const body = slashCommandBody({
     command: "/live",
     text,
-    userId: "U0ADMIN",
+    userId: user,
     teamId: k.team,
     channelId: k.channel,
     responseUrl,
@@ -263,6 +270,35 @@ describe("three bot processes on one Redis", () => {
       await command(h, urls[1] as string, `watch ${RACE[1]}`, { team: "T0MORE", channel: "C0MORE" }),
     ).toContain("now watches");
   }, 60_000);
+
+  it("concurrent DM watches over the three processes stop exactly at the person's 10 and the workspace's 100", async () => {
+    const registry = h.built.watch?.registry;
+    // One person, 15 livestreams watched already (the cap in all is reached), at once: exactly 10.
+    const watched = ((await registry?.livestreams()) ?? []).slice(0, 15);
+    expect(watched).toHaveLength(15);
+    const one = await Promise.all(
+      watched.map((ls, i) =>
+        command(h, urls[i % 3] as string, `watch ${ls} dm`, { team: "T0DM", channel: "C0DM" }, "U0MEMBER"),
+      ),
+    );
+    expect(one.filter((a) => a.includes("You will get a DM"))).toHaveLength(10);
+    for (const a of one.filter((x) => !x.includes("You will get a DM")))
+      expect(a).toContain("the most one person can");
+    expect((await registry?.listTeam("T0DM"))?.filter((w) => w.channelId === "@U0MEMBER")).toHaveLength(10);
+
+    // 120 people of one workspace, one DM watch each, at once: exactly 100.
+    const people = Array.from({ length: 120 }, (_, i) => `U0Q${String(i).padStart(3, "0")}`);
+    for (const id of people) h.slack.addUser({ id, team_id: "T0DMCAP", name: id.toLowerCase() });
+    const many = await Promise.all(
+      people.map((u, i) =>
+        command(h, urls[i % 3] as string, `watch ${RACE[1]} dm`, { team: "T0DMCAP", channel: "C0DM" }, u),
+      ),
+    );
+    expect(many.filter((a) => a.includes("You will get a DM"))).toHaveLength(100);
+    for (const a of many.filter((x) => !x.includes("You will get a DM")))
+      expect(a).toContain("already has 100 watches");
+    expect(await registry?.listTeam("T0DMCAP")).toHaveLength(100);
+  }, 120_000);
 });
 
 describe("one process on a sqlite file", () => {

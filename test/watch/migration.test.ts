@@ -15,7 +15,7 @@ import type { StoreUrl } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { Documents, openStore } from "../../src/store/index.js";
 import { legacyKeys, migrateLegacyWatches } from "../../src/watch/legacy.js";
-import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { eventually, type Harness, startHarness, waitFor } from "../support/harness.js";
 
 const A = SEED.livestreams.offAir;
 const B = SEED.livestreams.geoRestricted; // lost from the index
@@ -99,8 +99,13 @@ describe.each(STORES)("on %s", (_name, store, namespace) => {
       expect(await legacyKeys(h.store)).toEqual([]);
       const read = (id: string) => h.sandbox.requests.some((r) => r.path === `/v2/livestreams/${id}`);
       await waitFor(() => [A, B, G].every(read), 5000, "a read of every watched livestream");
-      // The profile, not known in the documents, is kept once read.
-      expect((await h.built.watch?.registry.watchers(B))?.[0]?.profileId).toBe(SEED.profiles.studio);
+      // The profile, not known in the documents, is kept once read (the sandbox logs the GET
+      // before the bot has its answer).
+      await eventually(
+        async () => (await h.built.watch?.registry.watchers(B))?.[0]?.profileId === SEED.profiles.studio,
+        5000,
+        "the profile kept",
+      );
       // Nothing left to move: a second run adds nothing.
       const registry = h.built.watch?.registry;
       if (!registry) throw new Error("no watch registry");

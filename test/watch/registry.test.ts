@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/index.js";
-import type { WatchEntry } from "../../src/watch/registry.js";
+import { dmKey, dmUserOf, type WatchEntry } from "../../src/watch/registry.js";
 import { registryFor } from "../../src/watch/registry-for.js";
 import {
   captureLogger,
@@ -136,5 +136,45 @@ describe.each(backends)("on $name", (backend) => {
     await r.setProfile("L9", "xprofC"); // not watched: nothing kept
     await r.add(entry("T1", "C9", "L9", { profileId: null }), caps);
     expect((await r.watchers("L9"))[0]?.profileId).toBeNull();
+  });
+
+  it("keeps a person's DM watches next to the channels': capped per person, counted in the workspace and in all", async () => {
+    const r = await open();
+    const dm = (user: string, ls: string) => entry("T1", dmKey(user), ls, { by: user });
+    const capped = { perTeam: 5, total: 3, perUser: 2 };
+    expect(await r.add(entry("T1", "C1", "L1"), capped)).toBe("added");
+    expect(await r.add(dm("U1", "L1"), capped)).toBe("added");
+    expect(await r.add(dm("U1", "L1"), capped)).toBe("exists");
+    expect(await r.add(dm("U1", "L2"), capped)).toBe("added");
+    expect(await r.add(dm("U1", "L3"), capped)).toBe("user_full"); // U1 has 2
+    expect(await r.add(dm("U2", "L3"), capped)).toBe("added"); // another person: their own 2
+    // L1, L2, L3: the cap in all counts livestreams, whoever watches them.
+    expect(await r.add(entry("T1", "C1", "L9"), capped)).toBe("all_full");
+    expect(await r.add(dm("U2", "L9"), capped)).toBe("all_full");
+    expect(await r.add(dm("U3", "L1"), capped)).toBe("added"); // 5 in T1, DM watches included
+    expect(await r.add(dm("U4", "L1"), capped)).toBe("team_full");
+    expect(await r.add(entry("T1", "C2", "L1"), capped)).toBe("team_full");
+    // A channel's watches are not a person's: no per-person cap on them.
+    expect(await r.add(entry("T2", "C1", "L1"), capped)).toBe("added");
+    expect(await r.add(entry("T2", "C1", "L2"), capped)).toBe("added");
+    expect(await r.add(entry("T2", "C1", "L3"), capped)).toBe("added");
+    expect((await r.watchers("L1")).map((w) => `${w.teamId}/${w.channelId}`).sort()).toEqual([
+      "T1/@U1",
+      "T1/@U3",
+      "T1/C1",
+      "T2/C1",
+    ]);
+    expect(
+      (await r.listTeam("T1")).filter((w) => dmUserOf(w.channelId) === "U1").map((w) => w.livestreamId),
+    ).toEqual(["L1", "L2"]);
+    // Removed like any watch; the person's cap has room again.
+    expect(await r.remove({ teamId: "T1", channelId: dmKey("U1"), livestreamId: "L2" })).toEqual({
+      removed: true,
+      left: 1,
+    });
+    expect(await r.add(dm("U1", "L3"), capped)).toBe("added");
+    // Uninstall takes them with the workspace.
+    await r.removeTeam("T1");
+    expect((await r.watchers("L1")).map((w) => w.teamId)).toEqual(["T2"]);
   });
 });

@@ -35,15 +35,27 @@ export const LIVE_HELP: readonly HelpEntry[] = [
     example: "/live watch x8abc12",
   },
   {
+    usage: "/live watch <id or URL> dm",
+    who: "anyone",
+    what: "Tells only you, by a DM from this app, when the livestream goes on air (one message, kept up to date) and when it ends. Anyone who may read the livestream; at most 10 per person.",
+    example: "/live watch x8abc12 dm",
+  },
+  {
     usage: "/live unwatch <id or URL>",
     who: "managers",
     what: "Stops telling this channel about the livestream.",
     example: "/live unwatch x8abc12",
   },
   {
+    usage: "/live unwatch <id or URL> dm",
+    who: "anyone",
+    what: "Stops your DMs about the livestream.",
+    example: "/live unwatch x8abc12 dm",
+  },
+  {
     usage: "/live watching",
     who: "anyone",
-    what: "The livestreams this workspace watches, in which channel, and whether each is on air now.",
+    what: "The livestreams this workspace watches, in which channel, and whether each is on air now; also the ones you get DMs about (only you see those).",
     example: "/live watching",
   },
   {

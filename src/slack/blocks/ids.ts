@@ -16,6 +16,8 @@ export const ACTIONS = {
   managersEdit: "managers_edit",
   /** App Home: stops a channel's watch (value: `<channel>:<livestream>`). */
   watchUnwatch: "watch_unwatch",
+  /** App Home: stops the viewer's own DM watch (value: the livestream id; the person is the presser). */
+  watchUnwatchDm: "watch_unwatch_dm",
   /**
    * The menu of profiles `/webhook` offers when no profile was given (option value: a profile id;
    * block_id: `pick:` and the rest of the command).

@@ -1,7 +1,8 @@
 /**
  * Block Kit for the live-watch commands and the App Home (pure): the answers of `/live watch`,
- * `/live unwatch` and `/live watching`, and the App Home's watch section (state, Unwatch buttons
- * for managers, a health line when polls fail). Foreign text (titles) is escaped and bounded.
+ * `/live unwatch` (a channel's, or the person's own `… dm`) and `/live watching`, and the App
+ * Home's watch section (state, Unwatch buttons for managers and for the viewer's own DM watches, a
+ * health line when polls fail). Foreign text (titles) is escaped and bounded.
  */
 import { ACTIONS } from "./ids.js";
 import {
@@ -24,6 +25,8 @@ import type { KnownBlock, Message } from "./types.js";
 export interface WatchRow {
   livestreamId: string;
   channelId: string;
+  /** A personal watch of the viewer, told by DM (channelId is then not a channel). */
+  dm?: boolean;
   by: string;
   state: "live" | "reconnecting" | "off_air" | "not_polled_yet";
   title: string | null;
@@ -90,6 +93,54 @@ export function watchStartedMessage(o: {
   ]);
 }
 
+/** `/live watch … dm` accepted (ephemeral: it concerns the asker only). */
+export function watchDmStartedMessage(o: {
+  livestreamId: string;
+  title: string;
+  added: boolean;
+  intervalMs: number;
+  graceMs: number;
+}): Message {
+  const what = label({ livestreamId: o.livestreamId, title: o.title });
+  if (!o.added) {
+    return message(`You already get DMs about ${o.title || o.livestreamId}.`, [
+      section(`You already get a DM when ${what} goes on air: nothing changed.`),
+    ]);
+  }
+  return message(`You will get a DM when ${o.title || o.livestreamId} goes on air.`, [
+    section(
+      `:bell: You will get a DM from this app when ${what} goes on air, kept up to date while it is on air; it says when it ended after ${seconds(o.graceMs)} off air. Nobody else is told.`,
+    ),
+    context([
+      `Checked every ${seconds(o.intervalMs)} · stop with \`/live unwatch ${escapeTruncate(o.livestreamId, 64)} dm\``,
+    ]),
+  ]);
+}
+
+/** `/live unwatch … dm` answered (ephemeral). */
+export function watchDmStoppedMessage(o: { livestreamId: string; removed: boolean }): Message {
+  const id = code(o.livestreamId, 64);
+  return o.removed
+    ? message(`You no longer get DMs about ${o.livestreamId}.`, [
+        section(`:no_bell: You no longer get DMs about ${id}.`),
+      ])
+    : message(`You do not get DMs about ${o.livestreamId}.`, [
+        section(`You do not get DMs about ${id}: nothing changed. \`/live watching\` lists yours.`),
+      ]);
+}
+
+/** `/live watch … dm` when Slack would not open a DM with the person: nothing watched. */
+export function watchDmUnavailableMessage(slackError: string | undefined): Message {
+  const why = slackError ? ` (Slack answered \`${escapeTruncate(slackError, 60)}\`)` : "";
+  const scope =
+    slackError === "missing_scope"
+      ? " This app's installation lacks the `im:write` permission: a workspace admin must reinstall the app (Slack then asks for it)."
+      : " Try again later.";
+  return message("The app could not open a direct message with you; nothing is watched.", [
+    section(`:warning: The app could not open a direct message with you${why}; nothing is watched.${scope}`),
+  ]);
+}
+
 /** `/live unwatch` answered (ephemeral). */
 export function watchStoppedMessage(o: {
   livestreamId: string;
@@ -109,10 +160,17 @@ export function watchStoppedMessage(o: {
 }
 
 /**
- * `/live watch` refused by a cap: the workspace's own (`workspace`) or the one in all (`all`,
- * LIVE_WATCH_MAX, shared by every workspace of this bot).
+ * `/live watch` refused by a cap: the person's DM watches (`user`), the workspace's own
+ * (`workspace`) or the one in all (`all`, LIVE_WATCH_MAX, shared by every workspace of this bot).
  */
-export function watchLimitMessage(limit: number, scope: "workspace" | "all" = "workspace"): Message {
+export function watchLimitMessage(limit: number, scope: "user" | "workspace" | "all" = "workspace"): Message {
+  if (scope === "user") {
+    return message(`You already get DMs about ${limit} livestreams.`, [
+      section(
+        `:no_entry: You already get DMs about ${limit} livestreams, the most one person can. Stop one with \`/live unwatch <id> dm\` first (\`/live watching\` lists yours).`,
+      ),
+    ]);
+  }
   if (scope === "all") {
     return message(`This bot already watches ${limit} livestreams in all.`, [
       section(
@@ -135,7 +193,8 @@ export function watchUnavailableMessage(): Message {
 
 function rowLine(r: WatchRow): string {
   const of = r.profileId ? ` of ${profileRef(r.profileId, r.profileName)}` : "";
-  return `• ${label(r)}${of} in ${channel(r.channelId)}: ${stateText(r)}`;
+  const where = r.dm ? "by DM to you" : `in ${channel(r.channelId)}`;
+  return `• ${label(r)}${of} ${where}: ${stateText(r)}`;
 }
 
 /** `/live watching` (ephemeral). */
@@ -143,13 +202,16 @@ export function watchingMessage(rows: readonly WatchRow[]): Message {
   if (rows.length === 0) {
     return message("This workspace watches no livestream.", [
       section(
-        "This workspace watches no livestream. A manager starts with `/live watch <id or URL>` in the channel that should be told.",
+        "This workspace watches no livestream. A manager starts with `/live watch <id or URL>` in the channel that should be told; anyone can get a DM with `/live watch <id or URL> dm`.",
       ),
     ]);
   }
   const lines = rows.map(rowLine);
+  const mine = rows.filter((r) => r.dm).length;
   return message(`This workspace watches ${rows.length} livestream channel(s).`, [
-    section(`*Watched livestreams (${rows.length})*`),
+    section(
+      `*Watched livestreams (${rows.length})*${mine > 0 ? ` · ${mine} by DM to you (only you see those)` : ""}`,
+    ),
     ...chunkLines(lines)
       .slice(0, 40)
       .map((c) => section(c)),
@@ -183,12 +245,34 @@ export function homeWatchBlocks(
       ]),
     );
   }
-  const per = o.isManager ? 2 : 1;
+  // A row is its line, plus its Unwatch button for a manager (a channel's) or the viewer (a DM's).
+  const withButton = (r: WatchRow) => r.dm === true || o.isManager;
   const room = Math.max(0, o.room - out.length - 1);
-  const shown = rows.length * per <= room ? rows.length : Math.floor(room / per);
+  let shown = 0;
+  for (let used = 0; shown < rows.length; shown++) {
+    const r = rows[shown] as WatchRow;
+    used += withButton(r) ? 2 : 1;
+    if (used > room) break;
+  }
   for (const r of rows.slice(0, shown)) {
     out.push(section(rowLine(r)));
-    if (o.isManager) {
+    if (r.dm) {
+      out.push(
+        actions([
+          button({
+            text: "🔕 Unwatch",
+            actionId: ACTIONS.watchUnwatchDm,
+            value: r.livestreamId,
+            confirm: confirmDialog({
+              title: "Stop the DMs?",
+              text: `You will no longer get a DM when ${r.livestreamId.slice(0, 64)} goes on air.`,
+              confirm: "Unwatch",
+              deny: "Cancel",
+            }),
+          }),
+        ]),
+      );
+    } else if (o.isManager) {
       out.push(
         actions([
           button({

@@ -23,6 +23,8 @@ describe("liveHelp", () => {
     expect(text).toContain("`/live ingest <id or URL>`");
     expect(text).toContain("`/live help`");
     expect(text).toMatch(/\/live ingest <id or URL>`\* \(managers\)/);
+    expect(text).toMatch(/\/live watch <id or URL> dm`\* \(anyone\)/);
+    expect(text).toMatch(/\/live unwatch <id or URL> dm`\* \(anyone\)/);
   });
 
   it("gives one example per subcommand", () => {
@@ -35,6 +37,8 @@ describe("liveHelp", () => {
       "status",
       "ingest",
       "watch",
+      "watch",
+      "unwatch",
       "unwatch",
       "watching",
       "help",

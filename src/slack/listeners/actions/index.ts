@@ -1,6 +1,6 @@
 /**
  * Buttons: Refresh on the livestream card (anyone), the webhook buttons and the App Home's Unwatch
- * (managers only). Each
+ * (managers only; a person's own DM watch: that person). Each
  * is authorized (src/access) before anything reaches the platform; a refused person is told why,
  * ephemerally, and nothing changes. Webhook buttons live on messages (answered through
  * response_url) and on the App Home (re-published after the change).
@@ -8,6 +8,7 @@
 import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { ProfileAction, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
+import { dmKey } from "../../../watch/registry.js";
 import {
   ACTIONS,
   LIVESTREAM_CARD_FIELDS,
@@ -17,6 +18,7 @@ import {
   parseUnwatchValue,
   testResultMessage,
   usageError,
+  watchDmStoppedMessage,
   watchStoppedMessage,
   watchUnavailableMessage,
   webhookRemovedMessage,
@@ -31,6 +33,7 @@ import {
   subjectOf,
 } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
+import { isPlatformId } from "../../grammar.js";
 import { publishHome } from "../../home.js";
 import { profileLabel } from "../../profiles.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
@@ -259,6 +262,57 @@ export function register(app: App, deps: BotDeps): void {
           const { removed } = await deps.watch.unwatch({ teamId: subject.teamId, ...target });
           if (onHome) await publishHome(deps, subject);
           else await respond(ephemeral(watchStoppedMessage({ ...target, removed })));
+        },
+        deps.metrics,
+      );
+    },
+  );
+
+  // The App Home's Unwatch of the viewer's own DM watch (anyone): authorized as "live.unwatch.dm",
+  // no platform read. The value names the livestream only: the watch is always the presser's own.
+  app.action<BlockButtonAction>(
+    ACTIONS.watchUnwatchDm,
+    async ({ ack, body, action, client, respond, context }: ButtonArgs) => {
+      await ack();
+      const subject = subjectOf(client, context, body);
+      const log = deps.logger.child({
+        team: subject.teamId,
+        user: subject.userId,
+        action: ACTIONS.watchUnwatchDm,
+      });
+      const onHome = body.view?.type === "home";
+      const answer: Reply = onHome
+        ? (args) =>
+            client.chat.postMessage({
+              channel: subject.userId,
+              text: args.text ?? "",
+              blocks: "blocks" in args ? args.blocks : undefined,
+            })
+        : respond;
+      const livestreamId = action.value ?? "";
+      await answerErrors(
+        answer,
+        log,
+        "Could not stop the DMs",
+        async () => {
+          const d = await deps.access.authorize(subject, "live.unwatch.dm", {
+            kind: "livestream",
+            livestreamId,
+          });
+          if (!d.allowed) await answer(ephemeral(d.message));
+          else if (!isPlatformId(livestreamId))
+            await answer(
+              ephemeral(
+                usageError("/live", "This button does not name a livestream: use `/live unwatch <id> dm`."),
+              ),
+            );
+          else if (!deps.watch) await answer(ephemeral(watchUnavailableMessage()));
+          else {
+            const key = { teamId: subject.teamId, channelId: dmKey(subject.userId), livestreamId };
+            const { removed } = await deps.watch.unwatch(key);
+            if (onHome) await publishHome(deps, subject);
+            else await respond(ephemeral(watchDmStoppedMessage({ livestreamId, removed })));
+          }
         },
         deps.metrics,
       );

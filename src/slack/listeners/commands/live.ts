@@ -1,12 +1,11 @@
 /**
  * `/live status <id or URL>` (anyone: a status card in the channel, with Refresh),
  * `/live ingest <id or URL>` (managers: ingest addresses, ephemeral, they carry the stream key),
- * `/live watch|unwatch <id or URL>` (managers: this channel is told when it goes on and off air),
- * `/live watching` (anyone), `/live help`. Acknowledged first; every subcommand is authorized (src/access) before the
- * platform is read, and a livestream of a profile not bound to the workspace reads as missing.
+ * `/live watch|unwatch <id or URL> [dm]` and `/live watching` (live-watch.ts), `/live help`.
+ * Acknowledged first; every subcommand is authorized (src/access) before the platform is read, and
+ * a livestream of a profile not bound to the workspace reads as missing.
  */
 import type { App } from "@slack/bolt";
-import { WatchLimitError } from "../../../watch/store.js";
 import {
   ingestMessage,
   LIVESTREAM_CARD_FIELDS,
@@ -14,18 +13,10 @@ import {
   livestreamCard,
   livestreamPending,
   usageError,
-  watchingMessage,
-  watchLimitMessage,
-  watchStartedMessage,
-  watchStoppedMessage,
-  watchUnavailableMessage,
 } from "../../blocks/index.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
-import { withProfileNames } from "../../profiles.js";
-
-/** What `/live watch` reads (with the owning profile, in the same GET). */
-export const WATCH_FIELDS = ["livestream_id", "title"] as const;
+import { answerWatch } from "./live-watch.js";
 
 /** `/live status`: how long the platform may take before the channel is told it is slow. */
 export const SLOW_CARD_MS = 10_000;
@@ -50,87 +41,13 @@ export function register(app: App, deps: BotDeps): void {
       return;
     }
     if (cmd.kind === "watch" || cmd.kind === "unwatch" || cmd.kind === "watching") {
-      const watch = deps.watch;
-      const channelId = subject.channelId ?? "";
       await answerErrors(
         respond,
         log,
         cmd.kind === "watching"
           ? "Could not list the watched livestreams"
           : `Could not ${cmd.kind} ${cmd.livestreamId}`,
-        async () => {
-          if (cmd.kind === "watching") {
-            const d = await deps.access.authorize(subject, "live.watching", { kind: "workspace" });
-            if (!d.allowed) await respond(ephemeral(d.message));
-            else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
-            else
-              await respond(
-                ephemeral(
-                  watchingMessage(
-                    await withProfileNames(
-                      deps,
-                      subject,
-                      await watch.list(subject.teamId, subject.enterpriseId),
-                    ),
-                  ),
-                ),
-              );
-            return;
-          }
-          if (cmd.kind === "unwatch") {
-            // No platform read: a watch of this workspace can be stopped even when the livestream is gone.
-            const d = await deps.access.authorize(subject, "live.unwatch", {
-              kind: "livestream",
-              livestreamId: cmd.livestreamId,
-            });
-            if (!d.allowed) await respond(ephemeral(d.message));
-            else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
-            else {
-              const { removed } = await watch.unwatch({
-                teamId: subject.teamId,
-                channelId,
-                livestreamId: cmd.livestreamId,
-              });
-              await respond(
-                ephemeral(watchStoppedMessage({ livestreamId: cmd.livestreamId, channelId, removed })),
-              );
-            }
-            return;
-          }
-          const r = await deps.access.readLivestream(subject, "live.watch", cmd.livestreamId, WATCH_FIELDS);
-          if (!r.allowed) {
-            await respond(ephemeral(r.message));
-            return;
-          }
-          if (!watch) {
-            await respond(ephemeral(watchUnavailableMessage()));
-            return;
-          }
-          try {
-            const { added } = await watch.watch({
-              teamId: subject.teamId,
-              enterpriseId: subject.enterpriseId,
-              channelId,
-              livestreamId: cmd.livestreamId,
-              // Kept with the watch: the poller decides access again with it before every read.
-              profileId: r.livestream.profile?.profile_id,
-              by: subject.userId,
-            });
-            const m = watchStartedMessage({
-              livestreamId: cmd.livestreamId,
-              title: r.livestream.title ?? "",
-              channelId,
-              by: subject.userId,
-              added,
-              intervalMs: deps.config.live.watchIntervalMs,
-              graceMs: deps.config.live.offAirGraceMs,
-            });
-            await respond(added ? inChannel(m) : ephemeral(m));
-          } catch (err) {
-            if (!(err instanceof WatchLimitError)) throw err;
-            await respond(ephemeral(watchLimitMessage(err.limit, err.scope)));
-          }
-        },
+        () => answerWatch(deps, subject, cmd, respond, log),
         deps.metrics,
       );
       return;

@@ -1,0 +1,73 @@
+/** The live watch service's options, the watch it takes and what it reports (service.ts). */
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../log.js";
+import type { Livestream } from "../platform/index.js";
+import type { Store } from "../store/index.js";
+import type { WatchAccess } from "./gate.js";
+import type { WatchRegistry } from "./registry.js";
+import type { WatchSchedule } from "./schedule.js";
+
+export interface WatchMetrics {
+  /** One poll: its outcome, HTTP status (0 none), latency. */
+  onPoll?(o: { livestreamId: string; ok: boolean; status: number; latencyMs: number }): void;
+  onStateChange?(o: { livestreamId: string; from: string; to: string }): void;
+  /** How many livestreams are watched (after watch/unwatch/start). */
+  onWatched?(count: number): void;
+}
+
+export interface WatchServiceOptions {
+  store: Store;
+  logger: Logger;
+  platform: {
+    getLivestream(id: string, fields?: readonly string[], o?: { signal?: AbortSignal }): Promise<Livestream>;
+  };
+  slackFor: (teamId: string) => Promise<WebClient>;
+  access: WatchAccess;
+  /** LIVE_WATCH_INTERVAL_MS */
+  intervalMs: number;
+  /** LIVE_OFFAIR_GRACE_MS */
+  graceMs: number;
+  /** Least time between two updates of one message (default max(interval, 1000)). */
+  minUpdateIntervalMs?: number;
+  maxWatchesPerTeam?: number;
+  /** DM watches per person (default 10). */
+  maxDmWatchesPerUser?: number;
+  /** How long a person's `users.info` answer is kept (default 5 minutes; dm.ts). */
+  memberCacheMs?: number;
+  /** LIVE_WATCH_MAX: watched livestreams in all. */
+  maxWatched?: number;
+  concurrency?: number;
+  tickMs?: number;
+  metrics?: WatchMetrics;
+  schedule?: WatchSchedule;
+  registry?: WatchRegistry;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface NewWatch {
+  teamId: string;
+  enterpriseId?: string | undefined;
+  /** The channel told, or `dmKey(by)`: a personal watch told by DM (only ever the asker's own). */
+  channelId: string;
+  livestreamId: string;
+  /** The livestream's profile, from the read that authorized the watch. */
+  profileId?: string | undefined;
+  /** Slack user id of who asked. */
+  by: string;
+}
+
+export interface WatchHealth {
+  /** Livestreams this replica polled at least once. */
+  polled: number;
+  failing: Array<{ livestreamId: string; failures: number; error: string; at: number }>;
+}
+
+export const DEFAULT_MAX_WATCHES_PER_TEAM = 100;
+/**
+ * DM watches per person: anyone who may read a livestream can ask for one, so one person cannot
+ * take the workspace's 100 watches alone.
+ */
+export const DEFAULT_MAX_DM_WATCHES_PER_USER = 10;
+/** LIVE_WATCH_MAX's default. */
+export const DEFAULT_MAX_WATCHED = 1000;
