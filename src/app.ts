@@ -15,6 +15,7 @@ import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
+import { routedApp } from "./slack/router.js";
 import { oauthReceiverOptions } from "./slack/oauth.js";
 import type { TokenRotation } from "./slack/rotation.js";
 
@@ -139,7 +140,8 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
   app.error(async (err) => {
     logger.error({ err }, "unhandled error in a Slack listener");
   });
-  registerListeners(app, deps);
+  // Listeners by name, found with one lookup instead of Bolt trying each (src/slack/router.ts).
+  registerListeners(routedApp(app), deps);
 
   return {
     app,
