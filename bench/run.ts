@@ -36,6 +36,7 @@ import {
   lifecycleText,
   machineLine,
   scaleText,
+  sideBySideTable,
   slowTable,
   tokensTable,
 } from "./lib/report.js";
@@ -397,6 +398,13 @@ async function main(): Promise<number> {
       "Slash commands through the bot's receiver (bot in its own process; sandbox and Slack stand-in in the runner)",
       commandsTable(commands),
       ...commandsNotes(commands),
+      ...(commands.sideBySide
+        ? [
+            "",
+            "Side by side with a minimal Bolt app that only acks (bench/targets/bolt.ts, same Bolt, same signed requests); bot: last answer = from its first command to its last response_url answer",
+            sideBySideTable(commands.sideBySide),
+          ]
+        : []),
     );
   }
   if (slow) {

@@ -10,10 +10,12 @@ import { frontListener } from "./deliveries/front.js";
 import type { Ingestor } from "./deliveries/receive.js";
 import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
 import type { Metrics } from "./metrics.js";
+import { AcksFirst, acksFirst } from "./slack/acks-first.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
+import { routedApp } from "./slack/router.js";
 import { oauthReceiverOptions } from "./slack/oauth.js";
 import type { TokenRotation } from "./slack/rotation.js";
 
@@ -29,6 +31,8 @@ export interface AppParts {
   httpTimeouts?: Partial<ServerTimeouts>;
   /** Multi-workspace mode: refreshes expiring bot tokens before Bolt uses them. */
   rotation?: TokenRotation | undefined;
+  /** Acknowledgements first (src/slack/acks-first.ts); a fresh one when not given. */
+  turns?: AcksFirst;
 }
 
 export interface BoltApp {
@@ -46,7 +50,12 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
   // The delivery route first: Bolt matches custom routes in order, compiling each pattern per
   // request, so the hot route should be the first one it tries.
   const customRoutes = [deliveries.route, ...p.routes];
+  // Every request is acknowledged before the work of those already acknowledged goes on
+  // (src/slack/acks-first.ts): listeners resume after their ack, and Web API calls and
+  // response_url answers start, on a turn.
+  const turns = p.turns ?? new AcksFirst();
   const clientOptions = {
+    fetch: turns.fetch(),
     slackApiUrl: config.slack.apiUrl,
     // Bounded: a Web API call never keeps a listener for minutes.
     timeout: 10_000,
@@ -82,6 +91,8 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
   http.requestListener = frontListener(http.requestListener, {
     delivery: (req, res, token) => void deliveries.handle(req, res, token),
   });
+  // No conversation store (convoStore: false): nothing reads it, and Bolt's default builds an
+  // Error per request.
   let app: App;
   let start: () => Promise<Server | undefined>;
   let stopHttp = async () => {};
@@ -93,7 +104,14 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
       installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 } },
     });
     // OAuth: the HTTP side's installer authorizes each workspace's requests.
-    app = new App({ receiver, token, authorize: http.installer?.authorize, logger: blogger, clientOptions });
+    app = new App({
+      receiver,
+      token,
+      authorize: http.installer?.authorize,
+      logger: blogger,
+      clientOptions,
+      convoStore: false,
+    });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
       applyServerTimeouts(server, p.httpTimeouts);
@@ -109,7 +127,7 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
       return server;
     };
   } else {
-    app = new App({ receiver: http, token, logger: blogger, clientOptions });
+    app = new App({ receiver: http, token, logger: blogger, clientOptions, convoStore: false });
     start = async () => {
       const server = await http.start({ port: config.port, host: config.host });
       applyServerTimeouts(server, p.httpTimeouts);
@@ -117,11 +135,13 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
     };
   }
 
+  acksFirst(app, turns);
   app.use(countCommands(p.metrics));
   app.error(async (err) => {
     logger.error({ err }, "unhandled error in a Slack listener");
   });
-  registerListeners(app, deps);
+  // Listeners by name, found with one lookup instead of Bolt trying each (src/slack/router.ts).
+  registerListeners(routedApp(app), deps);
 
   return {
     app,

@@ -24,6 +24,7 @@ import { createOutbox } from "./notify/outbox/index.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
+import { AcksFirst } from "./slack/acks-first.js";
 import type { BotDeps } from "./slack/context.js";
 import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
 import { TokenRotation } from "./slack/rotation.js";
@@ -131,6 +132,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const slackFor = installations
     ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
     : async () => workerClient;
+  // Requests are acknowledged before the work after other acks goes on (src/slack/acks-first.ts).
+  const turns = new AcksFirst();
   // The one authorization function; what the bot does on its own asks it again (`revoked`).
   const access = new Authorizer({
     config,
@@ -145,6 +148,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     budget: readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" })),
     onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
     onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
+    afterRead: () => turns.turn(),
   });
   // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
   const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
@@ -249,6 +253,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     metrics,
     ...(c.httpTimeouts ? { httpTimeouts: c.httpTimeouts } : {}),
     rotation,
+    turns,
   });
   let stopped = false;
   return {

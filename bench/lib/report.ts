@@ -137,16 +137,32 @@ export function commandsNotes(c: CommandsResult): string[] {
       .map((r) => `: ${r.method} ${r.path}?fields=${r.fields ?? "(none)"}`)
       .join("")}`,
     `steady load: ${c.steady.pendingInBotAtEnd} commands were still waiting on the platform inside the bot when the last was acknowledged`,
-    ...(c.sideBySide
-      ? [
-          `${c.sideBySide.commands} at once, ack p99 side by side with a minimal Bolt app that only acks (platform at normal speed): ` +
-            c.sideBySide.runs
-              .map((r) => `${ms(r.botP99)} / ${ms(r.boltP99)} ms (${r.ratio.toFixed(2)}×)`)
-              .join(", ") +
-            `; median ratio ${c.sideBySide.medianRatio.toFixed(2)}×`,
-        ]
-      : []),
   ];
+}
+
+/** Each pair of the side-by-side run: the bot and the minimal Bolt app, 1,000 at once each. */
+export function sideBySideTable(s: NonNullable<CommandsResult["sideBySide"]>): string {
+  return table(
+    [
+      { header: `${s.commands} /live status at once, platform at normal speed` },
+      { header: "sent first", align: "right" },
+      { header: "bot ack p99 ms", align: "right" },
+      { header: "minimal Bolt ack p99 ms", align: "right" },
+      { header: "bot / Bolt", align: "right" },
+      { header: "bot: last answer, ms", align: "right" },
+    ],
+    [
+      ...s.runs.map((r, i) => [
+        `pair ${i + 1}`,
+        r.first,
+        ms(r.botP99),
+        ms(r.boltP99),
+        `${r.ratio.toFixed(2)}×`,
+        ms(r.botAnsweredMs),
+      ]),
+      ["median", "", ms(s.medianBotP99), ms(s.medianBoltP99), `${s.medianRatio.toFixed(2)}×`, ""],
+    ],
+  );
 }
 
 export function tokensTable(t: TokenSimResult): string {

@@ -45,6 +45,8 @@ export interface PairRun {
   botP99: number;
   boltP99: number;
   ratio: number;
+  /** From the bot's first command sent to its last response_url answer: the work after the acks, done. */
+  botAnsweredMs: number;
 }
 
 export interface SideBySide {
@@ -221,7 +223,7 @@ async function pairs(stack: Stack, o: CommandsOptions, problems: string[]): Prom
     o.log(
       `  ${o.pairs} pairs of ${o.concurrent} /live status at once: the bot, and a minimal Bolt app that only acks…`,
     );
-    const once = async (who: "bot" | "bolt"): Promise<number> => {
+    const once = async (who: "bot" | "bolt"): Promise<{ p99: number; answeredMs: number }> => {
       const prepared = Array.from({ length: o.concurrent }, () =>
         stack.prepareSlash("/live", `status ${LIVESTREAM}`),
       );
@@ -234,25 +236,38 @@ async function pairs(stack: Stack, o: CommandsOptions, problems: string[]): Prom
       if (run.non200 + run.errors > 0)
         problems.push(`side by side (${who}): ${run.non200} answers were not 200 and ${run.errors} failed`);
       // The bot's work after the ack is part of its cost, but must not spill into the next send.
-      if (who === "bot") for (const p of prepared) await stack.answer(p.responseUrl, 1, 60_000);
+      let answeredMs = 0;
+      if (who === "bot") {
+        for (const p of prepared) await stack.answer(p.responseUrl, 1, 60_000);
+        const firstSent = Math.min(...replies.map((r) => r.sentAt));
+        const ids = new Set(prepared.map((p) => p.responseUrl.slice(p.responseUrl.lastIndexOf("/") + 1)));
+        for (const c of stack.slack.callsTo("response_url"))
+          if (ids.has(c.responseUrlId ?? "")) answeredMs = Math.max(answeredMs, c.at - firstSent);
+      }
       await settle(500);
-      return run.ackMs.p99;
+      return { p99: run.ackMs.p99, answeredMs };
     };
     // Both warmed up alike: the bot has served the phases above; the Bolt app gets a first round.
     await once("bolt");
     for (let i = 0; i < o.pairs; i++) {
       const first = i % 2 === 0 ? "bot" : "bolt";
-      let botP99: number;
-      let boltP99: number;
+      let bot: { p99: number; answeredMs: number };
+      let minimal: { p99: number };
       if (first === "bot") {
-        botP99 = await once("bot");
-        boltP99 = await once("bolt");
+        bot = await once("bot");
+        minimal = await once("bolt");
       } else {
-        boltP99 = await once("bolt");
-        botP99 = await once("bot");
+        minimal = await once("bolt");
+        bot = await once("bot");
       }
-      runs.push({ first, botP99, boltP99, ratio: botP99 / boltP99 });
-      o.log(`    pair ${i + 1}: bot ${botP99.toFixed(0)} ms, Bolt ${boltP99.toFixed(0)} ms`);
+      runs.push({
+        first,
+        botP99: bot.p99,
+        boltP99: minimal.p99,
+        ratio: bot.p99 / minimal.p99,
+        botAnsweredMs: bot.answeredMs,
+      });
+      o.log(`    pair ${i + 1}: bot ${bot.p99.toFixed(0)} ms, Bolt ${minimal.p99.toFixed(0)} ms`);
     }
   } finally {
     await bolt.close();

@@ -58,6 +58,12 @@ export interface AuthorizerOptions {
   /** Metrics: a read refused by a budget; a livestream read that reached the platform or was shared. */
   onBudgetRefused?: (budget: BudgetName) => void;
   onLivestreamRead?: (outcome: "fetched" | "shared") => void;
+  /**
+   * Awaited once a livestream read settled, before its caller goes on: the app resumes each reader
+   * on a turn of its own (src/slack/acks-first.ts), so the hundreds of requests that shared one
+   * slow read do not all render and answer in one block while new requests wait for their acks.
+   */
+  afterRead?: () => Promise<void>;
 }
 
 /** The profile field read with every livestream (spec 2.1/4.1: dot notation). */
@@ -243,10 +249,12 @@ export class Authorizer {
     try {
       ls = await read;
     } catch (err) {
+      await this.o.afterRead?.();
       // The platform's own 404 is answered as the bot's one not-found (no correlation id).
       if (isNotFound(err)) throw livestreamNotFound(livestreamId);
       throw err;
     }
+    await this.o.afterRead?.();
     if (!this.profileBound(s, ls.profile?.profile_id)) {
       this.o.logger?.info(
         { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },
