@@ -15,9 +15,9 @@ import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
 import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
-import { routedApp } from "./slack/router.js";
 import { oauthReceiverOptions } from "./slack/oauth.js";
 import type { TokenRotation } from "./slack/rotation.js";
+import { routedApp } from "./slack/router.js";
 
 export interface AppParts {
   /** What every listener receives. */
