@@ -33,32 +33,34 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS digest_keys_due ON digest_keys (due_at, dkey)",
 ];
 
-/** ?1 key, ?2 dueAt, ?3 now: due at ?2 at the latest, or remembered in `want` while leased. */
-const WAKE = `INSERT INTO digest_keys (dkey, due_at) VALUES (?1, ?2)
-ON CONFLICT (dkey) DO UPDATE SET
-  due_at = CASE WHEN owner IS NOT NULL AND lease_until > ?3 THEN due_at
-    WHEN due_at IS NULL OR due_at > ?2 THEN ?2 ELSE due_at END,
-  want = CASE WHEN owner IS NOT NULL AND lease_until > ?3 THEN
-    (CASE WHEN want IS NULL OR want > ?2 THEN ?2 ELSE want END) ELSE want END`;
+// Anonymous `?` parameters only (the same statements then run on either sqlite binding).
 
-/** ?1 key, ?2 entry id, ?3 json, ?4 bound. A row back: stored. */
-const INSERT = `INSERT INTO digest_entries (dkey, eid, json) SELECT ?1, ?2, ?3
-WHERE (SELECT COUNT(*) FROM digest_entries WHERE dkey = ?1) < ?4
+/** key, dueAt, now, now: due at dueAt at the latest, or remembered in `want` while leased. */
+const WAKE = `INSERT INTO digest_keys (dkey, due_at) VALUES (?, ?)
+ON CONFLICT (dkey) DO UPDATE SET
+  due_at = CASE WHEN owner IS NOT NULL AND lease_until > ? THEN due_at
+    WHEN due_at IS NULL OR due_at > excluded.due_at THEN excluded.due_at ELSE due_at END,
+  want = CASE WHEN owner IS NOT NULL AND lease_until > ? THEN
+    (CASE WHEN want IS NULL OR want > excluded.due_at THEN excluded.due_at ELSE want END) ELSE want END`;
+
+/** key, entry id, json, key, bound. A row back: stored. */
+const INSERT = `INSERT INTO digest_entries (dkey, eid, json) SELECT ?, ?, ?
+WHERE (SELECT COUNT(*) FROM digest_entries WHERE dkey = ?) < ?
 ON CONFLICT (dkey, eid) DO NOTHING RETURNING seq`;
 
-/** ?1 key, ?2 entry id: counted as left out unless it is a duplicate. A row back: left out. */
-const LEFT_OUT = `INSERT INTO digest_keys (dkey, left_out) SELECT ?1, 1
-WHERE NOT EXISTS (SELECT 1 FROM digest_entries WHERE dkey = ?1 AND eid = ?2)
+/** key, key, entry id: counted as left out unless it is a duplicate. A row back: left out. */
+const LEFT_OUT = `INSERT INTO digest_keys (dkey, left_out) SELECT ?, 1
+WHERE NOT EXISTS (SELECT 1 FROM digest_entries WHERE dkey = ? AND eid = ?)
 ON CONFLICT (dkey) DO UPDATE SET left_out = left_out + 1 RETURNING dkey`;
 
-/** ?1 owner, ?2 now, ?3 max, ?4 lease end. */
-const CLAIM = `UPDATE digest_keys SET owner = ?1, lease_until = ?4, due_at = ?4, want = NULL
-WHERE dkey IN (SELECT dkey FROM digest_keys WHERE due_at <= ?2 AND (owner IS NULL OR owner = ?1 OR lease_until <= ?2)
-  ORDER BY due_at, dkey LIMIT ?3)
-RETURNING dkey, due_at`;
+/** owner, lease end, lease end, now, owner, now, max. */
+const CLAIM = `UPDATE digest_keys SET owner = ?, lease_until = ?, due_at = ?, want = NULL
+WHERE dkey IN (SELECT dkey FROM digest_keys WHERE due_at <= ? AND (owner IS NULL OR owner = ? OR lease_until <= ?)
+  ORDER BY due_at, dkey LIMIT ?)
+RETURNING dkey`;
 
-/** The fence of a statement on digest_keys: ?1 key, ?2 owner, ?3 now. */
-const HELD = "dkey = ?1 AND owner = ?2 AND lease_until > ?3";
+/** The fence of a statement on digest_keys, its last parameters: key, owner, now. */
+const HELD = "dkey = ? AND owner = ? AND lease_until > ?";
 
 /** One statement on the store's sqlite connection, with positional parameters. */
 export type SqliteQuery = (sql: string, ...params: unknown[]) => Promise<unknown>;
@@ -105,30 +107,33 @@ export class SqliteDigestLog implements DigestLog {
   async record(key: DigestKey, entryId: string, json: string, dueAt: number): Promise<RecordOutcome> {
     return this.run("record", async () => {
       let outcome: RecordOutcome = "stored";
-      if ((await this.all(INSERT, key, entryId, json, DIGEST_LOG_BOUND)).length === 0)
-        outcome = (await this.all(LEFT_OUT, key, entryId)).length > 0 ? "left_out" : "duplicate";
-      if (outcome !== "duplicate") await this.all(WAKE, key, dueAt, this.now());
+      if ((await this.all(INSERT, key, entryId, json, key, DIGEST_LOG_BOUND)).length === 0)
+        outcome = (await this.all(LEFT_OUT, key, key, entryId)).length > 0 ? "left_out" : "duplicate";
+      if (outcome !== "duplicate") await this.all(WAKE, key, dueAt, this.now(), this.now());
       return outcome;
     });
   }
 
   async wake(key: DigestKey, dueAt: number): Promise<void> {
-    await this.run("wake", () => this.all(WAKE, key, dueAt, this.now()));
+    const now = this.now();
+    await this.run("wake", () => this.all(WAKE, key, dueAt, now, now));
   }
 
   async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<DigestKey[]> {
-    const rows = await this.run("claim", () => this.all(CLAIM, owner, now, max, now + leaseMs));
+    const until = now + leaseMs;
+    const rows = await this.run("claim", () => this.all(CLAIM, owner, until, until, now, owner, now, max));
     return rows.map((r) => String(field(r, "dkey"))).sort();
   }
 
   async renew(owner: string, key: DigestKey, until: number): Promise<boolean> {
     const rows = await this.run("renew", () =>
       this.all(
-        `UPDATE digest_keys SET lease_until = ?4, due_at = ?4 WHERE ${HELD} RETURNING dkey`,
+        `UPDATE digest_keys SET lease_until = ?, due_at = ? WHERE ${HELD} RETURNING dkey`,
+        until,
+        until,
         key,
         owner,
         this.now(),
-        until,
       ),
     );
     return rows.length > 0;
@@ -154,11 +159,11 @@ export class SqliteDigestLog implements DigestLog {
   async setState(owner: string, key: DigestKey, state: string): Promise<boolean> {
     const rows = await this.run("setState", () =>
       this.all(
-        `UPDATE digest_keys SET state = ?4 WHERE ${HELD} RETURNING dkey`,
+        `UPDATE digest_keys SET state = ? WHERE ${HELD} RETURNING dkey`,
+        state,
         key,
         owner,
         this.now(),
-        state,
       ),
     );
     return rows.length > 0;
@@ -173,12 +178,12 @@ export class SqliteDigestLog implements DigestLog {
   ): Promise<boolean> {
     return this.run("settle", async () => {
       const rows = await this.all(
-        `UPDATE digest_keys SET state = ?4, left_out = MAX(0, left_out - ?5) WHERE ${HELD} RETURNING dkey`,
+        `UPDATE digest_keys SET state = ?, left_out = MAX(0, left_out - ?) WHERE ${HELD} RETURNING dkey`,
+        state,
+        leftOut,
         key,
         owner,
         this.now(),
-        state,
-        leftOut,
       );
       if (rows.length === 0) return false;
       await this.all("DELETE FROM digest_entries WHERE dkey = ? AND seq <= ?", key, upTo);
@@ -190,11 +195,13 @@ export class SqliteDigestLog implements DigestLog {
     await this.run("release", () =>
       this.all(
         `UPDATE digest_keys SET owner = NULL, lease_until = 0, want = NULL,
-          due_at = CASE WHEN ?3 IS NULL THEN want WHEN want IS NULL OR want > ?3 THEN ?3 ELSE want END
-        WHERE dkey = ?1 AND owner = ?2`,
+          due_at = CASE WHEN ? IS NULL THEN want WHEN want IS NULL OR want > ? THEN ? ELSE want END
+        WHERE dkey = ? AND owner = ?`,
+        dueAt,
+        dueAt,
+        dueAt,
         key,
         owner,
-        dueAt,
       ),
     );
   }
