@@ -70,3 +70,10 @@ export function periodEndOf(m: ChannelMessage): number | undefined {
       : undefined;
   return typeof end === "number" ? end : undefined;
 }
+
+/** Whether the channel's digests list each video as published and as complete. */
+export function listedComplete(h: Pick<Harness, "slack">, channel: string, ids: readonly string[]): boolean {
+  const lists = digestLists(digestsIn(h, channel));
+  const has = (title: string, id: string) => (lists[title] ?? []).some((l) => l.includes(id));
+  return ids.every((id) => has("✅ Published", id) && has("🏁 Complete", id));
+}

@@ -20,7 +20,7 @@ import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
 import { escapeMrkdwn } from "../../src/slack/blocks/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
-import { digestLists, digestsIn, periodEndOf, videoPosts } from "./digest-helpers.js";
+import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVE = "C0NEWS";
@@ -111,7 +111,11 @@ describe.each(["memory", "sqlite", "redis"] as const)(
         );
         // The digest channel: the digests cover the three videos.
         await waitFor(
-          () => ids.every((id) => digestsIn(h, DIGEST).some((d) => json(d).includes(id))),
+          () => {
+            const l = digestLists(digestsIn(h, DIGEST));
+            const some = (title: string) => (l[title] ?? []).length > 0;
+            return listedComplete(h, DIGEST, ids) && some("⚠️ Format errors") && some("🗑️ Deleted");
+          },
           20_000,
           "the digests of the three videos",
         );
