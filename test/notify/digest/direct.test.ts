@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it("the route's own channel as a digest: no per-video message, one digest", async () => {
-  const res = await h.slash("/webhook", `subscribe ${PROFILE} digest=weekly`, {
+  const res = await h.slash("/webhook", `subscribe ${PROFILE} digest=daily`, {
     user: "U0ADMIN",
     channel: CHANNEL,
   });
@@ -38,10 +38,9 @@ it("the route's own channel as a digest: no per-video message, one digest", asyn
     deliverTo: h.url,
   }))
     expect(r.status).toBe(200);
-  // Weekly: 7 periods of 2 s.
-  await waitFor(() => digestsIn(h, CHANNEL).length > 0, 25_000, "the weekly digest");
+  await waitFor(() => digestsIn(h, CHANNEL).length > 0, 15_000, "the digest");
   const [digest] = digestsIn(h, CHANNEL);
-  expect(digest?.text).toMatch(/^Weekly digest of Northwind News/);
+  expect(digest?.text).toMatch(/^Daily digest of Northwind News/);
   expect(digestLists(digestsIn(h, CHANNEL))["✅ Published"]?.join()).toContain("x7direct");
   expect(videoPosts(h, CHANNEL, "x7direct")).toEqual([]);
 }, 40_000);
