@@ -2,8 +2,9 @@
  * Digests exactly once per period, across restarts and replicas (DIGEST_PERIOD=2s, real path):
  *  - the bot down when a digest was due (sqlite file, Redis): the next bot posts it late, once;
  *    a further restart posts nothing again; each video in exactly one digest;
- *  - a digest taken up again after a crash: with its ts recorded it is not posted again (only
- *    settled); marked but not answered, it is posted once;
+ *  - a digest taken up again after a crash: with its ts recorded it is settled, not posted again;
+ *    posted but its ts lost, it is found in Slack by its marker and not posted again; not in
+ *    Slack, it is posted once; when Slack refuses the lookup, it is posted again (at least once);
  *  - two bots on one Redis: one digest per period whichever bot took the deliveries.
  */
 import { randomUUID } from "node:crypto";
@@ -11,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@keyv/redis";
+import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import type { StoreUrl } from "../../src/config.js";
@@ -133,106 +135,116 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
   }, 60_000);
 });
 
+/**
+ * What a replica that stopped in the middle of posting left: the per-period marker (id `marker`),
+ * with Slack's ts or not, over the entries recorded by a first bot that never posts. Then the
+ * next bot takes the log up. Resolves with the harness (closed by the caller) and the next bot.
+ */
+async function crashedWhilePosting(o: {
+  ts: string | null;
+  /** The crashed replica's digest is in Slack (posted, its ts never recorded). */
+  inSlack: boolean;
+  /** conversations.history is refused (the app lacks channels:history). */
+  historyRefused?: boolean;
+}): Promise<{ h: Harness; next: Bot }> {
+  const s = storeFor("sqlite");
+  const h = await startHarness({ ...s, env: ENV, worker: { ...WORKER, manual: true } });
+  await setUp(h);
+  const key = digestKeyOf(h.slack.teamId, PROFILE, DIGEST);
+  const log = h.built.digests.log;
+  await deliver(h, h, "x7crash");
+  await eventually(
+    async () => {
+      await h.built.worker.drain();
+      return (await log.read(key)).entries.length >= 2;
+    },
+    15_000,
+    "the entries recorded",
+  );
+  const upTo = (await log.read(key)).entries.at(-1)?.seq ?? 0;
+  await log.wake(key, Date.now() - 1);
+  expect(await log.claimDue("crashed", Date.now(), 10, 100)).toEqual([key]);
+  const marker = { id: randomUUID(), at: Date.now() };
+  const posting = {
+    kind: "digest",
+    from: Date.now() - 4000,
+    end: Date.now() - 2000,
+    upTo,
+    leftOut: 0,
+    pauseAt: null,
+  };
+  const state = {
+    v: 1,
+    settledUpTo: 0,
+    lastEnd: null,
+    caughtUp: null,
+    posting: { ...posting, ...marker, ts: o.ts, replies: 0 },
+  };
+  expect(await log.setState("crashed", key, JSON.stringify(state))).toBe(true);
+  if (o.inSlack) {
+    // The crashed replica's post, as Slack holds it: the marker in its metadata.
+    const client = new WebClient(h.config.slack.botToken, { slackApiUrl: h.config.slack.apiUrl });
+    await client.chat.postMessage({
+      channel: DIGEST,
+      text: "Daily digest of Northwind News (x2vq8nw): 1 published · 1 complete",
+      metadata: { event_type: "video_digest", event_payload: { profile_id: PROFILE, post_id: marker.id } },
+    });
+  }
+  if (o.historyRefused)
+    h.slack.addFault({ method: "conversations.history", error: "missing_scope", times: 5 });
+  await h.built.stop();
+  // Its lease (100 ms) expires: the next bot takes the log up.
+  const next = await startBot(h.config, h.logger, { ...s, worker: WORKER });
+  await eventually(
+    async () => (await next.built.digests.log.read(key)).entries.length === 0,
+    10_000,
+    "settled",
+  );
+  await sleep(PERIOD_MS);
+  return { h, next };
+}
+
 describe("a digest taken up again after a crash (sqlite store)", () => {
-  it("with its ts recorded it is settled, not posted again; marked without a ts it is posted once", async () => {
-    const s = storeFor("sqlite");
-    const h = await startHarness({ ...s, env: ENV, worker: { ...WORKER, manual: true } });
-    let second: Bot | undefined;
+  it("its ts recorded: settled, not posted again", async () => {
+    const { h, next } = await crashedWhilePosting({ ts: "1790000000.000100", inSlack: false });
     try {
-      await setUp(h);
-      const key = digestKeyOf(h.slack.teamId, PROFILE, DIGEST);
-      const log = h.built.digests.log;
-      const recorded = async (id: string, n: number) => {
-        await deliver(h, h, id);
-        await eventually(
-          async () => {
-            await h.built.worker.drain();
-            return (await log.read(key)).entries.length >= n;
-          },
-          15_000,
-          `the entries of ${id}`,
-        );
-      };
-      /** What a replica that stopped in the middle left: the marker, with or without Slack's ts. */
-      const crashedWhilePosting = async (ts: string | null) => {
-        const { entries } = await log.read(key);
-        const upTo = entries.at(-1)?.seq ?? 0;
-        await log.wake(key, Date.now() - 1);
-        expect(await log.claimDue("crashed", Date.now(), 10, 100)).toEqual([key]);
-        const state = {
-          v: 1,
-          settledUpTo: 0,
-          lastEnd: null,
-          caughtUp: null,
-          posting: {
-            kind: "digest",
-            from: Date.now() - 4000,
-            end: Date.now() - 2000,
-            upTo,
-            leftOut: 0,
-            pauseAt: null,
-            ts,
-            replies: 0,
-          },
-        };
-        expect(await log.setState("crashed", key, JSON.stringify(state))).toBe(true);
-        // Its lease expires by itself (100 ms): the log is due again for the next replica.
-      };
-
-      await recorded("x7crash1", 2);
-      await crashedWhilePosting("1790000000.000100");
-      await h.built.stop();
-      second = await startBot(h.config, h.logger, { ...s, worker: WORKER });
-      await eventually(async () => (await log.read(key)).entries.length === 0, 10_000, "settled");
-      await sleep(PERIOD_MS);
-      // Slack had answered for it: nothing posted again.
       expect(digestsIn(h, DIGEST)).toEqual([]);
-      await second.close();
-      second = undefined;
-
-      const again = await startBot(h.config, h.logger, { ...s, worker: { ...WORKER, manual: true } });
-      try {
-        await deliver(h, again, "x7crash2");
-        await eventually(
-          async () => {
-            await again.built.worker.drain();
-            return (await again.built.digests.log.read(key)).entries.length >= 2;
-          },
-          15_000,
-          "the entries of x7crash2",
-        );
-        // Marked, no answer recorded: cannot be told from a crash before the post; posted once.
-        const { entries } = await again.built.digests.log.read(key);
-        const upTo = entries.at(-1)?.seq ?? 0;
-        await again.built.digests.log.wake(key, Date.now() - 1);
-        expect(await again.built.digests.log.claimDue("crashed", Date.now(), 10, 100)).toEqual([key]);
-        const state = {
-          v: 1,
-          settledUpTo: 0,
-          lastEnd: null,
-          caughtUp: null,
-          posting: {
-            kind: "digest",
-            from: Date.now() - 4000,
-            end: Date.now() - 2000,
-            upTo,
-            leftOut: 0,
-            pauseAt: null,
-            ts: null,
-            replies: 0,
-          },
-        };
-        expect(await again.built.digests.log.setState("crashed", key, JSON.stringify(state))).toBe(true);
-      } finally {
-        await again.close();
-      }
-      second = await startBot(h.config, h.logger, { ...s, worker: WORKER });
-      await waitFor(() => covered(h, ["x7crash2"]), 10_000, "the digest posted");
-      await sleep(PERIOD_MS + 300);
-      expect(digestsIn(h, DIGEST)).toHaveLength(1);
-      checkOnce(h, ["x7crash2"]);
+      expect(h.slack.callsTo("conversations.history")).toEqual([]);
     } finally {
-      await second?.close();
+      await next.close();
+      await h.close();
+    }
+  }, 60_000);
+
+  it("posted but its ts lost: found in Slack by its marker, not posted again", async () => {
+    const { h, next } = await crashedWhilePosting({ ts: null, inSlack: true });
+    try {
+      expect(h.slack.callsTo("conversations.history").length).toBeGreaterThan(0);
+      expect(digestsIn(h, DIGEST)).toHaveLength(1);
+    } finally {
+      await next.close();
+      await h.close();
+    }
+  }, 60_000);
+
+  it("marked but not in Slack: posted once", async () => {
+    const { h, next } = await crashedWhilePosting({ ts: null, inSlack: false });
+    try {
+      expect(digestsIn(h, DIGEST)).toHaveLength(1);
+      checkOnce(h, ["x7crash"]);
+    } finally {
+      await next.close();
+      await h.close();
+    }
+  }, 60_000);
+
+  it("the lookup refused (no channels:history): posted again, at least once, with one warning", async () => {
+    const { h, next } = await crashedWhilePosting({ ts: null, inSlack: true, historyRefused: true });
+    try {
+      expect(digestsIn(h, DIGEST)).toHaveLength(2);
+      expect(h.logs.filter((l) => l.includes("cannot look in Slack for a digest"))).toHaveLength(1);
+    } finally {
+      await next.close();
       await h.close();
     }
   }, 60_000);

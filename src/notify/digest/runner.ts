@@ -20,11 +20,12 @@
  *     expired) continues it rather than deciding anew.
  *  3. Slack's answer is recorded (the ts), fenced; then each thread reply and how many are
  *     posted; then `settle` drops the entries and clears the marker in one fenced step.
- *  A crash between Slack's answer and the write of the ts (a few milliseconds) cannot be told
- *  from a crash before the post: that digest is posted again when the log is taken up again.
- *  At-least-once, like the video messages: nothing recorded is ever lost or skipped. A store
- *  failure in that window is not a crash: the ts is kept in this process and written on the
- *  next pass (the lease is ours), so nothing is posted twice.
+ *  A marker found without a ts (a crash, a lost lease or answer between the post and the write
+ *  of its ts) is looked up in Slack first: the digest carries the marker's id in its metadata
+ *  (lookup.ts); found, its ts is recorded and it is not posted again. Only when the lookup is
+ *  impossible (no `channels:history` / `groups:history`) is it posted again: at-least-once, never
+ *  lost or skipped. A store failure in that window is not a crash: the ts is kept in this process
+ *  and written on the next pass.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -42,19 +43,10 @@ import type { ChannelGate } from "../gate.js";
 import type { RevokedCheck } from "../revoked.js";
 import { classifySlackError } from "../slack-errors.js";
 import type { Outbox } from "../types.js";
-import { validateState } from "../video/validate.js";
+import { DIGEST_EVENT, DigestLookup } from "./lookup.js";
+import { readEntries, stateOf, withTitles } from "./read.js";
 import { renderDigest } from "./render.js";
-import {
-  type DigestEntry,
-  type DigestKey,
-  type DigestLog,
-  type DigestState,
-  digestStateSchema,
-  entrySchema,
-  initialDigestState,
-  type Posting,
-  partsOfDigestKey,
-} from "./types.js";
+import { type DigestKey, type DigestLog, type DigestState, type Posting, partsOfDigestKey } from "./types.js";
 
 export interface DigestRunnerOptions {
   log: DigestLog;
@@ -82,14 +74,6 @@ export interface DigestRunnerOptions {
 class LeaseLost extends Error {}
 
 const PROFILE_NAME_WAIT_MS = 1_000;
-/** Titles looked up in video states per digest, at most. */
-const TITLE_LOOKUPS = 200;
-
-interface Parsed {
-  seq: number;
-  entry: DigestEntry;
-}
-
 export class DigestRunner {
   private readonly o: Required<
     Omit<DigestRunnerOptions, "revoked" | "names" | "videoUrlTemplate" | "onPosted">
@@ -100,6 +84,7 @@ export class DigestRunner {
   private wake: (() => void) | undefined;
   /** Slack answers whose write failed (the store, not a crash): key → ts of the marker's period. */
   private readonly unsaved = new Map<DigestKey, { end: number; ts: string }>();
+  private readonly lookup: DigestLookup;
 
   constructor(o: DigestRunnerOptions) {
     this.o = {
@@ -109,6 +94,7 @@ export class DigestRunner {
       leaseMs: 30_000,
       ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     } as DigestRunner["o"];
+    this.lookup = new DigestLookup(this.o.logger);
   }
 
   start(): void {
@@ -177,13 +163,14 @@ export class DigestRunner {
     const p = await this.o.settings.getProfile(teamId, profileId);
     const sub = p?.foreignUrl === null ? p.subscriptions.find((s) => s.channelId === channelId) : undefined;
     if (!sub) return this.dropped(key, "the channel no longer subscribes to the profile");
-    let state = this.stateOf(key, await this.o.log.getState(key));
-    if (state.posting) return this.post(key, sub, state);
+    let state = stateOf(this.o.logger, key, await this.o.log.getState(key));
+    // A digest taken up again (an earlier pass, maybe another replica): it may be in Slack already.
+    if (state.posting) return this.post(key, sub, state, true);
     const now = this.o.now();
     if (sub.pause && pausedAt(sub, now)) return Date.parse(sub.pause.until);
-    const { entries, leftOut } = await this.entries(key, state);
+    const { entries, leftOut } = await readEntries(this.o, key, state);
     const last = entries.at(-1)?.seq ?? state.settledUpTo;
-    const base = { upTo: last, leftOut, ts: null, replies: 0 };
+    const base = { upTo: last, leftOut, id: randomUUID(), at: now, ts: null, replies: 0 };
     let posting: Posting;
     if (sub.pause && state.caughtUp !== sub.pause.at) {
       posting = {
@@ -215,11 +202,19 @@ export class DigestRunner {
     }
     state = { ...state, posting };
     if (!(await this.o.log.setState(this.o.owner, key, JSON.stringify(state)))) throw new LeaseLost();
-    return this.post(key, sub, state);
+    return this.post(key, sub, state, false);
   }
 
-  /** Posts (or goes on posting) the state's marked digest, then settles it. */
-  private async post(key: DigestKey, sub: Subscription, start: DigestState): Promise<number | null> {
+  /**
+   * Posts (or goes on posting) the state's marked digest, then settles it. `takenUp`: the marker
+   * was there before this pass, so its digest may be in Slack already.
+   */
+  private async post(
+    key: DigestKey,
+    sub: Subscription,
+    start: DigestState,
+    takenUp: boolean,
+  ): Promise<number | null> {
     const { teamId, profileId, channelId } = partsOfDigestKey(key) ?? {
       teamId: "",
       profileId: "",
@@ -241,7 +236,7 @@ export class DigestRunner {
       await save({ ...state, posting: { ...marked, ts: kept.ts } });
       this.unsaved.delete(key);
     }
-    const entries = (await this.entries(key, state)).entries.filter((e) => e.seq <= marked.upTo);
+    const entries = (await readEntries(this.o, key, state)).entries.filter((e) => e.seq <= marked.upTo);
     const label = await this.o.names
       ?.profile(profileId, { signal: AbortSignal.timeout(PROFILE_NAME_WAIT_MS) })
       .catch(() => undefined);
@@ -252,7 +247,10 @@ export class DigestRunner {
       profileName: label?.known ? label.label : undefined,
       from: marked.from,
       end: marked.end,
-      entries: await this.withTitles(entries.map((e) => e.entry)),
+      entries: await withTitles(
+        this.o.outbox,
+        entries.map((e) => e.entry),
+      ),
       leftOut: marked.leftOut,
       links: { videoUrlTemplate: this.o.videoUrlTemplate },
       pausedBy: marked.kind === "catch-up" ? sub.pause?.by : undefined,
@@ -267,24 +265,36 @@ export class DigestRunner {
     const { gate } = this.o;
     try {
       let posting = state.posting ?? marked;
-      if (posting.ts === null) {
+      const found =
+        posting.ts === null && takenUp
+          ? await this.lookup.find(client, { teamId, channelId }, posting)
+          : undefined;
+      if (found !== undefined) {
+        posting = { ...posting, ts: found };
+        await save({ ...state, posting });
+      } else if (posting.ts === null) {
         const wait = gate.blockedUntil(channelId) || gate.takePostSlot(channelId, key);
         if (wait) return wait;
         await hold();
-        const res = await client.chat.postMessage({
-          channel: channelId,
-          text: view.parent.text,
-          blocks: view.parent.blocks,
-          unfurl_links: false,
-          metadata: {
-            event_type: "video_digest",
-            event_payload: {
-              profile_id: profileId,
-              kind: marked.kind,
-              period_end: Math.floor(marked.end / 1000),
+        const res = await this.lookup.post(
+          client,
+          {
+            channel: channelId,
+            text: view.parent.text,
+            blocks: view.parent.blocks,
+            unfurl_links: false,
+            metadata: {
+              event_type: DIGEST_EVENT,
+              event_payload: {
+                profile_id: profileId,
+                kind: marked.kind,
+                period_end: Math.floor(marked.end / 1000),
+                post_id: posting.id,
+              },
             },
           },
-        });
+          posting.id,
+        );
         gate.succeeded(channelId);
         this.o.onPosted?.(marked.kind, channelId);
         posting = { ...posting, ts: res.ts ?? "" };
@@ -342,53 +352,6 @@ export class DigestRunner {
       throw new LeaseLost();
     // Looked at again at once: what is owed next (often nothing) is decided with the new state.
     return this.o.now();
-  }
-
-  /** The log's entries not settled yet, oldest first (damaged ones skipped), and the left-out count. */
-  private async entries(key: DigestKey, state: DigestState): Promise<{ entries: Parsed[]; leftOut: number }> {
-    const { entries, leftOut } = await this.o.log.read(key);
-    const out: Parsed[] = [];
-    for (const e of entries) {
-      if (e.seq <= state.settledUpTo) continue;
-      try {
-        out.push({ seq: e.seq, entry: entrySchema.parse(JSON.parse(e.json)) });
-      } catch {
-        this.o.logger.warn({ digest: key, seq: e.seq }, "a damaged digest entry is skipped");
-      }
-    }
-    return { entries: out, leftOut };
-  }
-
-  /** Titles that came after their entry was recorded, from the videos' states. */
-  private async withTitles(entries: DigestEntry[]): Promise<DigestEntry[]> {
-    const found = new Map<string, Pick<DigestEntry, "title" | "notConfirmed">>();
-    for (const e of entries) {
-      if (e.title !== undefined || !e.videoKey || found.has(e.videoKey) || found.size >= TITLE_LOOKUPS)
-        continue;
-      const s = validateState(await this.o.outbox.getState(e.videoKey).catch(() => undefined));
-      const t = s?.title;
-      found.set(
-        e.videoKey,
-        t === undefined
-          ? {}
-          : "title" in t
-            ? { title: t.title }
-            : "notConfirmed" in t
-              ? { notConfirmed: true }
-              : {},
-      );
-    }
-    return entries.map((e) => (e.title === undefined && e.videoKey ? { ...e, ...found.get(e.videoKey) } : e));
-  }
-
-  private stateOf(key: DigestKey, raw: string | undefined): DigestState {
-    if (raw === undefined) return initialDigestState();
-    try {
-      return digestStateSchema.parse(JSON.parse(raw));
-    } catch {
-      this.o.logger.error({ digest: key }, "a digest's stored state is damaged; starting it again");
-      return initialDigestState();
-    }
   }
 
   private async dropped(key: DigestKey, why: string): Promise<typeof DROPPED> {

@@ -108,6 +108,9 @@ export const postingSchema = z
     leftOut: z.number().int().nonnegative(),
     /** The pause it closes (its `at`), for a catch-up. */
     pauseAt: z.string().nullable(),
+    /** The marker: its random id (in the digest's metadata, `post_id`) and when it was taken (ms). */
+    id: z.string().min(1).max(64),
+    at: z.number(),
     /** The message's ts once Slack answered; null before. */
     ts: z.string().nullable(),
     /** Thread replies posted so far. */
