@@ -44,10 +44,13 @@ const SAM_DM = "D0SAM";
 const CHANNEL = { id: "C0VIDEONEWS", name: "video-news" } as const;
 /** A second channel that subscribes to format errors only. */
 const ALERTS = { id: "C0VIDEOALERTS", name: "video-alerts" } as const;
+/** A third channel that gets a digest instead of a message per video. */
+const DIGEST = { id: "C0VIDEODIGEST", name: "video-digest" } as const;
 
 const CHANNEL_NAMES: Record<string, string> = {
   [CHANNEL.id]: CHANNEL.name,
   [ALERTS.id]: ALERTS.name,
+  [DIGEST.id]: DIGEST.name,
   [SEED_CHANNELS.general]: "general",
   [SEED_CHANNELS.news]: "news",
 };
@@ -135,7 +138,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
         tz: "Europe/Paris",
       });
     }
-    for (const c of [CHANNEL, ALERTS]) {
+    for (const c of [CHANNEL, ALERTS, DIGEST]) {
       stack.slack.channels.member.add(c.id);
       stack.slack.channels.public.add(c.id);
     }
@@ -249,6 +252,14 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       `The platform's webhook still carries ${stack.sandbox.state.profiles.get(PROFILE)?.webhook.events?.length ?? 0} events: the union of both channels' filters.`,
     );
 
+    // A third channel gets a digest instead of a message per video.
+    narrate("");
+    narrate(`#${DIGEST.name} wants a daily digest instead of a message per video:`);
+    await slash(ALEX, "/webhook", `subscribe ${PROFILE} digest=daily at=09:00`, DIGEST);
+    narrate(
+      `(this demo's DIGEST_PERIOD is ${stack.config.digestPeriodMs / 1000} s, so a "daily" digest comes every ${stack.config.digestPeriodMs / 1000} s; the default is 24 h, at 09:00 in @${ALEX.name}'s time zone)`,
+    );
+
     // 4. A video's life, then a second video whose 720p encoding fails.
     step(4, "A new video: created, encoded in three formats, published");
     const first = lifecycleEvents(PROFILE, { videoId: VIDEO_OK, progressSteps: PROGRESS_STEPS }, Date.now());
@@ -296,6 +307,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       `#${ALERTS.name} got ${alerts.length} messages, all about ${VIDEO_ERR} (its 720p error, with the ping); ${
         sawOk ? `and ${VIDEO_OK} too: that is a bug` : `nothing of ${VIDEO_OK}, which had no error`
       }.`,
+    );
+
+    // The digest channel got no message per video: its digest lists both.
+    const digests = () =>
+      stack.slack.messages(DIGEST.id).filter((m) => m.metadata?.event_type === "video_digest");
+    await until(
+      () => [VIDEO_OK, VIDEO_ERR].every((v) => digests().some((m) => JSON.stringify(m).includes(v))),
+      `the digest in #${DIGEST.name}`,
+      30_000,
+    );
+    transcript.pump();
+    narrate(
+      `#${DIGEST.name} got no message per video: ${digests().length === 1 ? "one digest" : `${digests().length} digests (one per period)`} listing both videos, titled and linked, and the 720p error.`,
     );
 
     // 5. The platform may deliver an event twice: it is shown once.

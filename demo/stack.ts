@@ -28,6 +28,8 @@ export const DEMO_PUBLIC_URL = "https://bot.example.com";
 export interface StackOptions {
   /** Worker tuning: short, so that the coalesced progress edits are visible in a few seconds. */
   worker?: { coalesceMs?: number; postIntervalMs?: number; pollMs?: number };
+  /** DIGEST_PERIOD (default 10s). */
+  digestPeriod?: string;
   /** Live watch: read interval and off-air grace, short so that a whole broadcast fits in seconds. */
   live?: { intervalMs: number; graceMs: number };
 }
@@ -76,6 +78,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       env: {
         LIVE_WATCH_INTERVAL_MS: String(opts.live?.intervalMs ?? 1000),
         LIVE_OFFAIR_GRACE_MS: String(opts.live?.graceMs ?? 1500),
+        // Digests every few seconds instead of every 24 h, so that one fires during the demo.
+        DIGEST_PERIOD: opts.digestPeriod ?? "10s",
       },
       compose: { worker: { coalesceMs: 300, postIntervalMs: 100, pollMs: 20, ...opts.worker } },
     });

@@ -19,6 +19,13 @@ import { healthRoutes } from "./http/health.js";
 import type { ServerTimeouts } from "./http/timeouts.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import {
+  type DigestLog,
+  DigestRunner,
+  Digests,
+  digestLogFor,
+  MemoryDigestLog,
+} from "./notify/digest/index.js";
 import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
 import type { Outbox } from "./notify/types.js";
@@ -68,6 +75,8 @@ export interface AppCollaborators {
   slowCardMs?: number;
   /** The store the live watches live in; without it `/live watch` answers that watching is off. */
   store?: Store;
+  /** Where digests and pauses keep what they will summarise (default: on `store`, else in memory). */
+  digestLog?: DigestLog;
   /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
   watch?: Partial<
     Pick<
@@ -91,6 +100,10 @@ export interface BuiltApp {
   worker: NotifyWorker;
   /** The live-watch poller (undefined without a store). */
   watch: WatchService | undefined;
+  /** Digests and pauses: what is recorded for them (`recordBroadcast` for the live watch). */
+  digests: Digests;
+  /** Posts the digests and catch-ups when due. */
+  digestRunner: DigestRunner;
   /** Starts listening on config.port/host (0 = a free port), then the worker and the watch; resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
@@ -152,6 +165,31 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   });
   // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
   const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
+  const gate = new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs });
+  // Digests and pauses: recorded by the worker (and the live watch), posted by the runner.
+  const digestLogger = logger.child({ component: "digests" });
+  const digests = new Digests({
+    log: c.digestLog ?? (c.store ? digestLogFor(c.store) : new MemoryDigestLog()),
+    settings: c.settings,
+    periodMs: config.digestPeriodMs,
+    logger: digestLogger,
+  });
+  const digestRunner = new DigestRunner({
+    log: digests.log,
+    settings: c.settings,
+    slackFor,
+    revoked: (teamId, profileId) => access.revoked(teamId, profileId),
+    gate,
+    logger: digestLogger,
+    names,
+    outbox: c.outbox,
+    periodMs: config.digestPeriodMs,
+    videoUrlTemplate: config.videoUrlTemplate,
+    pollMs: c.worker?.pollMs === undefined ? undefined : Math.max(50, c.worker.pollMs),
+    leaseMs: c.worker?.leaseMs,
+    owner: c.worker?.owner === undefined ? undefined : `${c.worker.owner}-digests`,
+    onPosted: () => metrics.deliveries.inc({ stage: "posted", result: "digest" }),
+  });
   const worker = new NotifyWorker({
     outbox: c.outbox,
     slackFor,
@@ -159,7 +197,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     revoked: (teamId, profileId) => access.revoked(teamId, profileId),
     activity: c.activity,
     names,
-    gate: new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs }),
+    digests,
+    gate,
     logger: logger.child({ component: "notify" }),
     managersOf: (teamId) => managers.named(teamId),
     videoUrlTemplate: config.videoUrlTemplate,
@@ -237,6 +276,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     now: c.now ?? (() => new Date()),
     managers,
     watch,
+    digests,
     ...(c.slowCardMs ? { slowCardMs: c.slowCardMs } : {}),
     access,
   };
@@ -262,9 +302,14 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     metrics,
     worker,
     watch,
+    digests,
+    digestRunner,
     start: async () => {
       const server = await bolt.start();
-      if (!c.worker?.manual) worker.start();
+      if (!c.worker?.manual) {
+        worker.start();
+        digestRunner.start();
+      }
       if (!c.watch?.manual) startWatch();
       return server;
     },
@@ -276,6 +321,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       if (watchRetry) clearTimeout(watchRetry);
       await watchStarting;
       await watch?.stop();
+      await digestRunner.stop();
       await worker.stop();
       await bolt.stop();
     },

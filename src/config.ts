@@ -109,7 +109,22 @@ export interface Config {
   readBudgets: { perUserPerMinute: number; perWorkspacePerMinute: number };
   /** LIVE_WATCH_MAX: watched livestreams in all (besides at most 100 per workspace). */
   liveWatchMax: number;
+  /** DIGEST_PERIOD, ms: the period of a daily digest (a weekly one is 7 times it). */
+  digestPeriodMs: number;
 }
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** DIGEST_PERIOD: a number and a unit (`30s`, `15m`, `24h`, `7d`), 1 s to 30 days. */
+const digestPeriod = z.string().transform((raw, ctx): number => {
+  const m = /^(\d{1,9})([smhd])$/.exec(raw);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : Number.NaN;
+  if (ms >= 1_000 && ms <= 30 * UNIT_MS.d) return ms;
+  ctx.addIssue(
+    `must be a number and a unit (s, m, h or d) from 1s to 30d, for example 24h (the default) or 30s for a demo (got "${raw}")`,
+  );
+  return z.NEVER;
+});
 
 /** The store, or the fix to report: the message depends on which scheme was meant. */
 function parseStoreUrl(value: string): StoreUrl | string {
@@ -223,6 +238,7 @@ const botEnv = z
       1_000_000,
       "must be a whole number from 1 to 1000000: the livestreams watched in all (default 1000)",
     ).prefault("1000"),
+    DIGEST_PERIOD: digestPeriod.prefault("24h"),
     PLATFORM_MAX_CONNECTIONS: wholeNumber(
       1,
       4096,
@@ -322,6 +338,7 @@ export function loadConfig(env: Env): Config {
       perWorkspacePerMinute: v.WORKSPACE_READS_PER_MINUTE,
     },
     liveWatchMax: v.LIVE_WATCH_MAX,
+    digestPeriodMs: v.DIGEST_PERIOD,
   };
 }
 

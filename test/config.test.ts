@@ -1110,3 +1110,19 @@ describe("loadConfig: VIDEO_URL_TEMPLATE", () => {
     expect(line).toContain("must be an https URL containing {id}");
   });
 });
+
+describe("loadConfig: DIGEST_PERIOD", () => {
+  it("defaults to 24h; takes a number and a unit (s, m, h, d)", () => {
+    expect(loadConfig(VALID).digestPeriodMs).toBe(86_400_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "30s" }).digestPeriodMs).toBe(30_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "2s" }).digestPeriodMs).toBe(2_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "15m" }).digestPeriodMs).toBe(900_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "7d" }).digestPeriodMs).toBe(7 * 86_400_000);
+  });
+
+  it.each(["0s", "24", "1w", "1.5h", "31d", "-1h"])("refuses %s, saying what it takes", (value) => {
+    const line = onlyProblem({ ...VALID, DIGEST_PERIOD: value }, "DIGEST_PERIOD");
+    expect(line).toContain("must be a number and a unit (s, m, h or d) from 1s to 30d");
+    expect(line).toContain(`(got "${value}")`);
+  });
+});

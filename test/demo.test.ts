@@ -146,6 +146,19 @@ describe("npm run demo, in-process", () => {
     expect(reply?.body).toMatch(/@here .*720p/);
   });
 
+  it("gives #video-digest one digest of both videos instead of a message per video", () => {
+    const all = entries(result.lines);
+    const inDigest = all.filter((e) => e.head.startsWith("#video-digest "));
+    const digests = inDigest.filter((e) => e.body.includes("📰 Daily digest of Northwind News"));
+    expect(digests.length).toBeGreaterThan(0);
+    const text = digests.map((d) => d.body).join("\n");
+    expect(text).toContain("✅ Published");
+    expect(text).toContain("x8nw5fq");
+    expect(text).toMatch(/⚠️ Format errors \(1\)\*\n• .*x8nw6kd`:\s+`720p`/);
+    // Nothing else of the videos there: the subscription's confirmation and the digests only.
+    expect(inDigest.filter((e) => !digests.includes(e) && /x8nw5fq|x8nw6kd/.test(e.body))).toEqual([]);
+  });
+
   it("previews a pasted livestream link with a compact card, never the stream key", () => {
     const all = entries(result.lines);
     const preview = all.find((e) => e.head.includes("⤷ link preview"));

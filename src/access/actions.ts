@@ -50,6 +50,12 @@ export const ACTION_RULES = {
     verb: "unsubscribe a channel",
   },
   "webhook.subscriptions": { role: "anyone", resource: "profile", verb: "list subscriptions" },
+  "webhook.pause": {
+    role: "manager",
+    resource: "profile",
+    claim: true,
+    verb: "pause or resume a channel's notifications",
+  },
   "webhook.setup": { role: "manager", resource: "workspace", verb: "set up a webhook" },
   "managers.list": { role: "anyone", resource: "workspace", verb: "list the managers" },
   "managers.change": { role: "manager", resource: "workspace", verb: "change who the managers are" },

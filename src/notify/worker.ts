@@ -28,6 +28,10 @@
  *
  * Titles (src/notify/title.ts): read once per video, kept in its state; the first post waits for
  * it at most 2 s, and a later one is shown in place.
+ *
+ * Digests and pauses (src/notify/digest/): a channel whose subscription holds its messages back
+ * gets no Slack call; the video's new milestones are recorded for its digest or catch-up instead
+ * (once the title is known, or after the same 2 s), and marked done in the state.
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -40,6 +44,7 @@ import {
   StoreUnavailableError,
 } from "../store/index.js";
 import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
+import type { Digests } from "./digest/index.js";
 import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.js";
 import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
@@ -72,6 +77,8 @@ export interface WorkerOptions {
   revoked?: RevokedCheck;
   /** Per-profile counters for the App Home (optional). */
   activity?: ActivityRepo;
+  /** Digests and pauses (src/notify/digest/); without it, every channel gets live messages. */
+  digests?: Pick<Digests, "holdOf" | "recordVideo">;
   /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
   names?: Pick<PlatformNames, "videoTitle" | "profile">;
   gate: ChannelGate;
@@ -108,7 +115,8 @@ type Optional =
   | "activity"
   | "videoUrlTemplate"
   | "revoked"
-  | "names";
+  | "names"
+  | "digests";
 
 export class NotifyWorker {
   private readonly o: Required<Omit<WorkerOptions, Optional>> & Pick<WorkerOptions, Optional>;
@@ -316,12 +324,32 @@ export class NotifyWorker {
     }
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };
+    // A digest or a pause: recorded for it, nothing posted (src/notify/digest/).
+    const hold = await this.o.digests?.holdOf(state.teamId, state.profileId, state.channelId);
+    if (hold && this.o.digests) return this.record(key, state, hold, this.o.digests);
     // The refused items are dead letters already: Slack's refusals concern the others only.
     const shown = refused.length === 0 ? applied : applied.filter((i) => !refused.some((r) => r.item === i));
     tally.lastVideo = lastVideoOf(state);
     const outcome = await this.show(key, state, shown, tally);
     // A title still pending: back soon to show it in place.
     return { dueAt: this.titles?.pollAt(state, outcome.dueAt) ?? outcome.dueAt };
+  }
+
+  /** Records the video's new milestones for the channel's digest or catch-up instead of posting. */
+  private async record(
+    key: VideoKey,
+    state: VideoState,
+    hold: NonNullable<Awaited<ReturnType<Digests["holdOf"]>>>,
+    digests: Pick<Digests, "recordVideo">,
+  ): Promise<Outcome> {
+    if (state.milestones.every((m) => m.posted)) return { dueAt: this.titles?.pollAt(state, null) ?? null };
+    // The title, for the digest to name the video: the same wait as a first post (2 s at most).
+    const wait = this.titles?.holdUntil(state);
+    if (wait) return { dueAt: wait };
+    const next = await digests.recordVideo(key, state, hold);
+    if (!(await this.unsaved.writeState(this.o.outbox, this.o.owner, key, next, isFinal(next))))
+      return { dueAt: null }; // lease lost
+    return { dueAt: this.titles?.pollAt(next, null) ?? null };
   }
 
   /** Brings Slack up to date with the state, within the channel's pace. */

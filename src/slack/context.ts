@@ -8,6 +8,7 @@ import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
+import type { Digests } from "../notify/digest/index.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
@@ -46,6 +47,8 @@ export interface BotDeps {
   managers: ManagerPolicy;
   /** Live watch (undefined when the app was built without a store). */
   watch?: WatchService | undefined;
+  /** Digests and pauses (src/notify/digest/): what commands schedule or forget. */
+  digests?: Digests | undefined;
   /** The one authorization function (src/access): every entry point asks it first. */
   access: Authorizer;
   logger: Logger;

@@ -3,6 +3,7 @@
  * problem out. Nothing here talks to Slack, the platform or the store.
  */
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/index.js";
+import { parseAtWord, parseDigestWord, parsePauseWords } from "./grammar-modes.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -31,11 +32,21 @@ export type WebhookCommand =
       presets: string[];
       /** null, "here" or a Slack user id. */
       mention: string | null;
+      /** `digest=daily|weekly [at=HH:MM]` or `digest=off`; absent: the channel's mode stays. */
+      digest?: DigestChoice;
+      /** `digest=` alone (no event, preset or mention): the channel's filters stay as they are. */
+      keepFilters?: true;
     }
+  /** `duration` as typed (`2h`), `ms` what it means. */
+  | { kind: "pause"; profile: string | null; duration: string; ms: number }
+  | { kind: "resume"; profile: string | null }
   | { kind: "unsubscribe"; profile: string }
   | { kind: "subscriptions"; profile: string | null }
   | { kind: "managers"; action: "list" }
   | { kind: "managers"; action: "add" | "remove"; userId: string };
+
+/** A digest asked for (`at` null: the default time), or `off`: live messages again. */
+export type DigestChoice = { every: "daily" | "weekly"; at: string | null } | "off";
 
 /** The commands that act on one profile. */
 export type ProfileCommand = Extract<WebhookCommand, { profile: string | null }>;
@@ -57,6 +68,8 @@ export const WEBHOOK_SUBCOMMANDS = [
   "subscribe",
   "unsubscribe",
   "subscriptions",
+  "pause",
+  "resume",
 ] as const;
 type Exhaustive<Kind, Listed> = [Exclude<Kind, Listed>] extends [never] ? true : never;
 const listsAreComplete: [
@@ -195,7 +208,17 @@ function isEventWord(word: string): boolean {
 
 /** Whether `word` is one of `set`'s or `subscribe`'s options rather than a profile. */
 function isOptionWord(word: string): boolean {
-  return /^(url|preset|presets|mention)=/i.test(word) || isEventWord(word);
+  return /^(url|preset|presets|mention|digest|at)=/i.test(word) || isEventWord(word);
+}
+
+/** `/webhook pause [profile] <duration>` */
+function parsePause(rest: readonly string[]): Parsed<WebhookCommand> {
+  const words = parsePauseWords(rest);
+  if (!words.ok) return words;
+  const profile = parseProfileWord(words.value.profileWord);
+  if (!profile.ok) return profile;
+  const { duration, ms } = words.value;
+  return { ok: true, value: { kind: "pause", profile: profile.value, duration, ms } };
 }
 
 function parseUserMention(raw: string | undefined): Parsed<string> {
@@ -232,10 +255,22 @@ function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
   let presets: string[] | null = null;
   let mention: string | null = null;
   let mentionGiven = false;
+  let digest: "daily" | "weekly" | "off" | null = null;
+  let at: string | null = null;
   const eventWords: string[] = [];
   for (const w of more) {
     const lower = w.toLowerCase();
-    if (lower.startsWith("preset=") || lower.startsWith("presets=")) {
+    if (lower.startsWith("digest=")) {
+      if (digest !== null) return { ok: false, problem: "Give `digest=` only once." };
+      const d = parseDigestWord(w);
+      if (!d.ok) return d;
+      digest = d.value;
+    } else if (lower.startsWith("at=")) {
+      if (at !== null) return { ok: false, problem: "Give `at=` only once." };
+      const a = parseAtWord(w);
+      if (!a.ok) return a;
+      at = a.value;
+    } else if (lower.startsWith("preset=") || lower.startsWith("presets=")) {
       if (presets !== null) return { ok: false, problem: "Give `preset=` only once." };
       const names = w
         .slice(w.indexOf("=") + 1)
@@ -256,8 +291,14 @@ function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
       mention = m.value;
     } else eventWords.push(w);
   }
+  if (at !== null && digest !== "daily" && digest !== "weekly")
+    return {
+      ok: false,
+      problem: "`at=` goes with `digest=daily` or `digest=weekly`, for example `digest=daily at=09:00`.",
+    };
   const events = parseEvents(eventWords);
   if (!events.ok) return events;
+  const filtersGiven = eventWords.length > 0 || presets !== null || mentionGiven;
   return {
     ok: true,
     value: {
@@ -266,6 +307,8 @@ function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
       events: events.value,
       presets: presets ?? [],
       mention,
+      ...(digest === null ? {} : { digest: digest === "off" ? "off" : { every: digest, at } }),
+      ...(digest !== null && !filtersGiven ? { keepFilters: true as const } : {}),
     },
   };
 }
@@ -321,6 +364,15 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
     }
     case "subscribe":
       return parseSubscribe(rest);
+    case "pause":
+      return parsePause(rest);
+    case "resume": {
+      if (rest.length > 1)
+        return { ok: false, problem: "`/webhook resume` takes at most one profile id or name." };
+      const profile = parseProfileWord(rest[0]);
+      if (!profile.ok) return profile;
+      return { ok: true, value: { kind: "resume", profile: profile.value } };
+    }
     case "unsubscribe": {
       const profile = parseProfileWord(rest[0]);
       if (rest.length !== 1 || !profile.ok || profile.value === null)
@@ -362,33 +414,4 @@ export function parseWebhook(text: string): Parsed<WebhookCommand> {
   }
 }
 
-/** `video.created` → `created`. */
-const shortEvent = (e: string) => e.replace(/^video\./, "");
-
-/**
- * The text of `/webhook` that `parseWebhook` reads back into `cmd` (the menu of profiles carries
- * the rest of a command this way), with `profile` in place of the one typed (none: left out).
- */
-export function commandText(cmd: ProfileCommand, profile: string | null): string {
-  const words: string[] = [cmd.kind];
-  if (profile !== null) words.push(profile);
-  const all = (events: readonly string[]) => WEBHOOK_EVENTS.every((e) => events.includes(e));
-  switch (cmd.kind) {
-    case "set":
-      if (cmd.url !== null) words.push(`url=${cmd.url}`);
-      if (!all(cmd.events)) words.push(...cmd.events.map(shortEvent));
-      break;
-    case "events":
-      if (cmd.events !== null) words.push(...(all(cmd.events) ? ["all"] : cmd.events.map(shortEvent)));
-      break;
-    case "subscribe":
-      if (!all(cmd.events)) words.push(...cmd.events.map(shortEvent));
-      if (cmd.presets.length > 0) words.push(`preset=${cmd.presets.join(",")}`);
-      if (cmd.mention !== null)
-        words.push(`mention=${cmd.mention === "here" ? "@here" : `<@${cmd.mention}>`}`);
-      break;
-    default:
-      break;
-  }
-  return words.join(" ");
-}
+export { commandText } from "./grammar-text.js";

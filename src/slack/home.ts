@@ -87,6 +87,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     tokenRefreshFailure: refreshFailureOf(installation),
     watches,
     watchHealth: { failing },
+    digestPeriodMs: deps.config.digestPeriodMs,
   });
   await client.views.publish({ user_id: userId, view });
 }

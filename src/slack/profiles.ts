@@ -117,6 +117,8 @@ const PICKABLE = new Set<ProfileCommand["kind"]>([
   "test",
   "subscribe",
   "subscriptions",
+  "pause",
+  "resume",
 ]);
 
 /** What the menu carries for `cmd`: the command without its profile (`set created published`). */

@@ -11,9 +11,17 @@
  * concurrent subscriptions of several channels are all kept and the platform ends with their union.
  * The caller authorized the action first (src/access).
  */
+import type { WebClient } from "@slack/web-api";
 import type { WebhookEvent } from "../platform/index.js";
 import { isWebhookEvent, WEBHOOK_EVENTS } from "../platform/index.js";
-import { type ProfileSettings, type Subscription, sameEventSet, unionOfEvents } from "../store/index.js";
+import {
+  type DigestMode,
+  type ProfileSettings,
+  type Subscription,
+  sameEventSet,
+  TZ_RE,
+  unionOfEvents,
+} from "../store/index.js";
 import type { BotDeps } from "./context.js";
 
 export interface SubscribeRequest {
@@ -24,6 +32,10 @@ export interface SubscribeRequest {
   events: WebhookEvent[];
   presets: string[];
   mention: string | null;
+  /** A digest (its `since` is set here when it is new), `off`, or absent: the channel's mode stays. */
+  digest?: Omit<DigestMode, "since"> | "off";
+  /** Keep the channel's current filter (`digest=` given alone). */
+  keepFilters?: boolean;
 }
 
 export type SubscribeOutcome =
@@ -73,21 +85,47 @@ async function platformEvents(
   return { events, changed: !sameEventSet(events, p.events) };
 }
 
-export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<SubscribeOutcome> {
-  const subscription: Subscription = {
+/**
+ * The channel's subscription after `req`: its filter (or the one it had, `keepFilters`), its mode
+ * (a digest kept with its `since` when unchanged, so its periods do not move) and its pause.
+ */
+function nextSubscription(req: SubscribeRequest, prev: Subscription | undefined, now: Date): Subscription {
+  const keep = req.keepFilters === true && prev !== undefined;
+  let digest = prev?.digest;
+  if (req.digest === "off") digest = undefined;
+  else if (req.digest !== undefined) {
+    const same =
+      digest !== undefined &&
+      digest.every === req.digest.every &&
+      digest.at === req.digest.at &&
+      digest.tz === req.digest.tz &&
+      digest.tzOffset === req.digest.tzOffset;
+    digest = same && digest ? digest : { ...req.digest, since: now.toISOString() };
+  }
+  return {
     channelId: req.channelId,
-    events: [...req.events],
-    presets: [...req.presets],
-    mention: req.mention,
+    events: keep ? [...prev.events] : [...req.events],
+    presets: keep ? [...prev.presets] : [...req.presets],
+    mention: keep ? prev.mention : req.mention,
     setBy: req.userId,
-    setAt: deps.now().toISOString(),
+    setAt: now.toISOString(),
+    ...(digest ? { digest } : {}),
+    ...(prev?.pause ? { pause: prev.pause } : {}),
   };
+}
+
+export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<SubscribeOutcome> {
+  const now = deps.now();
   const sent: Sent = {};
   let outcome: SubscribeOutcome = { kind: "not-ours" };
+  let digestOff = false;
   await deps.settings.updateProfile(req.teamId, req.profileId, async (p) => {
     outcome = { kind: "not-ours" };
     if (!ours(p)) return undefined;
-    const replaced = p.subscriptions.some((s) => s.channelId === req.channelId);
+    const prev = p.subscriptions.find((s) => s.channelId === req.channelId);
+    const subscription = nextSubscription(req, prev, now);
+    digestOff = prev?.digest !== undefined && subscription.digest === undefined;
+    const replaced = prev !== undefined;
     const subs = replaced
       ? p.subscriptions.map((s) => (s.channelId === req.channelId ? subscription : s))
       : [...p.subscriptions, subscription];
@@ -101,6 +139,8 @@ export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<S
     };
     return { ...p, events, subscriptions: subs };
   });
+  // Live messages again: what the digest kept is posted now, as one last digest.
+  if (digestOff) await deps.digests?.wake(req.teamId, req.profileId, req.channelId, now.getTime());
   return outcome;
 }
 
@@ -124,7 +164,109 @@ export async function unsubscribe(
     outcome = { kind: "unsubscribed", platformChanged: changed };
     return { ...p, events, subscriptions: subs };
   });
+  // What a digest or a pause kept for the channel goes with its subscription.
+  if ((outcome as UnsubscribeOutcome).kind === "unsubscribed")
+    await deps.digests?.drop(teamId, profileId, channelId);
   return outcome;
+}
+
+export type PauseOutcome =
+  | { kind: "not-ours" }
+  | { kind: "not-subscribed" }
+  /** `until`: when it ends; `extended`: it was paused already (one catch-up covers both). */
+  | { kind: "paused"; subscription: Subscription; until: Date; extended: boolean };
+
+/**
+ * `/webhook pause`: the channel gets nothing of the profile until `now + ms`; a pause under way
+ * is extended (or shortened) and keeps its start, so one catch-up covers it all. The catch-up is
+ * scheduled for the end.
+ */
+export async function pause(
+  deps: BotDeps,
+  o: { teamId: string; profileId: string; channelId: string; userId: string; ms: number },
+): Promise<PauseOutcome> {
+  const now = deps.now();
+  const until = new Date(now.getTime() + o.ms);
+  let outcome: PauseOutcome = { kind: "not-ours" };
+  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+    outcome = { kind: "not-ours" };
+    if (!ours(p)) return undefined;
+    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    outcome = { kind: "not-subscribed" };
+    if (!prev) return undefined;
+    const on = prev.pause !== undefined && Date.parse(prev.pause.until) > now.getTime();
+    const subscription: Subscription = {
+      ...prev,
+      pause: {
+        until: until.toISOString(),
+        at: on && prev.pause ? prev.pause.at : now.toISOString(),
+        by: o.userId,
+      },
+    };
+    outcome = { kind: "paused", subscription, until, extended: on };
+    return {
+      ...p,
+      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+    };
+  });
+  const done = outcome as PauseOutcome;
+  if (done.kind === "paused") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, until.getTime());
+  return done;
+}
+
+export type ResumeOutcome =
+  | { kind: "not-ours" }
+  | { kind: "not-subscribed" }
+  | { kind: "not-paused" }
+  | { kind: "resumed" };
+
+/** `/webhook resume`: the channel's pause ends now; its catch-up is posted at once. */
+export async function resume(
+  deps: BotDeps,
+  o: { teamId: string; profileId: string; channelId: string },
+): Promise<ResumeOutcome> {
+  const now = deps.now();
+  let outcome: ResumeOutcome = { kind: "not-ours" };
+  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+    outcome = { kind: "not-ours" };
+    if (!ours(p)) return undefined;
+    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    outcome = { kind: "not-subscribed" };
+    if (!prev) return undefined;
+    outcome = { kind: "not-paused" };
+    if (!prev.pause || Date.parse(prev.pause.until) <= now.getTime()) return undefined;
+    const subscription: Subscription = { ...prev, pause: { ...prev.pause, until: now.toISOString() } };
+    outcome = { kind: "resumed" };
+    return {
+      ...p,
+      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+    };
+  });
+  const done = outcome as ResumeOutcome;
+  if (done.kind === "resumed") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, now.getTime());
+  return done;
+}
+
+/**
+ * The person's Slack time zone (`users.info`: `tz`, `tz_offset`), for a digest's time of day;
+ * UTC when Slack does not say (or cannot be asked).
+ */
+export async function userTimeZone(
+  client: Pick<WebClient, "users">,
+  userId: string,
+): Promise<{ tz: string | null; tzOffset: number }> {
+  try {
+    const res = await client.users.info({ user: userId });
+    const tz: unknown = res.user?.tz;
+    const offset: unknown = res.user?.tz_offset;
+    return {
+      tz: typeof tz === "string" && TZ_RE.test(tz) ? tz : null,
+      tzOffset:
+        typeof offset === "number" && Number.isInteger(offset) && Math.abs(offset) <= 14 * 3600 ? offset : 0,
+    };
+  } catch {
+    return { tz: null, tzOffset: 0 };
+  }
 }
 
 /**

@@ -1,5 +1,15 @@
 export { type ActivityDelta, ActivityRepo, type ActivitySummary } from "./activity.js";
 export { ProfileClaims } from "./claims.js";
+export {
+  DAY_MS,
+  type Hold,
+  holdOf,
+  knownTimeZone,
+  lastDigestAt,
+  nextDigestAt,
+  pausedAt,
+  periodOf,
+} from "./digest-times.js";
 export { Documents } from "./documents.js";
 export {
   InstallationMissingError,
@@ -37,11 +47,15 @@ export {
 export type { Row, SqliteDb } from "./sqlite.js";
 export {
   CHANNEL_RE,
+  type DigestMode,
   MENTION_RE,
   matchesSubscription,
   mentionMarkup,
+  type Pause,
   PRESET_RE,
   type Subscription,
   sameEventSet,
+  TIME_OF_DAY_RE,
+  TZ_RE,
   unionOfEvents,
 } from "./subscriptions.js";

@@ -6,7 +6,11 @@
  *    subscription's events);
  *  - `presets`: empty = every format; otherwise the preset-specific events (`video.format.*`, by
  *    `preset_name`) of those presets only; events that are not about a preset pass;
- *  - `mention`: null, "here" or a Slack user id, put only in the format-error thread reply.
+ *  - `mention`: null, "here" or a Slack user id, put only in the format-error thread reply;
+ *  - `digest` (absent: live messages): one digest per period instead of per-video messages
+ *    (digest-times.ts computes when);
+ *  - `pause` (absent: not paused): nothing is posted until `until`, then one catch-up message.
+ *  The digest and catch-up are built by src/notify/digest/.
  */
 import { z } from "zod";
 
@@ -19,6 +23,33 @@ export interface Subscription {
   mention: string | null;
   setBy: string;
   setAt: string;
+  /** Absent: live messages. */
+  digest?: DigestMode;
+  /** Absent: not paused (a pause whose `until` passed is over). */
+  pause?: Pause;
+}
+
+/** A digest subscription: when its digests are posted. */
+export interface DigestMode {
+  every: "daily" | "weekly";
+  /** Time of day, `HH:MM`, in the subscriber's time zone. */
+  at: string;
+  /** The subscriber's Slack time zone (IANA name, `users.info` `tz`), null when Slack gave none. */
+  tz: string | null;
+  /** Its offset from UTC in seconds (`tz_offset`): used when `tz` is null or unknown here. */
+  tzOffset: number;
+  /** ISO date-time the digest was set up: periods shorter than a day are counted from it. */
+  since: string;
+}
+
+/** A channel's pause: nothing of the profile is posted there until `until`. */
+export interface Pause {
+  /** ISO date-time the pause ends (by itself, or earlier with `/webhook resume`). */
+  until: string;
+  /** ISO date-time it began: names the pause (one catch-up per pause). */
+  at: string;
+  /** Slack user id. */
+  by: string;
 }
 
 /** What a `mention` may be: `here` or a Slack user id, nothing else (nothing can be injected). */
@@ -28,6 +59,31 @@ export const PRESET_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** A Slack conversation id. */
 export const CHANNEL_RE = /^[CDG][A-Z0-9]{2,30}$/;
 
+/** `HH:MM`, 00:00 to 23:59. */
+export const TIME_OF_DAY_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+/** An IANA time zone name as Slack gives it (`Europe/Paris`, `America/Argentina/Buenos_Aires`). */
+export const TZ_RE = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+export const digestModeSchema = z
+  .object({
+    every: z.enum(["daily", "weekly"]),
+    at: z.string().regex(TIME_OF_DAY_RE),
+    tz: z.string().regex(TZ_RE).nullable(),
+    tzOffset: z
+      .number()
+      .int()
+      .min(-14 * 3600)
+      .max(14 * 3600),
+    since: isoDateTime,
+  })
+  .strict();
+
+export const pauseSchema = z
+  .object({ until: isoDateTime, at: isoDateTime, by: z.string().min(1).max(40) })
+  .strict();
+
 export const subscriptionSchema = z
   .object({
     channelId: z.string().min(1).max(40),
@@ -35,7 +91,9 @@ export const subscriptionSchema = z
     presets: z.array(z.string().regex(PRESET_RE)).max(50),
     mention: z.string().regex(MENTION_RE).nullable(),
     setBy: z.string().min(1),
-    setAt: z.iso.datetime({ offset: true }),
+    setAt: isoDateTime,
+    digest: digestModeSchema.optional(),
+    pause: pauseSchema.optional(),
   })
   .strict();
 

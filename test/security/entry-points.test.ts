@@ -229,6 +229,24 @@ const ROWS: Row[] = [
     target: "profile",
     run: slash("/webhook", `subscriptions ${UNBOUND}`),
   },
+  {
+    entry: "/webhook subscribe",
+    managerOnly: true,
+    target: "profile",
+    run: slash("/webhook", `subscribe ${UNBOUND} digest=daily at=08:00`),
+  },
+  {
+    entry: "/webhook pause",
+    managerOnly: true,
+    target: "profile",
+    run: slash("/webhook", `pause ${UNBOUND} 2h`),
+  },
+  {
+    entry: "/webhook resume",
+    managerOnly: true,
+    target: "profile",
+    run: slash("/webhook", `resume ${UNBOUND}`),
+  },
   { entry: "/webhook managers", managerOnly: false, target: "none", run: slash("/webhook", "managers") },
   {
     entry: "/webhook managers",

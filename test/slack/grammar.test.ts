@@ -288,3 +288,87 @@ describe("/webhook subscribe|unsubscribe|subscriptions grammar", () => {
     }
   });
 });
+
+describe("/webhook subscribe digest=, pause and resume grammar", () => {
+  it("reads digest=daily|weekly [at=HH:MM] and digest=off; alone they keep the channel's filter", () => {
+    expect(parseWebhook("subscribe x1abc digest=daily at=07:30")).toEqual({
+      ok: true,
+      value: {
+        kind: "subscribe",
+        profile: "x1abc",
+        events: [...WEBHOOK_EVENTS],
+        presets: [],
+        mention: null,
+        digest: { every: "daily", at: "07:30" },
+        keepFilters: true,
+      },
+    });
+    expect(parseWebhook("subscribe x1abc format.error digest=WEEKLY")).toMatchObject({
+      ok: true,
+      value: { events: ["video.format.error"], digest: { every: "weekly", at: null } },
+    });
+    const withFilter = parseWebhook("subscribe x1abc format.error digest=weekly");
+    expect(withFilter.ok && "keepFilters" in withFilter.value).toBe(false);
+    expect(parseWebhook("subscribe digest=off")).toMatchObject({
+      ok: true,
+      value: { profile: null, digest: "off", keepFilters: true },
+    });
+  });
+
+  it("reads pause <profile> <duration> (or the duration alone) and resume [profile]", () => {
+    expect(parseWebhook("pause x1abc 2h")).toEqual({
+      ok: true,
+      value: { kind: "pause", profile: "x1abc", duration: "2h", ms: 7_200_000 },
+    });
+    expect(parseWebhook("pause 1h30m")).toEqual({
+      ok: true,
+      value: { kind: "pause", profile: null, duration: "1h30m", ms: 5_400_000 },
+    });
+    expect(parseWebhook("pause x1abc 1d")).toMatchObject({ ok: true, value: { ms: 86_400_000 } });
+    expect(parseWebhook("pause x1abc 7d")).toMatchObject({ ok: true, value: { ms: 7 * 86_400_000 } });
+    expect(parseWebhook("resume")).toEqual({ ok: true, value: { kind: "resume", profile: null } });
+    expect(parseWebhook("resume x1abc")).toEqual({ ok: true, value: { kind: "resume", profile: "x1abc" } });
+  });
+
+  it("refuses what is not a digest, a time of day or a sane duration, with what to type", () => {
+    for (const [text, says] of [
+      ["subscribe x1abc digest=hourly", "`digest=` takes `daily`, `weekly` or `off`"],
+      ["subscribe x1abc at=09:00", "`at=` goes with `digest=daily` or `digest=weekly`"],
+      ["subscribe x1abc digest=off at=09:00", "`at=` goes with"],
+      ["subscribe x1abc digest=daily at=24:00", "HH:MM (00:00 to 23:59)"],
+      ["subscribe x1abc digest=daily at=9am", '"9am" is not one'],
+      ["subscribe x1abc digest=daily digest=weekly", "only once"],
+      ["pause x1abc", "is not a duration"],
+      ["pause x1abc soon", '"soon" is not a duration'],
+      ["pause x1abc 4s", "from 5s to 7d"],
+      ["pause x1abc 8d", "from 5s to 7d"],
+      ["pause x1abc 2h extra", "takes the profile"],
+      ["pause", "takes the profile"],
+      ["resume x1abc x2def", "at most one profile"],
+    ] as const) {
+      const parsed = parseWebhook(text);
+      expect(parsed.ok, text).toBe(false);
+      if (!parsed.ok) expect(parsed.problem, text).toContain(says);
+    }
+  });
+
+  it("commandText reads digest, pause and resume back into the same command", () => {
+    for (const text of [
+      "subscribe x2vq8nw digest=daily at=07:30",
+      "subscribe x2vq8nw format.error preset=720p digest=weekly",
+      "subscribe x2vq8nw digest=off",
+      "pause x2vq8nw 1h30m",
+      "resume x2vq8nw",
+    ]) {
+      const parsed = parseWebhook(text);
+      if (!parsed.ok || !("profile" in parsed.value)) throw new Error(text);
+      const cmd = parsed.value;
+      expect(parseWebhook(commandText(cmd, "x2vq8nw")), text).toEqual(parsed);
+      const [sub, ...rest] = commandText(cmd, null).split(" ");
+      expect(parseWebhook([sub, "x9other", ...rest].join(" ")), text).toEqual({
+        ok: true,
+        value: { ...cmd, profile: "x9other" },
+      });
+    }
+  });
+});

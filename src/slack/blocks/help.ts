@@ -110,6 +110,24 @@ export const WEBHOOK_HELP: readonly HelpEntry[] = [
     example: "/webhook subscriptions x1abc2",
   },
   {
+    usage: "/webhook subscribe <profile_id> digest=daily|weekly [at=HH:MM]",
+    who: "managers",
+    what: "This channel gets one digest a day (or a week) instead of a message per video, at that time in your Slack time zone (default 09:00): the videos published and complete, format errors, deletions, and the broadcasts of the livestreams it watches. Its filters still apply. `digest=off` brings live messages back.",
+    example: "/webhook subscribe northwind-news digest=daily at=09:00",
+  },
+  {
+    usage: "/webhook pause <profile_id> <duration>",
+    who: "managers",
+    what: "This channel gets nothing of the profile for that long (5s to 7d: `30m`, `2h`, `1d`); what arrives meanwhile is kept and summarised in one catch-up message when the pause ends. Other channels go on as before.",
+    example: "/webhook pause northwind-news 2h",
+  },
+  {
+    usage: "/webhook resume <profile_id>",
+    who: "managers",
+    what: "Ends this channel's pause now: one catch-up message, then live messages again.",
+    example: "/webhook resume northwind-news",
+  },
+  {
     usage: "/webhook remove [profile_id]",
     who: "managers",
     what: "Removes the webhook after you confirm (the platform stops sending events).",
@@ -169,7 +187,7 @@ export function webhookHelp(): Message {
   return message(
     fallback(WEBHOOK_HELP),
     helpBlocks("/webhook: profile webhook and notifications", WEBHOOK_HELP, [
-      "`profile_id` may be left out once this workspace has one configured profile; otherwise `set`, `show`, `events`, `remove`, `test`, `subscribe` and `subscriptions` offer a menu of this workspace's profiles to choose from. A profile's name works wherever its id does (`northwind-news` or `x1abc2`).",
+      "`profile_id` may be left out once this workspace has one configured profile; otherwise `set`, `show`, `events`, `remove`, `test`, `subscribe`, `subscriptions`, `pause` and `resume` offer a menu of this workspace's profiles to choose from. A profile's name works wherever its id does (`northwind-news` or `x1abc2`).",
       `Events: ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(", ")}`,
     ]),
   );

@@ -83,6 +83,8 @@ export interface HomeViewOptions {
   /** The workspace's live watches, and the polls that failed (a health line). */
   watches?: readonly WatchRow[];
   watchHealth?: WatchHealthLine;
+  /** DIGEST_PERIOD (ms): each channel's mode and next digest are shown with it. */
+  digestPeriodMs?: number;
 }
 
 /** Why the workspace may soon stop working, and what to do. */
@@ -266,6 +268,7 @@ export function homeView(o: HomeViewOptions): HomeView {
             o.isManager,
             WEBHOOK_EVENTS.length,
             MAX_SUBSCRIPTIONS_ON_HOME,
+            o.digestPeriodMs === undefined ? undefined : { now: o.now, periodMs: o.digestPeriodMs },
           ),
         );
       if (o.isManager) body.push(profileButtons(p));

@@ -3,10 +3,10 @@
  * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
  * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
  */
-import type { Subscription } from "../../store/index.js";
+import { DAY_MS, nextDigestAt, periodOf, type Subscription } from "../../store/index.js";
 import { ACTIONS } from "./ids.js";
 import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
-import { escapeTruncate } from "./limits.js";
+import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 
@@ -40,6 +40,50 @@ export function filterText(s: Subscription, allEvents: number): string {
   return `${events}; ${formats}${who}`;
 }
 
+/** What a channel's mode is shown against: the clock and DIGEST_PERIOD (ms). */
+export interface ModeClock {
+  now: Date;
+  periodMs: number;
+}
+
+const dateOf = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)));
+
+/** `every 30 s`, `every 2 h`, `every 3 d`. */
+function every(ms: number): string {
+  if (ms % DAY_MS === 0) return `every ${ms / DAY_MS} d`;
+  if (ms % 3_600_000 === 0) return `every ${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `every ${ms / 60_000} min`;
+  return `every ${Math.round(ms / 1000)} s`;
+}
+
+/** The time zone as stored: its name, else its offset (`UTC+05:30`). */
+function zoneText(d: NonNullable<Subscription["digest"]>): string {
+  if (d.tz !== null) return escapeTruncate(d.tz, 64);
+  const m = Math.round(Math.abs(d.tzOffset) / 60);
+  return `UTC${d.tzOffset < 0 ? "-" : "+"}${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The channel's mode: `🔔 live`, `📰 daily digest at 09:00 (Europe/Paris), next <date>`, a weekly
+ * one, `⏸️ paused until <date>`; dates in Slack date formatting.
+ */
+export function modeText(s: Subscription, clock: ModeClock): string {
+  const now = clock.now.getTime();
+  const until = s.pause ? Date.parse(s.pause.until) : Number.NaN;
+  const parts: string[] = [];
+  if (until > now) parts.push(`⏸️ paused until ${dateOf(until)}`);
+  if (s.digest) {
+    const d = s.digest;
+    const step = periodOf(d, clock.periodMs);
+    const at =
+      clock.periodMs < DAY_MS || step % DAY_MS !== 0
+        ? `${every(step)} (DIGEST_PERIOD)`
+        : `at ${d.at} (${zoneText(d)})`;
+    parts.push(`📰 ${d.every} digest ${at}, next ${dateOf(nextDigestAt(d, clock.periodMs, now))}`);
+  } else if (parts.length === 0) parts.push("🔔 live");
+  return parts.join(" · ");
+}
+
 /** The subscriptions as blocks (one section per channel, with Unsubscribe for managers). */
 export function subscriptionBlocks(
   profileId: string,
@@ -47,11 +91,12 @@ export function subscriptionBlocks(
   isManager: boolean,
   allEvents: number,
   max = MAX_SUBSCRIPTIONS_SHOWN,
+  clock?: ModeClock,
 ): KnownBlock[] {
   if (subs.length === 0) return [section("No channel receives this profile's notifications.")];
   const blocks: KnownBlock[] = subs.slice(0, max).map((s) =>
     section(
-      `• ${channel(s.channelId)}: ${filterText(s, allEvents)}`,
+      `• ${channel(s.channelId)}: ${clock ? `${modeText(s, clock)}; ` : ""}${filterText(s, allEvents)}`,
       isManager
         ? button({
             text: "Unsubscribe",
@@ -78,7 +123,7 @@ export function subscriptionBlocks(
 }
 
 const CHANGE_HINT =
-  "To change a channel's filter, run `/webhook subscribe &lt;profile&gt; [event ...] [preset=...] [mention=...]` in it again (the profile's name or id).";
+  "To change a channel's filter, run `/webhook subscribe &lt;profile&gt; [event ...] [preset=...] [mention=...]` in it again (the profile's name or id); `digest=daily|weekly|off` changes its mode, `/webhook pause` quiets it for a while.";
 
 /** `/webhook subscriptions`. */
 export function subscriptionsMessage(o: {
@@ -88,6 +133,7 @@ export function subscriptionsMessage(o: {
   foreign: boolean;
   isManager: boolean;
   allEvents: number;
+  clock?: ModeClock;
 }): Message {
   const id = profileRef(o.profileId, o.profileName);
   const name = profilePlain(o.profileId, o.profileName);
@@ -97,7 +143,14 @@ export function subscriptionsMessage(o: {
     ]);
   return message(`Subscriptions of profile ${name}: ${o.subscriptions.length}`, [
     section(`*Channels that receive the notifications of profile ${id}* (${o.subscriptions.length})`),
-    ...subscriptionBlocks(o.profileId, o.subscriptions, o.isManager, o.allEvents),
+    ...subscriptionBlocks(
+      o.profileId,
+      o.subscriptions,
+      o.isManager,
+      o.allEvents,
+      MAX_SUBSCRIPTIONS_SHOWN,
+      o.clock,
+    ),
     context([CHANGE_HINT]),
   ]);
 }
@@ -111,10 +164,12 @@ export function subscribedMessage(o: {
   platformEvents: readonly string[];
   platformChanged: boolean;
   allEvents: number;
+  clock?: ModeClock;
 }): Message {
   const id = profileRef(o.profileId, o.profileName);
   const s = o.subscription;
-  const first = `✅ ${channel(s.channelId)} ${o.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, o.allEvents)}.`;
+  const mode = o.clock && (s.digest || s.pause) ? ` ${modeText(s, o.clock)}.` : "";
+  const first = `✅ ${channel(s.channelId)} ${o.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, o.allEvents)}.${mode}`;
   const platform = o.platformChanged
     ? `The profile's webhook now carries ${o.platformEvents.length} events (every subscription's).`
     : "The profile's webhook already carried these events: nothing changed on the platform.";
@@ -153,6 +208,51 @@ export function notOursMessage(profileId: string, name?: string): Message {
   return message(`Profile ${profilePlain(profileId, name)} has no webhook of this bot`, [
     section(
       `Profile ${profileRef(profileId, name)} does not send its events to this bot in this workspace. Run \`/webhook set ${id}\` first (it subscribes the channel where you run it).`,
+    ),
+  ]);
+}
+
+/** After `/webhook pause`, in the channel. */
+export function pausedMessage(o: {
+  profileId: string;
+  profileName?: string | undefined;
+  channelId: string;
+  byUser: string;
+  until: Date;
+  extended: boolean;
+}): Message {
+  const id = profileRef(o.profileId, o.profileName);
+  const until = dateOf(o.until.getTime());
+  return message(`Notifications of profile ${profilePlain(o.profileId, o.profileName)} paused here`, [
+    section(
+      `⏸️ ${channel(o.channelId)} gets nothing of profile ${id} until ${until} (${o.extended ? "pause changed" : "paused"} by ${mention(o.byUser)}). What arrives meanwhile is kept: one catch-up message here when the pause ends, or sooner with \`/webhook resume ${escapeTruncate(o.profileId, 100)}\`.`,
+    ),
+    context(["Other channels go on getting the profile's notifications."]),
+  ]);
+}
+
+/** After `/webhook resume`. */
+export function resumedMessage(o: {
+  profileId: string;
+  profileName?: string | undefined;
+  channelId: string;
+}): Message {
+  return message(`Notifications of profile ${profilePlain(o.profileId, o.profileName)} resumed`, [
+    section(
+      `▶️ The pause of ${channel(o.channelId)} for profile ${profileRef(o.profileId, o.profileName)} is over: the catch-up of what arrived meanwhile follows here, then live messages again.`,
+    ),
+  ]);
+}
+
+/** `/webhook resume` when the channel is not paused. */
+export function notPausedMessage(o: {
+  profileId: string;
+  profileName?: string | undefined;
+  channelId: string;
+}): Message {
+  return message(`Not paused for profile ${profilePlain(o.profileId, o.profileName)}`, [
+    section(
+      `${channel(o.channelId)} is not paused for profile ${profileRef(o.profileId, o.profileName)}: nothing to resume.`,
     ),
   ]);
 }

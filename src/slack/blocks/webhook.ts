@@ -64,6 +64,8 @@ export interface WebhookConfigOptions {
   ownsCallback: boolean;
   isManager: boolean;
   now: Date;
+  /** DIGEST_PERIOD (ms): each channel's mode and next digest are shown with it. */
+  digestPeriodMs?: number;
   /**
    * `${PUBLIC_URL}/hooks/platform/`: when given, a callback URL of this bot that is not this
    * workspace's route (another workspace, an old token) is recognized and its token hidden.
@@ -197,7 +199,10 @@ function configBlocks(o: WebhookConfigOptions): { blocks: KnownBlock[]; text: st
   const subs = o.ownsCallback ? (route?.subscriptions ?? []) : [];
   if (subs.length > 0) {
     blocks.push(section(`*Channels (${subs.length}):*`));
-    blocks.push(...subscriptionBlocks(o.profileId, subs, o.isManager, WEBHOOK_EVENTS.length));
+    const clock = o.digestPeriodMs === undefined ? undefined : { now: o.now, periodMs: o.digestPeriodMs };
+    blocks.push(
+      ...subscriptionBlocks(o.profileId, subs, o.isManager, WEBHOOK_EVENTS.length, undefined, clock),
+    );
   }
   const warn = warnings(o, route);
   if (warn.length > 0) blocks.push(section(warn.join("\n")));

@@ -70,6 +70,9 @@ describe("webhookHelp", () => {
       "/webhook subscribe <profile_id> [event ...] [preset=<name,...>] [mention=<@user or @here>]",
       "/webhook unsubscribe <profile_id>",
       "/webhook subscriptions [profile_id]",
+      "/webhook subscribe <profile_id> digest=daily|weekly [at=HH:MM]",
+      "/webhook pause <profile_id> <duration>",
+      "/webhook resume <profile_id>",
       "/webhook help",
     ]) {
       expect(text, usage).toContain(`\`${usage}\``);
@@ -79,7 +82,9 @@ describe("webhookHelp", () => {
       "events",
       "help",
       "managers",
+      "pause",
       "remove",
+      "resume",
       "set",
       "show",
       "subscribe",

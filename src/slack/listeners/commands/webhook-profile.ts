@@ -12,10 +12,13 @@ import {
   describePlatformError,
   type Message,
   notOursMessage,
+  notPausedMessage,
   notSubscribedMessage,
+  pausedMessage,
   profileMenuProblemMessage,
   profilePickerMessage,
   removeConfirmMessage,
+  resumedMessage,
   section,
   subscribedMessage,
   subscriptionsMessage,
@@ -37,10 +40,13 @@ import {
   profileLabel,
 } from "../../profiles.js";
 import {
+  pause,
+  resume,
   subscribe,
   subscriptionsForEvents,
   type UnsubscribeOutcome,
   unsubscribe,
+  userTimeZone,
 } from "../../subscription-ops.js";
 import { readWebhook, sendTestLifecycle, setWebhook } from "../../webhook-ops.js";
 
@@ -65,7 +71,12 @@ const ACTION_OF: Record<ProfileCommand["kind"], ProfileAction> = {
   subscribe: "webhook.subscribe",
   unsubscribe: "webhook.unsubscribe",
   subscriptions: "webhook.subscriptions",
+  pause: "webhook.pause",
+  resume: "webhook.pause",
 };
+
+/** A digest's time of day when `at=` is not given. */
+export const DEFAULT_DIGEST_AT = "09:00";
 
 /** The editor's trigger lives 3 s: a name is looked up for at most this long before it opens. */
 const EDITOR_LOOKUP_MS = 1500;
@@ -165,7 +176,15 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
       const view = await readWebhook(deps, ctx.teamId, id);
       const profileName = await profileLabel(deps, id);
       await respond(
-        ephemeral(webhookConfigMessage({ ...view, profileName, isManager: d.manager, now: deps.now() })),
+        ephemeral(
+          webhookConfigMessage({
+            ...view,
+            profileName,
+            isManager: d.manager,
+            now: deps.now(),
+            digestPeriodMs: deps.config.digestPeriodMs,
+          }),
+        ),
       );
       return;
     }
@@ -196,6 +215,15 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
       return;
     }
     case "subscribe": {
+      // A digest's time of day is the subscriber's, in their Slack time zone.
+      const digest =
+        cmd.digest === undefined || cmd.digest === "off"
+          ? cmd.digest
+          : {
+              every: cmd.digest.every,
+              at: cmd.digest.at ?? DEFAULT_DIGEST_AT,
+              ...(await userTimeZone(ctx.subject.client, ctx.userId)),
+            };
       const r = await subscribe(deps, {
         teamId: ctx.teamId,
         profileId: id,
@@ -204,15 +232,72 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
         events: cmd.events,
         presets: cmd.presets,
         mention: cmd.mention,
+        ...(digest !== undefined ? { digest } : {}),
+        ...(cmd.keepFilters ? { keepFilters: true } : {}),
       });
       const profileName = await profileLabel(deps, id);
       if (r.kind === "not-ours") await respond(ephemeral(notOursMessage(id, profileName)));
       else
         await respond(
           inChannel(
-            subscribedMessage({ profileId: id, profileName, ...r, allEvents: WEBHOOK_EVENTS.length }),
+            subscribedMessage({
+              profileId: id,
+              profileName,
+              ...r,
+              allEvents: WEBHOOK_EVENTS.length,
+              clock: { now: deps.now(), periodMs: deps.config.digestPeriodMs },
+            }),
           ),
         );
+      return;
+    }
+    case "pause": {
+      const r = await pause(deps, {
+        teamId: ctx.teamId,
+        profileId: id,
+        channelId: ctx.channelId,
+        userId: ctx.userId,
+        ms: cmd.ms,
+      });
+      const profileName = await profileLabel(deps, id);
+      if (r.kind === "paused")
+        await respond(
+          inChannel(
+            pausedMessage({
+              profileId: id,
+              profileName,
+              channelId: ctx.channelId,
+              byUser: ctx.userId,
+              until: r.until,
+              extended: r.extended,
+            }),
+          ),
+        );
+      else
+        await respond(
+          ephemeral(
+            r.kind === "not-ours"
+              ? notOursMessage(id, profileName)
+              : notSubscribedMessage(id, ctx.channelId, profileName),
+          ),
+        );
+      return;
+    }
+    case "resume": {
+      const r = await resume(deps, { teamId: ctx.teamId, profileId: id, channelId: ctx.channelId });
+      const profileName = await profileLabel(deps, id);
+      const o = { profileId: id, profileName, channelId: ctx.channelId };
+      await respond(
+        ephemeral(
+          r.kind === "resumed"
+            ? resumedMessage(o)
+            : r.kind === "not-paused"
+              ? notPausedMessage(o)
+              : r.kind === "not-ours"
+                ? notOursMessage(id, profileName)
+                : notSubscribedMessage(id, ctx.channelId, profileName),
+        ),
+      );
       return;
     }
     case "unsubscribe": {
@@ -242,6 +327,7 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
             foreign: p.foreignUrl !== null,
             isManager: asManager.allowed,
             allEvents: WEBHOOK_EVENTS.length,
+            clock: { now: deps.now(), periodMs: deps.config.digestPeriodMs },
           }),
         ),
       );

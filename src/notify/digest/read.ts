@@ -1,0 +1,75 @@
+/**
+ * What the runner reads back from a digest log: its state, its entries (validated; a damaged one
+ * is skipped with a line), and the titles that came after their entry was recorded.
+ */
+import type { Logger } from "../../log.js";
+import type { Outbox } from "../types.js";
+import { validateState } from "../video/validate.js";
+import {
+  type DigestEntry,
+  type DigestKey,
+  type DigestLog,
+  type DigestState,
+  digestStateSchema,
+  entrySchema,
+  initialDigestState,
+} from "./types.js";
+
+/** Titles looked up in video states per digest, at most. */
+const TITLE_LOOKUPS = 200;
+
+export interface Parsed {
+  seq: number;
+  entry: DigestEntry;
+}
+
+/** The log's state; a new one when there is none, or when it is damaged (logged). */
+export function stateOf(logger: Logger, key: DigestKey, raw: string | undefined): DigestState {
+  if (raw === undefined) return initialDigestState();
+  try {
+    return digestStateSchema.parse(JSON.parse(raw));
+  } catch {
+    logger.error({ digest: key }, "a digest's stored state is damaged; starting it again");
+    return initialDigestState();
+  }
+}
+
+/** The log's entries not settled yet, oldest first (damaged ones skipped), and the left-out count. */
+export async function readEntries(
+  o: { log: DigestLog; logger: Logger },
+  key: DigestKey,
+  state: DigestState,
+): Promise<{ entries: Parsed[]; leftOut: number }> {
+  const { entries, leftOut } = await o.log.read(key);
+  const out: Parsed[] = [];
+  for (const e of entries) {
+    if (e.seq <= state.settledUpTo) continue;
+    try {
+      out.push({ seq: e.seq, entry: entrySchema.parse(JSON.parse(e.json)) });
+    } catch {
+      o.logger.warn({ digest: key, seq: e.seq }, "a damaged digest entry is skipped");
+    }
+  }
+  return { entries: out, leftOut };
+}
+
+/** Titles that came after their entry was recorded, from the videos' states. */
+export async function withTitles(
+  outbox: Pick<Outbox, "getState">,
+  entries: readonly DigestEntry[],
+): Promise<DigestEntry[]> {
+  const found = new Map<string, Pick<DigestEntry, "title" | "notConfirmed">>();
+  for (const e of entries) {
+    if (e.title !== undefined || !e.videoKey || found.has(e.videoKey) || found.size >= TITLE_LOOKUPS)
+      continue;
+    const t = validateState(await outbox.getState(e.videoKey).catch(() => undefined))?.title;
+    const fact =
+      t === undefined || "unknown" in t
+        ? {}
+        : "title" in t
+          ? { title: t.title }
+          : { notConfirmed: true as const };
+    found.set(e.videoKey, fact);
+  }
+  return entries.map((e) => (e.title === undefined && e.videoKey ? { ...e, ...found.get(e.videoKey) } : e));
+}

@@ -1,0 +1,365 @@
+/**
+ * Posts the digests and catch-ups when they are due: claims due logs (digest log, types.ts) with a
+ * lease, decides what is owed, posts it, and settles it.
+ *
+ * What is owed, when a log comes due (its subscription read again, and access asked again:
+ * a revoked workspace, or a subscription that is gone, gets nothing and its log is dropped):
+ *  - the channel is paused: nothing; due again at the pause's end;
+ *  - a pause ended (by itself or by `/webhook resume`) and its catch-up is not posted yet: one
+ *    catch-up with everything recorded (one line when nothing was);
+ *  - a digest: the entries recorded before the latest digest time that has passed, as one digest
+ *    (a missed digest time, the bot down, is posted late, once; entries recorded after it wait
+ *    for the next). An empty period posts nothing: the log is due only once something is recorded;
+ *  - live messages again (`digest=off`) with entries left: them, at once, as one last digest.
+ *
+ * Exactly once per period, across restarts and replicas:
+ *  1. The lease (DigestLog.claimDue) lets one replica at a time work on a log.
+ *  2. The per-period marker: before posting, the state records what is being posted (`posting`:
+ *     its period, its last entry, ts still null), fenced on the lease. From then on, that period
+ *     is what the log posts: a pass taken up again (a restart, another replica after the lease
+ *     expired) continues it rather than deciding anew.
+ *  3. Slack's answer is recorded (the ts), fenced; then each thread reply and how many are
+ *     posted; then `settle` drops the entries and clears the marker in one fenced step.
+ *  A marker found without a ts (a crash, a lost lease or answer between the post and the write
+ *  of its ts) is looked up in Slack first: the digest carries the marker's id in its metadata
+ *  (lookup.ts); found, its ts is recorded and it is not posted again. Only when the lookup is
+ *  impossible (no `channels:history` / `groups:history`) is it posted again: at-least-once, never
+ *  lost or skipped. A store failure in that window is not a crash: the ts is kept in this process
+ *  and written on the next pass.
+ */
+import { randomUUID } from "node:crypto";
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../../log.js";
+import type { PlatformNames } from "../../platform/index.js";
+import {
+  InstallationMissingError,
+  lastDigestAt,
+  nextDigestAt,
+  pausedAt,
+  type SettingsRepo,
+  type Subscription,
+} from "../../store/index.js";
+import type { ChannelGate } from "../gate.js";
+import type { RevokedCheck } from "../revoked.js";
+import { classifySlackError } from "../slack-errors.js";
+import type { Outbox } from "../types.js";
+import { DIGEST_EVENT, DigestLookup } from "./lookup.js";
+import { readEntries, stateOf, withTitles } from "./read.js";
+import { renderDigest } from "./render.js";
+import { type DigestKey, type DigestLog, type DigestState, type Posting, partsOfDigestKey } from "./types.js";
+
+export interface DigestRunnerOptions {
+  log: DigestLog;
+  settings: SettingsRepo;
+  slackFor: (teamId: string) => Promise<WebClient>;
+  /** Access asked again before each digest is built. */
+  revoked?: RevokedCheck;
+  gate: ChannelGate;
+  logger: Logger;
+  /** The profile's name in the heading; without it, the id. */
+  names?: Pick<PlatformNames, "profile">;
+  /** Video states, for a title that came after its entry was recorded. */
+  outbox: Pick<Outbox, "getState">;
+  /** DIGEST_PERIOD, ms. */
+  periodMs: number;
+  videoUrlTemplate?: string | undefined;
+  owner?: string;
+  now?: () => number;
+  pollMs?: number;
+  leaseMs?: number;
+  onPosted?: (kind: Posting["kind"], channel: string) => void;
+}
+
+/** The lease on the log ended (expired and maybe taken): stop touching it. */
+class LeaseLost extends Error {}
+
+const PROFILE_NAME_WAIT_MS = 1_000;
+export class DigestRunner {
+  private readonly o: Required<
+    Omit<DigestRunnerOptions, "revoked" | "names" | "videoUrlTemplate" | "onPosted">
+  > &
+    Pick<DigestRunnerOptions, "revoked" | "names" | "videoUrlTemplate" | "onPosted">;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  /** Slack answers whose write failed (the store, not a crash): key → ts of the marker's period. */
+  private readonly unsaved = new Map<DigestKey, { end: number; ts: string }>();
+  private readonly lookup: DigestLookup;
+
+  constructor(o: DigestRunnerOptions) {
+    this.o = {
+      owner: `digests-${randomUUID()}`,
+      now: Date.now,
+      pollMs: 500,
+      leaseMs: 30_000,
+      ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
+    } as DigestRunner["o"];
+    this.lookup = new DigestLookup(this.o.logger);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let n = 0;
+      try {
+        n = await this.claimAndProcess();
+      } catch (err) {
+        this.o.logger.warn({ err }, "digests: could not claim due digests; retrying");
+      }
+      if (!this.running) break;
+      if (n === 0)
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.o.pollMs);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+    }
+  }
+
+  private async claimAndProcess(): Promise<number> {
+    const keys = await this.o.log.claimDue(this.o.owner, this.o.now(), 4, this.o.leaseMs);
+    await Promise.all(keys.map((k) => this.processSafely(k)));
+    return keys.length;
+  }
+
+  private async processSafely(key: DigestKey): Promise<void> {
+    let dueAt: number | null = this.o.now() + 5_000;
+    try {
+      dueAt = await this.process(key);
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        this.o.logger.warn({ digest: key }, "lease on a digest lost; another replica continues it");
+        return;
+      }
+      this.o.logger.warn({ err, digest: key }, "digest not posted; it will be tried again");
+    }
+    if (dueAt === DROPPED) return;
+    await this.o.log.release(this.o.owner, key, dueAt).catch((err: unknown) => {
+      this.o.logger.warn({ err, digest: key }, "could not release a digest's lease; it expires by itself");
+    });
+  }
+
+  /** When the log is due next (null: when something is recorded), or DROPPED. */
+  private async process(key: DigestKey): Promise<number | null> {
+    const parts = partsOfDigestKey(key);
+    if (!parts) return this.dropped(key, "not a digest key");
+    const { teamId, profileId, channelId } = parts;
+    // Access first: a revoked workspace gets no digest, and what was recorded goes.
+    const why = await this.o.revoked?.(teamId, profileId);
+    if (why !== undefined) return this.dropped(key, `access revoked: ${why}`);
+    const p = await this.o.settings.getProfile(teamId, profileId);
+    const sub = p?.foreignUrl === null ? p.subscriptions.find((s) => s.channelId === channelId) : undefined;
+    if (!sub) return this.dropped(key, "the channel no longer subscribes to the profile");
+    let state = stateOf(this.o.logger, key, await this.o.log.getState(key));
+    // A digest taken up again (an earlier pass, maybe another replica): it may be in Slack already.
+    if (state.posting) return this.post(key, sub, state, true);
+    const now = this.o.now();
+    if (sub.pause && pausedAt(sub, now)) return Date.parse(sub.pause.until);
+    const { entries, leftOut } = await readEntries(this.o, key, state);
+    const last = entries.at(-1)?.seq ?? state.settledUpTo;
+    const base = { upTo: last, leftOut, id: randomUUID(), at: now, ts: null, replies: 0 };
+    let posting: Posting;
+    if (sub.pause && state.caughtUp !== sub.pause.at) {
+      posting = {
+        ...base,
+        kind: "catch-up",
+        from: Date.parse(sub.pause.at),
+        end: now,
+        pauseAt: sub.pause.at,
+      };
+    } else if (entries.length === 0 && leftOut === 0) {
+      return null;
+    } else if (!sub.digest) {
+      const first = entries[0]?.entry.at ?? now;
+      posting = { ...base, kind: "since", from: state.lastEnd ?? first, end: now, pauseAt: null };
+    } else {
+      const end = lastDigestAt(sub.digest, this.o.periodMs, now);
+      const due = end === null ? [] : entries.filter((e) => e.entry.at < end);
+      const first = due[0];
+      if (end === null || first === undefined) return nextDigestAt(sub.digest, this.o.periodMs, now);
+      const start = lastDigestAt(sub.digest, this.o.periodMs, first.entry.at) ?? Date.parse(sub.digest.since);
+      posting = {
+        ...base,
+        kind: "digest",
+        from: Math.max(state.lastEnd ?? start, start),
+        end,
+        upTo: due.at(-1)?.seq ?? last,
+        pauseAt: null,
+      };
+    }
+    state = { ...state, posting };
+    if (!(await this.o.log.setState(this.o.owner, key, JSON.stringify(state)))) throw new LeaseLost();
+    return this.post(key, sub, state, false);
+  }
+
+  /**
+   * Posts (or goes on posting) the state's marked digest, then settles it. `takenUp`: the marker
+   * was there before this pass, so its digest may be in Slack already.
+   */
+  private async post(
+    key: DigestKey,
+    sub: Subscription,
+    start: DigestState,
+    takenUp: boolean,
+  ): Promise<number | null> {
+    const { teamId, profileId, channelId } = partsOfDigestKey(key) ?? {
+      teamId: "",
+      profileId: "",
+      channelId: "",
+    };
+    let state = start;
+    const marked = state.posting;
+    if (!marked) return this.o.now();
+    const save = async (next: DigestState) => {
+      state = next;
+      if (!(await this.o.log.setState(this.o.owner, key, JSON.stringify(next)))) throw new LeaseLost();
+    };
+    const hold = async () => {
+      if (!(await this.o.log.renew(this.o.owner, key, this.o.now() + this.o.leaseMs))) throw new LeaseLost();
+    };
+    // A Slack answer this process could not write (the store failed): written now, not posted again.
+    const kept = this.unsaved.get(key);
+    if (kept && kept.end === marked.end && marked.ts === null) {
+      await save({ ...state, posting: { ...marked, ts: kept.ts } });
+      this.unsaved.delete(key);
+    }
+    const entries = (await readEntries(this.o, key, state)).entries.filter((e) => e.seq <= marked.upTo);
+    const label = await this.o.names
+      ?.profile(profileId, { signal: AbortSignal.timeout(PROFILE_NAME_WAIT_MS) })
+      .catch(() => undefined);
+    const view = renderDigest({
+      kind: marked.kind,
+      every: sub.digest?.every ?? null,
+      profileId,
+      profileName: label?.known ? label.label : undefined,
+      from: marked.from,
+      end: marked.end,
+      entries: await withTitles(
+        this.o.outbox,
+        entries.map((e) => e.entry),
+      ),
+      leftOut: marked.leftOut,
+      links: { videoUrlTemplate: this.o.videoUrlTemplate },
+      pausedBy: marked.kind === "catch-up" ? sub.pause?.by : undefined,
+    });
+    let client: WebClient;
+    try {
+      client = await this.o.slackFor(teamId);
+    } catch (err) {
+      if (!(err instanceof InstallationMissingError)) throw err;
+      return this.dropped(key, "the app is not installed in the workspace");
+    }
+    const { gate } = this.o;
+    try {
+      let posting = state.posting ?? marked;
+      const found =
+        posting.ts === null && takenUp
+          ? await this.lookup.find(client, { teamId, channelId }, posting)
+          : undefined;
+      if (found !== undefined) {
+        posting = { ...posting, ts: found };
+        await save({ ...state, posting });
+      } else if (posting.ts === null) {
+        const wait = gate.blockedUntil(channelId) || gate.takePostSlot(channelId, key);
+        if (wait) return wait;
+        await hold();
+        const res = await this.lookup.post(
+          client,
+          {
+            channel: channelId,
+            text: view.parent.text,
+            blocks: view.parent.blocks,
+            unfurl_links: false,
+            metadata: {
+              event_type: DIGEST_EVENT,
+              event_payload: {
+                profile_id: profileId,
+                kind: marked.kind,
+                period_end: Math.floor(marked.end / 1000),
+                post_id: posting.id,
+              },
+            },
+          },
+          posting.id,
+        );
+        gate.succeeded(channelId);
+        this.o.onPosted?.(marked.kind, channelId);
+        posting = { ...posting, ts: res.ts ?? "" };
+        try {
+          await save({ ...state, posting });
+        } catch (err) {
+          if (!(err instanceof LeaseLost)) this.unsaved.set(key, { end: marked.end, ts: posting.ts ?? "" });
+          throw err;
+        }
+      }
+      for (let i = posting.replies; i < view.replies.length && posting.ts; i++) {
+        const reply = view.replies[i];
+        if (!reply) break;
+        const wait = gate.blockedUntil(channelId) || gate.takePostSlot(channelId, key);
+        if (wait) return wait;
+        await hold();
+        await client.chat.postMessage({
+          channel: channelId,
+          thread_ts: posting.ts,
+          text: reply.text,
+          blocks: reply.blocks,
+          unfurl_links: false,
+        });
+        gate.succeeded(channelId);
+        posting = { ...posting, replies: i + 1 };
+        await save({ ...state, posting });
+      }
+    } catch (err) {
+      if (err instanceof LeaseLost) throw err;
+      const f = classifySlackError(err);
+      switch (f.kind) {
+        case "rate_limited":
+          return gate.rateLimited(channelId, f.retryAfterSeconds, { teamId, method: "chat.postMessage" });
+        case "transient":
+          return gate.failed(channelId);
+        case "auth":
+          this.o.logger.error({ team: teamId, code: f.code }, "Slack refused the bot's token; digests wait");
+          return gate.rateLimited(channelId, 60);
+        default:
+          // The channel is gone, the bot not in it, the app uninstalled: this digest is given up.
+          this.o.logger.warn(
+            { team: teamId, channel: channelId, profile: profileId, code: f.code },
+            "Slack refused a digest for good; it is dropped",
+          );
+      }
+    }
+    const done: DigestState = {
+      v: 1,
+      settledUpTo: Math.max(state.settledUpTo, marked.upTo),
+      lastEnd: marked.end,
+      caughtUp: marked.pauseAt ?? state.caughtUp,
+      posting: null,
+    };
+    if (!(await this.o.log.settle(this.o.owner, key, JSON.stringify(done), marked.upTo, marked.leftOut)))
+      throw new LeaseLost();
+    // Looked at again at once: what is owed next (often nothing) is decided with the new state.
+    return this.o.now();
+  }
+
+  private async dropped(key: DigestKey, why: string): Promise<typeof DROPPED> {
+    this.o.logger.warn({ digest: key, why }, "what was recorded for a digest is dropped; nothing is posted");
+    await this.o.log.drop(key);
+    return DROPPED;
+  }
+}
+
+/** A log dropped: nothing to release. */
+const DROPPED = -1;
