@@ -234,6 +234,11 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
         slackFor,
         access,
         maxWatched: config.liveWatchMax,
+        held: {
+          held: async (teamId, profileId, channelId) =>
+            (await digests.holdOf(teamId, profileId, channelId)) !== null,
+          recordBroadcast: (b) => digests.recordBroadcast(b),
+        },
         intervalMs: config.live.watchIntervalMs,
         graceMs: config.live.offAirGraceMs,
         metrics: metrics.watch,

@@ -13,6 +13,7 @@ import type { Logger } from "../log.js";
 import type { Message } from "../slack/blocks/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
+import type { HeldChannels } from "./options.js";
 import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
 import {
   type Audience,
@@ -35,7 +36,12 @@ export interface AnnouncerOptions {
   /** Least time between two updates of one message. */
   minUpdateMs: number;
   dms: DirectMessages;
+  /** Digests and pauses: channels told nothing live, their broadcasts recorded instead. */
+  held?: HeldChannels;
 }
+
+/** Ads the platform allows per hour (the broadcast keeps what was left of them). */
+const ADS_PER_HOUR = 24;
 
 const audienceOf = (w: WatchKey): Audience => (dmUserOf(w.channelId) === undefined ? "channel" : "dm");
 
@@ -69,6 +75,11 @@ export class Announcer {
     const save = async () => {
       if (await schedule.holds(owner, id)) await live.write(id, doc);
     };
+    // Channels whose messages of the profile are held back (a digest, a pause): nothing live;
+    // the broadcast goes to their digest or catch-up when it ends.
+    const heldBack = await this.heldBack(watchers);
+    if (effects.some((e) => e.type === "end")) await this.recordHeld(id, b, heldBack);
+    const told = watchers.filter((w) => !heldBack.includes(w));
     if (effects.some((e) => e.type === "sync") && b.phase !== "ended") {
       const contents: Record<Audience, Message> = {
         channel: renderLive(id, b, now, "channel"),
@@ -78,7 +89,7 @@ export class Announcer {
         channel: hashOf(contents.channel),
         dm: hashOf(contents.dm),
       };
-      const fresh = watchers.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
+      const fresh = told.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
       if (fresh.length > 0) {
         // Marked before posting (see service.ts's module comment).
         for (const w of fresh) {
@@ -97,7 +108,7 @@ export class Announcer {
       }
       const milestones = effects.flatMap((e) => (e.type === "milestone" ? [e.milestone] : []));
       await Promise.all(
-        watchers.map(async (w) => {
+        told.map(async (w) => {
           const key = messageKey(w.teamId, w.channelId);
           const m = doc.messages[key];
           if (m === undefined || m.ts === null || fresh.includes(w)) return;
@@ -137,7 +148,8 @@ export class Announcer {
           const ok = await this.slack(w, async (slack, channel) => {
             await slack.chat.update({ channel, ts: m.ts ?? "", ...ended });
             doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
-            if (audienceOf(w) === "channel")
+            // A channel held back since (a pause): its message ends in place, the summary waits.
+            if (audienceOf(w) === "channel" && !heldBack.includes(w))
               await slack.chat.postMessage({ channel, thread_ts: m.ts ?? undefined, ...summary });
           });
           if (!ok) complete = false;
@@ -145,6 +157,49 @@ export class Announcer {
       );
       if (complete && doc.broadcast) doc.broadcast = { ...doc.broadcast, finalized: true };
       await save();
+    }
+  }
+
+  /** The channel watchers (not DMs) whose subscription to the livestream's profile holds them back. */
+  private async heldBack(watchers: WatchEntry[]): Promise<WatchEntry[]> {
+    const held = this.o.held;
+    if (!held) return [];
+    const out: WatchEntry[] = [];
+    for (const w of watchers) {
+      if (audienceOf(w) !== "channel" || w.profileId === null) continue;
+      try {
+        if (await held.held(w.teamId, w.profileId, w.channelId)) out.push(w);
+      } catch (err) {
+        // The settings unreadable: told live as before rather than missing the broadcast.
+        this.o.log.warn({ err, channelId: w.channelId }, "could not tell whether the channel is held back");
+      }
+    }
+    return out;
+  }
+
+  /** A broadcast that ended, for the digests or catch-ups of the channels held back. */
+  private async recordHeld(id: string, b: Broadcast, heldBack: readonly WatchEntry[]): Promise<void> {
+    const held = this.o.held;
+    if (!held) return;
+    for (const w of heldBack) {
+      if (w.profileId === null) continue;
+      await held
+        .recordBroadcast({
+          teamId: w.teamId,
+          channelId: w.channelId,
+          profileId: w.profileId,
+          livestreamId: id,
+          title: b.title || null,
+          startedAt: Math.round(b.startedAt),
+          endedAt: Math.round(b.endedAt ?? b.lastOnAirAt),
+          adsUsed: b.adsRemaining === null ? null : Math.max(0, ADS_PER_HOUR - b.adsRemaining),
+        })
+        .catch((err: unknown) =>
+          this.o.log.warn(
+            { err, channelId: w.channelId },
+            "the broadcast could not be recorded for the digest",
+          ),
+        );
     }
   }
 

@@ -41,8 +41,31 @@ export interface WatchServiceOptions {
   metrics?: WatchMetrics;
   schedule?: WatchSchedule;
   registry?: WatchRegistry;
+  /** Channels whose messages of a profile are held back (digests and pauses), handed in by compose.ts. */
+  held?: HeldChannels;
   now?: () => number;
   random?: () => number;
+}
+
+/**
+ * Digests and pauses (src/notify/digest, handed in by compose.ts): a channel whose subscription to
+ * the livestream's profile holds its messages back gets no live message; each broadcast is
+ * recorded for its digest or catch-up when it ends.
+ */
+export interface HeldChannels {
+  /** Whether the channel's messages of the profile are held back now. */
+  held(teamId: string, profileId: string, channelId: string): Promise<boolean>;
+  /** Records the broadcast for the channel's digest or catch-up; false when the channel is not held. */
+  recordBroadcast(b: {
+    teamId: string;
+    channelId: string;
+    profileId: string;
+    livestreamId: string;
+    title: string | null;
+    startedAt: number;
+    endedAt: number;
+    adsUsed: number | null;
+  }): Promise<boolean>;
 }
 
 export interface NewWatch {

@@ -114,6 +114,7 @@ export class WatchService {
       owner: this.owner,
       log: this.log,
       minUpdateMs: o.minUpdateIntervalMs ?? Math.max(o.intervalMs, 1000),
+      ...(o.held ? { held: o.held } : {}),
     });
   }
 
