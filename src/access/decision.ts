@@ -8,7 +8,7 @@ import {
   profileNotBoundMessage,
   readBudgetMessage,
   workspaceNotAllowedMessage,
-} from "../slack/blocks/index.js";
+} from "../messages/index.js";
 import type { BudgetTake } from "./budget.js";
 
 export type RefusalReason =

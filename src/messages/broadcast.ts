@@ -8,21 +8,11 @@
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
 
-import type { Message } from "../slack/blocks/index.js";
-import {
-  context,
-  escapeTruncate,
-  header,
-  isLinkableUrl,
-  link,
-  message,
-  section,
-  slackDate,
-  utcText,
-} from "../slack/blocks/index.js";
-import type { Broadcast, Milestone } from "./broadcast.js";
-
-export const ADS_PER_HOUR = 24;
+import type { Broadcast, Milestone } from "../watch/broadcast.js";
+import { context, header, isLinkableUrl, link, message, section } from "./kit.js";
+import { escapeTruncate, slackDate, utcText } from "./limits.js";
+import { ADS_PER_HOUR } from "./livestream.js";
+import type { Message } from "./types.js";
 
 /** "less than a minute", "12 min", "1 h 05 min". */
 export function duration(ms: number): string {

@@ -5,7 +5,7 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
-import { isPlatformError, type PlatformError, WEBHOOK_EVENTS } from "../../platform/index.js";
+import { isPlatformError, type PlatformError, WEBHOOK_EVENTS } from "../platform/index.js";
 import { code, context, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import type { Message } from "./types.js";

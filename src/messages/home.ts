@@ -7,8 +7,8 @@
  * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
-import { isWebhookEvent, WEBHOOK_EVENTS } from "../../platform/index.js";
-import type { Subscription } from "../../store/index.js";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../platform/index.js";
+import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,

@@ -1,5 +1,13 @@
 /** Block Kit renderers: pure functions, data and the clock in, `{ text, blocks }` out. */
 export {
+  duration,
+  renderEnded,
+  renderLive,
+  renderMilestone as renderBroadcastMilestone,
+  renderRevoked,
+  renderSummary,
+} from "./broadcast.js";
+export {
   describePlatformError,
   errorMessage,
   notManagerMessage,
@@ -17,7 +25,6 @@ export {
   type PlatformHealth,
 } from "./home.js";
 export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
-/** The Block Kit builders the other renderers (notify, watch, access) share. */
 export { channel, chunkLines, code, context, header, isLinkableUrl, link, message, section } from "./kit.js";
 export {
   assertWithinLimits,
@@ -98,6 +105,21 @@ export {
 } from "./subscriptions.js";
 export type { KnownBlock, Message } from "./types.js";
 export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
+export {
+  MAX_NAMES_INLINE,
+  MAX_PRESET_LINES,
+  parentMetadata,
+  progressBar,
+  renderMilestone,
+  renderParent,
+  STAGE_EMOJI,
+  STALL_MS,
+  VIDEO_STATUS_EVENT,
+  type VideoLinks,
+  type VideoStatusMetadata,
+  videoTitleOf,
+  videoUrl,
+} from "./video.js";
 export { assertViewWithinLimits } from "./view-limits.js";
 export * from "./watch.js";
 export {

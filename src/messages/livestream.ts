@@ -5,7 +5,7 @@
  * Every field of a livestream may be missing (sparse responses) and some may be null (spec 2.1,
  * 2.2): a missing value reads "unknown", a null one what null means for that field.
  */
-import type { Livestream } from "../../platform/index.js";
+import type { Livestream } from "../platform/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions as actionsBlock,

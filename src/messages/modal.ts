@@ -15,7 +15,7 @@ import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENTS,
   type WebhookEvent,
-} from "../../platform/index.js";
+} from "../platform/index.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { code, context, section } from "./kit.js";
 import { escapeTruncate, truncate } from "./limits.js";

@@ -16,8 +16,8 @@ import type {
   StaticSelect,
 } from "@slack/types";
 import { z } from "zod";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../../platform/index.js";
-import { isPlatformId } from "../grammar.js";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../platform/index.js";
+import { isPlatformId } from "../slack/grammar.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";

@@ -3,7 +3,7 @@
  * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
  * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
  */
-import type { Subscription } from "../../store/index.js";
+import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";

@@ -10,31 +10,20 @@
  * `parentMetadata` is the Slack message metadata of the parent, from which the video → message
  * map can be rebuilt (docs/notifications.md).
  */
-import type { KnownBlock, Message } from "../../slack/blocks/index.js";
-import {
-  chunkLines,
-  code,
-  context,
-  escapeTruncate,
-  header,
-  isLinkableUrl,
-  link,
-  message,
-  section,
-  slackDate,
-  truncate,
-  utcText,
-} from "../../slack/blocks/index.js";
-import { mentionMarkup } from "../../store/index.js";
-import { type HeldBack, MENTIONS_PER_CHANNEL_PER_HOUR } from "../mentions.js";
-import { canonicalJson, getOwn, sha256Hex } from "./hash.js";
+
+import { type HeldBack, MENTIONS_PER_CHANNEL_PER_HOUR } from "../notify/mentions.js";
+import { canonicalJson, getOwn } from "../notify/video/hash.js";
 import {
   IGNORED_PRESETS_CAP,
   type Milestone,
   type PresetState,
   type Stage,
   type VideoState,
-} from "./state.js";
+} from "../notify/video/state.js";
+import { mentionMarkup } from "../store/index.js";
+import { chunkLines, code, context, header, isLinkableUrl, link, message, section } from "./kit.js";
+import { escapeTruncate, slackDate, truncate, utcText } from "./limits.js";
+import type { KnownBlock, Message } from "./types.js";
 
 /** How videos are linked: VIDEO_URL_TEMPLATE (`{id}` = the video id), or none. */
 export interface VideoLinks {
@@ -482,9 +471,4 @@ export function renderMilestone(
   // The fallback text is escaped: the mention (validated markup, nothing else) goes before it.
   const markup = m.key.startsWith("error:") ? mentionMarkup(mention) : "";
   return markup ? { ...msg, text: `${markup} ${msg.text}` } : msg;
-}
-
-/** Stable hash of a rendering (key order does not matter), to skip identical chat.update calls. */
-export function parentHash(m: Message): string {
-  return sha256Hex(canonicalJson({ text: m.text, blocks: m.blocks }));
 }

@@ -5,14 +5,14 @@
  * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
-import type { WebhookConfig } from "../../platform/index.js";
+import type { WebhookConfig } from "../platform/index.js";
 import {
   isWebhookEvent,
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENTS,
   webhookState,
-} from "../../platform/index.js";
-import type { Subscription } from "../../store/index.js";
+} from "../platform/index.js";
+import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,

@@ -5,10 +5,9 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import { escapeTruncate, code as inlineCode } from "../slack/blocks/index.js";
+import { escapeTruncate, code as inlineCode, videoTitleOf } from "../messages/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
-import { videoTitleOf } from "./video/render.js";
 import type { VideoState } from "./video/state.js";
 
 export interface DeadLetterDeps {

@@ -7,18 +7,18 @@ import type { WebClient } from "@slack/web-api";
 import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import {
+  errorMessage,
+  type Message,
+  profileClaimedMessage,
+  storeUnavailableMessage,
+} from "../messages/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
-import {
-  errorMessage,
-  type Message,
-  profileClaimedMessage,
-  storeUnavailableMessage,
-} from "./blocks/index.js";
 
 /** The delivery route's answer as the listeners read it (src/deliveries/receive.ts's IngestResult has it). */
 export interface IngestAnswer {

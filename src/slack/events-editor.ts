@@ -9,8 +9,6 @@ import type { ViewsUpdateArguments } from "@slack/web-api";
 import { request } from "undici";
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
-import { isPlatformError } from "../platform/index.js";
-import { ProfileClaimedError } from "../store/index.js";
 import {
   decodeMeta,
   describePlatformError,
@@ -21,7 +19,9 @@ import {
   eventsModalSaved,
   profileRef,
   webhookConfigMessage,
-} from "./blocks/index.js";
+} from "../messages/index.js";
+import { isPlatformError } from "../platform/index.js";
+import { ProfileClaimedError } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
 import { profileLabel } from "./profiles.js";

@@ -5,8 +5,8 @@
  * their state (and a line when reading them fails), and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
+import { describePlatformError, homeView } from "../messages/index.js";
 import { grantAdvice, isPlatformError } from "../platform/index.js";
-import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { profileLabel, withProfileNames } from "./profiles.js";
 import { refreshFailureOf } from "./rotation.js";

@@ -14,9 +14,6 @@
  */
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
-import { classifySlackError } from "../notify/slack-errors.js";
-import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
-import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import {
   decodeSetupMeta,
   describePlatformError,
@@ -31,7 +28,10 @@ import {
   setupModal,
   setupModalDone,
   webhookSetMessage,
-} from "./blocks/index.js";
+} from "../messages/index.js";
+import { classifySlackError } from "../notify/slack-errors.js";
+import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
+import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 import { publishHome } from "./home.js";
 import { openThenFill } from "./open-modal.js";

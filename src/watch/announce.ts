@@ -6,10 +6,16 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { Message } from "../slack/blocks/index.js";
+import {
+  type Message,
+  renderBroadcastMilestone,
+  renderEnded,
+  renderLive,
+  renderRevoked,
+  renderSummary,
+} from "../messages/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
 import type { WatchEntry, WatchKey } from "./registry.js";
-import { renderEnded, renderLive, renderMilestone, renderRevoked, renderSummary } from "./render.js";
 import type { WatchSchedule } from "./schedule.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./store.js";
 
@@ -79,7 +85,7 @@ export class Announcer {
               await slack.chat.postMessage({
                 channel: w.channelId,
                 thread_ts: m.ts ?? undefined,
-                ...renderMilestone(ms, now),
+                ...renderBroadcastMilestone(ms, now),
               });
             }
             if (m.hash !== hash && now - m.updatedAt >= this.o.minUpdateMs) {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { PlatformError, type PlatformErrorInit } from "../../../src/platform/errors.js";
-import { WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
   assertWithinLimits,
   describePlatformError,
   errorMessage,
   notManagerMessage,
   storeUnavailableMessage,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { PlatformError, type PlatformErrorInit } from "../../src/platform/errors.js";
+import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText } from "./fixtures.js";
 
 function err(init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, "kind">): PlatformError {

@@ -1,6 +1,7 @@
 /** Realistic livestreams, a seeded PRNG and random livestreams built from the schema's options. */
-import type { Livestream } from "../../../src/platform/schemas.js";
-import type { Message } from "../../../src/slack/blocks/index.js";
+
+import type { Message } from "../../src/messages/index.js";
+import type { Livestream } from "../../src/platform/schemas.js";
 
 export const NOW = new Date("2025-03-14T19:00:00.000Z");
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
   assertWithinLimits,
   LIVE_HELP,
@@ -7,7 +6,8 @@ import {
   usageError,
   WEBHOOK_HELP,
   webhookHelp,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText } from "./fixtures.js";
 
 describe("liveHelp", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
   ACTIONS,
   assertViewWithinLimits,
@@ -10,7 +9,8 @@ import {
   type KnownBlock,
   type Message,
   VIEW_LIMITS,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText, buttons, Gen, HOUR, MIN, mrkdwnTexts, NOW, prng } from "./fixtures.js";
 
 function checked(view: HomeView): HomeView {

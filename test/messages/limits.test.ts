@@ -12,7 +12,7 @@ import {
   truncate,
   truncateMrkdwn,
   utcText,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
 import { HOUR, MIN, NOW } from "./fixtures.js";
 
 describe("truncate", () => {

@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { validateLivestreamFields } from "../../../src/platform/fields.js";
-import { LIVESTREAM_FIELDS, type Livestream } from "../../../src/platform/schemas.js";
 import {
   ACTIONS,
   assertWithinLimits,
@@ -9,7 +7,9 @@ import {
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { validateLivestreamFields } from "../../src/platform/fields.js";
+import { LIVESTREAM_FIELDS, type Livestream } from "../../src/platform/schemas.js";
 import {
   blockText,
   buttons,

@@ -1,6 +1,5 @@
 import type { InputBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
   assertViewWithinLimits,
   BLOCKS,
@@ -17,7 +16,8 @@ import {
   parseEventsSubmission,
   VIEW_LIMITS,
   VIEWS,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText, Gen, prng } from "./fixtures.js";
 
 const META = encodeMeta({

@@ -8,7 +8,7 @@ import {
   profilePickerMessage,
   profilePlain,
   profileRef,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
 import { blockText } from "./fixtures.js";
 
 const select = (m: Message) => {

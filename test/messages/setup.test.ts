@@ -1,6 +1,5 @@
 /** The set-up and managers forms of the App Home: pure renderers and parsers. */
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../../../src/platform/schemas.js";
 import {
   assertViewWithinLimits,
   BLOCKS,
@@ -13,7 +12,8 @@ import {
   parseSetupSubmission,
   setupModal,
   setupModalDone,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 
 const meta = encodeSetupMeta({ teamId: "T1", kind: "setup" });
 const within = <V extends Parameters<typeof assertViewWithinLimits>[0]>(v: V): V => {

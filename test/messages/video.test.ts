@@ -1,23 +1,36 @@
 import { describe, expect, it } from "vitest";
 import {
+  assertWithinLimits,
+  LIMITS,
   MAX_PRESET_LINES,
-  parentHash,
+  type Message,
   parentMetadata,
   progressBar,
   renderMilestone,
   renderParent,
   videoUrl,
-} from "../../../src/notify/video/render.js";
+} from "../../src/messages/index.js";
+import { parentHash } from "../../src/notify/video/hash.js";
 import {
   applyDelivery,
   initialState,
   type Milestone,
   PRESET_CAP,
   type VideoState,
-} from "../../../src/notify/video/state.js";
-import type { Delivery } from "../../../src/platform/schemas.js";
-import { assertWithinLimits, LIMITS, type Message } from "../../../src/slack/blocks/index.js";
-import { applyAll, CTX, delivery, ev, int, lifecycle, pick, prng, T0, VIDEO } from "./fixtures.js";
+} from "../../src/notify/video/state.js";
+import type { Delivery } from "../../src/platform/schemas.js";
+import {
+  applyAll,
+  CTX,
+  delivery,
+  ev,
+  int,
+  lifecycle,
+  pick,
+  prng,
+  T0,
+  VIDEO,
+} from "../notify/video/fixtures.js";
 
 const at = (ms: number) => T0 + ms;
 const NOW = new Date(T0 + 60_000);

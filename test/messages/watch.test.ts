@@ -10,7 +10,7 @@ import {
   type WatchRow,
   watchingMessage,
   watchStartedMessage,
-} from "../../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
 

@@ -134,6 +134,11 @@ export function sha256Hex(text: string): string {
   return hash("sha256", text, "hex");
 }
 
+/** Stable hash of a rendering (key order does not matter), to skip identical chat.update calls. */
+export function parentHash(m: { text: string; blocks: readonly unknown[] }): string {
+  return sha256Hex(canonicalJson({ text: m.text, blocks: m.blocks }));
+}
+
 /** Sets an own, enumerable property even for names like `__proto__` (never touches a prototype). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });

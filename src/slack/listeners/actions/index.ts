@@ -20,7 +20,7 @@ import {
   watchStoppedMessage,
   watchUnavailableMessage,
   webhookRemovedMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import {
   answerErrors,
   type BotDeps,

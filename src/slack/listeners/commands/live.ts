@@ -6,7 +6,6 @@
  * platform is read, and a livestream of a profile not bound to the workspace reads as missing.
  */
 import type { App } from "@slack/bolt";
-import { WatchLimitError } from "../../../watch/store.js";
 import {
   ingestMessage,
   LIVESTREAM_CARD_FIELDS,
@@ -19,7 +18,8 @@ import {
   watchStartedMessage,
   watchStoppedMessage,
   watchUnavailableMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
+import { WatchLimitError } from "../../../watch/store.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
 import { withProfileNames } from "../../profiles.js";

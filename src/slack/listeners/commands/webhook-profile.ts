@@ -6,7 +6,6 @@
  */
 import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
-import { isPlatformError, ManagedProfilesError, WEBHOOK_EVENTS } from "../../../platform/index.js";
 import {
   channel,
   describePlatformError,
@@ -24,7 +23,8 @@ import {
   webhookConfigMessage,
   webhookEventsMessage,
   webhookSetMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
+import { isPlatformError, ManagedProfilesError, WEBHOOK_EVENTS } from "../../../platform/index.js";
 import { type BotDeps, ephemeral, inChannel, type Reply } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import type { ProfileCommand } from "../../grammar.js";

@@ -15,7 +15,7 @@ import {
   pickNotValidMessage,
   usageError,
   webhookHelp,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import { answerErrors, type BotDeps, ephemeral, type Reply, subjectOf } from "../../context.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
 import { decodePick } from "../../profiles.js";

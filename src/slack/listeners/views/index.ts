@@ -13,7 +13,7 @@ import {
   parseSetupSubmission,
   profileText,
   VIEWS,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import { type BotDeps, subjectOf } from "../../context.js";
 import { saveEvents } from "../../events-editor.js";
 import { saveManagers, saveSetup } from "../../setup-flow.js";
