@@ -8,11 +8,32 @@
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
 
-import type { Broadcast, Milestone } from "../watch/broadcast.js";
 import { context, header, isLinkableUrl, link, message, section } from "./kit.js";
 import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { ADS_PER_HOUR } from "./livestream.js";
 import type { Message } from "./types.js";
+
+/** What the live watch messages read of a broadcast: src/watch/broadcast.ts's Broadcast has this shape. */
+export interface BroadcastView {
+  phase: "live" | "grace" | "ended";
+  startedAt: number;
+  lastOnAirAt: number;
+  /** First poll that found it off air, while in the grace or ended. */
+  offAirSince: number | null;
+  endedAt: number | null;
+  title: string;
+  url: string | null;
+  thumbnailUrl: string | null;
+  adEndAt: number | null;
+  adsRemaining: number | null;
+  /** starting, started, stopping, stopped (the platform's recording status), or null. */
+  recording: string | null;
+  adBreaks: number;
+  recordings: number;
+}
+
+/** A thread reply of a broadcast (src/watch/broadcast.ts's Milestone). */
+export type BroadcastMilestone = "recording_started" | "recording_stopped" | "ad_quota_used_up";
 
 /** "less than a minute", "12 min", "1 h 05 min". */
 export function duration(ms: number): string {
@@ -26,9 +47,9 @@ export function duration(ms: number): string {
 
 const at = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)));
 const time = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)).slice(11), "{time}");
-const titleOf = (b: Broadcast, id: string) => (b.title.trim() === "" ? `Livestream ${id}` : b.title);
+const titleOf = (b: BroadcastView, id: string) => (b.title.trim() === "" ? `Livestream ${id}` : b.title);
 
-function adsLine(b: Broadcast, now: number): string {
+function adsLine(b: BroadcastView, now: number): string {
   const left = b.adsRemaining === null ? "" : `${b.adsRemaining} of ${ADS_PER_HOUR} ads left this hour`;
   if (b.adEndAt !== null && b.adEndAt > now) {
     return `:tv: Ad break running until ${time(b.adEndAt)}${left ? ` · ${left}` : ""}`;
@@ -36,7 +57,7 @@ function adsLine(b: Broadcast, now: number): string {
   return left ? `:tv: ${left}` : "";
 }
 
-function recordingLine(b: Broadcast): string {
+function recordingLine(b: BroadcastView): string {
   switch (b.recording) {
     case "started":
       return ":red_circle: Recording";
@@ -52,7 +73,7 @@ function recordingLine(b: Broadcast): string {
 }
 
 /** The message while on air (or in the off-air grace). */
-export function renderLive(livestreamId: string, b: Broadcast, now: number): Message {
+export function renderLive(livestreamId: string, b: BroadcastView, now: number): Message {
   const title = titleOf(b, livestreamId);
   const thumb = isLinkableUrl(b.thumbnailUrl)
     ? {
@@ -81,7 +102,7 @@ export function renderLive(livestreamId: string, b: Broadcast, now: number): Mes
 }
 
 /** The same message once the broadcast ended. */
-export function renderEnded(livestreamId: string, b: Broadcast): Message {
+export function renderEnded(livestreamId: string, b: BroadcastView): Message {
   const title = titleOf(b, livestreamId);
   const end = b.endedAt ?? b.lastOnAirAt;
   const ran = duration(end - b.startedAt);
@@ -93,20 +114,20 @@ export function renderEnded(livestreamId: string, b: Broadcast): Message {
   return message(`${title} ended; it ran for ${ran}`, blocks);
 }
 
-const MILESTONES: Record<Milestone, string> = {
+const MILESTONES: Record<BroadcastMilestone, string> = {
   recording_started: ":red_circle: Recording started",
   recording_stopped: ":black_square_for_stop: Recording stopped",
   ad_quota_used_up: `:tv: All ${ADS_PER_HOUR} ads of this hour are used up`,
 };
 
 /** A thread reply for a milestone, at `now`. */
-export function renderMilestone(m: Milestone, now: number): Message {
+export function renderMilestone(m: BroadcastMilestone, now: number): Message {
   const text = `${MILESTONES[m]} at ${time(now)}`;
   return message(`${MILESTONES[m].replace(/^:[a-z_]+: /, "")} at ${utcText(new Date(now))}`, [section(text)]);
 }
 
 /** The thread summary when the broadcast ended. */
-export function renderSummary(b: Broadcast): Message {
+export function renderSummary(b: BroadcastView): Message {
   const end = b.endedAt ?? b.lastOnAirAt;
   const parts = [
     `Ended after ${duration(end - b.startedAt)} on air.`,

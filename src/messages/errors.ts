@@ -5,10 +5,36 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
-import { isPlatformError, type PlatformError, WEBHOOK_EVENTS } from "../platform/index.js";
 import { code, context, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import type { Message } from "./types.js";
+import { WEBHOOK_EVENTS } from "./vocabulary.js";
+
+/**
+ * What the words of a platform failure read of it: src/platform's PlatformError has this shape
+ * (its error envelope, spec section 7, and the request it answered).
+ */
+export interface PlatformFailure {
+  /** http, token, timeout, network, invalid_response, invalid_request or not_confirmed. */
+  kind: string;
+  /** HTTP status, or 0 when no response came. */
+  status: number;
+  code: string;
+  message: string;
+  correlationId: string | null;
+  details: Record<string, unknown> | null;
+  retryAfterSeconds: number | undefined;
+  /** Which timeout fired. */
+  phase: string | undefined;
+  method: string | undefined;
+  path: string | undefined;
+  /** 422: the offending field. */
+  field: string | undefined;
+  invalidValues: readonly string[];
+  allowedValues: readonly string[];
+  requiredPermissions: readonly string[];
+  missingPermissions: readonly string[];
+}
 
 const MAX_VALUES = 30;
 
@@ -23,7 +49,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** The object a 404 is about: from the envelope's details, else from the request path. */
-function notFoundObject(err: PlatformError): { type: string; id: string | undefined } {
+function notFoundObject(err: PlatformFailure): { type: string; id: string | undefined } {
   const d = err.details ?? {};
   const type = str(d.object_type);
   const id = str(d.object_id);
@@ -41,7 +67,7 @@ function notFoundObject(err: PlatformError): { type: string; id: string | undefi
 }
 
 /** Which scope / role the failed operation needs (spec 4.1, 4.2, 5.6). */
-function permissionHint(err: PlatformError): string {
+function permissionHint(err: PlatformFailure): string {
   const path = err.path ?? "";
   if (path.startsWith("/profiles")) {
     return err.method === "GET"
@@ -54,12 +80,12 @@ function permissionHint(err: PlatformError): string {
   return "An Owner or Admin of the organization can grant them on the bot's private API key (then check PLATFORM_SCOPES).";
 }
 
-function allowedFor(err: PlatformError): string[] {
+function allowedFor(err: PlatformFailure): readonly string[] {
   // The platform's own list omits events (spec 6.1): for events, the bot's full list is the truth.
   return err.field === "webhook.events" ? [...WEBHOOK_EVENTS] : err.allowedValues;
 }
 
-function describeValidation(err: PlatformError): string {
+function describeValidation(err: PlatformFailure): string {
   const field = err.field;
   const d = err.details ?? {};
   const fieldText = field ? code(field, 80) : "A value";
@@ -99,7 +125,7 @@ function describeValidation(err: PlatformError): string {
   }
 }
 
-function describeHttp(err: PlatformError): string {
+function describeHttp(err: PlatformFailure): string {
   const s = err.status;
   if (s === 404 || err.code === "RESOURCE_NOT_FOUND") {
     const o = notFoundObject(err);
@@ -130,7 +156,7 @@ function describeHttp(err: PlatformError): string {
   return `The platform refused the request (${s} ${code(err.code, 60)}): ${escapeTruncate(err.message, 500)}`;
 }
 
-function describeToken(err: PlatformError): string {
+function describeToken(err: PlatformFailure): string {
   switch (err.code) {
     case "invalid_client":
     case "unauthorized_client":
@@ -148,7 +174,7 @@ function describeToken(err: PlatformError): string {
   }
 }
 
-function describeTimeout(err: PlatformError): string {
+function describeTimeout(err: PlatformFailure): string {
   if (err.code === "ABORTED")
     return "The request to the platform was cancelled before it finished. Try again.";
   const who = err.code === "TOKEN_TIMEOUT" ? "The platform's token service" : "The platform";
@@ -164,7 +190,7 @@ function describeTimeout(err: PlatformError): string {
 }
 
 /** Plain words for every failure class of the platform client, ending with the correlation id. */
-export function describePlatformError(err: PlatformError): string {
+export function describePlatformError(err: PlatformFailure): string {
   let text: string;
   switch (err.kind) {
     case "http":
@@ -207,19 +233,21 @@ export function describePlatformError(err: PlatformError): string {
 }
 
 /** Whether the error stands for "does not exist" (answered without a correlation id). */
-function isNotFound(err: PlatformError): boolean {
+function isNotFound(err: PlatformFailure): boolean {
   return err.kind === "http" && (err.status === 404 || err.code === "RESOURCE_NOT_FOUND");
 }
 
 /**
  * A short ephemeral failure message: ⚠️, the context ("Could not read livestream x8abc") and the
- * description. Anything that is not a PlatformError gets a generic sentence, without internals.
+ * description. Any failure other than the platform's (`null`) gets a generic sentence, without
+ * internals: the caller tells them apart (src/slack/context.ts).
  */
-export function errorMessage(err: unknown, context: string): Message {
+export function errorMessage(err: PlatformFailure | null, context: string): Message {
   const ctx = escapeTruncate(context.trim() || "That did not work", 300);
-  const description = isPlatformError(err)
-    ? describePlatformError(err)
-    : "Something went wrong on the bot's side. Try again; if it keeps happening, tell an admin (the details are in the bot's logs).";
+  const description =
+    err !== null
+      ? describePlatformError(err)
+      : "Something went wrong on the bot's side. Try again; if it keeps happening, tell an admin (the details are in the bot's logs).";
   // The fallback text (notifications, screen readers) says it all too, in plain text.
   const plain = description.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
   return message(`⚠️ ${context.trim() || "That did not work"}: ${plain}`, [

@@ -7,8 +7,6 @@
  * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
-import { isWebhookEvent, WEBHOOK_EVENTS } from "../platform/index.js";
-import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -27,8 +25,9 @@ import {
 import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
 import { profilePlain, profileRef } from "./profiles.js";
-import { subscriptionBlocks } from "./subscriptions.js";
+import { type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock } from "./types.js";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "./vocabulary.js";
 import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
 import { displayUrl } from "./webhook.js";
 
@@ -50,7 +49,7 @@ export interface HomeProfile {
   failed24h: number;
   received24h: number;
   /** The channels that receive its notifications, with their filters. */
-  subscriptions?: readonly Subscription[];
+  subscriptions?: readonly SubscriptionView[];
   /** The video of the last message posted or updated (title null: named by its id). */
   lastVideo?: { videoId: string; title: string | null; at: number };
 }

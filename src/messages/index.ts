@@ -1,5 +1,7 @@
 /** Block Kit renderers: pure functions, data and the clock in, `{ text, blocks }` out. */
 export {
+  type BroadcastMilestone,
+  type BroadcastView,
   duration,
   renderEnded,
   renderLive,
@@ -11,6 +13,7 @@ export {
   describePlatformError,
   errorMessage,
   notManagerMessage,
+  type PlatformFailure,
   profileClaimedMessage,
   profileNotBoundMessage,
   readBudgetMessage,
@@ -25,7 +28,19 @@ export {
   type PlatformHealth,
 } from "./home.js";
 export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
-export { channel, chunkLines, code, context, header, isLinkableUrl, link, message, section } from "./kit.js";
+export { canonicalJson } from "./json.js";
+export {
+  channel,
+  chunkLines,
+  code,
+  context,
+  header,
+  isLinkableUrl,
+  link,
+  mentionMarkup,
+  message,
+  section,
+} from "./kit.js";
 export {
   assertWithinLimits,
   ELLIPSIS,
@@ -44,6 +59,7 @@ export {
   ingestMessage,
   LIVESTREAM_CARD_FIELDS,
   type LivestreamCardOptions,
+  type LivestreamView,
   livestreamCard,
   livestreamPending,
 } from "./livestream.js";
@@ -97,6 +113,7 @@ export {
   notOursMessage,
   notSubscribedMessage,
   parseUnsubscribeValue,
+  type SubscriptionView,
   subscribedMessage,
   subscriptionBlocks,
   subscriptionsMessage,
@@ -108,6 +125,8 @@ export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./u
 export {
   MAX_NAMES_INLINE,
   MAX_PRESET_LINES,
+  type MilestoneView,
+  type PresetView,
   parentMetadata,
   progressBar,
   renderMilestone,
@@ -116,11 +135,28 @@ export {
   STALL_MS,
   VIDEO_STATUS_EVENT,
   type VideoLinks,
+  type VideoStage,
   type VideoStatusMetadata,
+  type VideoView,
   videoTitleOf,
   videoUrl,
 } from "./video.js";
 export { assertViewWithinLimits } from "./view-limits.js";
+export {
+  hasEvents,
+  hasUrl,
+  IGNORED_PRESETS_CAP,
+  isPlatformId,
+  isWebhookEvent,
+  MENTION_RE,
+  MENTIONS_PER_CHANNEL_PER_HOUR,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  type WebhookEvent,
+  type WebhookState,
+  webhookState,
+} from "./vocabulary.js";
 export * from "./watch.js";
 export {
   displayUrl,

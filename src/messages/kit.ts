@@ -23,6 +23,7 @@ import type {
   Message,
   SectionBlock,
 } from "./types.js";
+import { MENTION_RE } from "./vocabulary.js";
 
 /** A header block (plain text, at most 150 characters, never empty). */
 export function header(text: string): HeaderBlock {
@@ -141,6 +142,12 @@ export function code(value: string, max = 200): string {
 /** `<@U123>` for a Slack user id, else the escaped text. */
 export function mention(userId: string): string {
   return /^[UW][A-Z0-9]{2,40}$/.test(userId) ? `<@${userId}>` : escapeTruncate(userId, 80);
+}
+
+/** Slack markup of a stored mention (validated again by MENTION_RE), or "". */
+export function mentionMarkup(mention: string | null): string {
+  if (mention === null || !MENTION_RE.test(mention)) return "";
+  return mention === "here" ? "<!here>" : `<@${mention}>`;
 }
 
 /** `<#C123>` for a Slack channel id, else the escaped text. */

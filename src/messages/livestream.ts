@@ -5,7 +5,6 @@
  * Every field of a livestream may be missing (sparse responses) and some may be null (spec 2.1,
  * 2.2): a missing value reads "unknown", a null one what null means for that field.
  */
-import type { Livestream } from "../platform/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions as actionsBlock,
@@ -26,6 +25,40 @@ import {
 } from "./kit.js";
 import { escapeTruncate, htmlToText, LIMITS, relative, slackDate, truncate, utcText } from "./limits.js";
 import type { ImageElement, KnownBlock, Message } from "./types.js";
+
+/**
+ * What the card, the ingest message and the link preview read of a livestream (spec 2.1, 2.2):
+ * every field may be missing (sparse responses). src/platform's Livestream has this shape.
+ */
+export interface LivestreamView {
+  livestream_id?: string | undefined;
+  title?: string | undefined;
+  livestream_url?: string | undefined;
+  description?: string | null | undefined;
+  visibility?: string | undefined;
+  start_at?: string | null | undefined;
+  end_at?: string | null | undefined;
+  updated_at?: string | undefined;
+  status?:
+    | {
+        onair?: boolean | undefined;
+        airing_at?: string | null | undefined;
+        audio_bitrate?: number | null | undefined;
+      }
+    | undefined;
+  recording?: { auto_record?: boolean | undefined; status?: string | undefined } | undefined;
+  advertising?: { end_at?: string | null | undefined; remaining?: number | undefined } | undefined;
+  geo_restriction?: { mode?: string | undefined; countries?: readonly string[] | undefined } | undefined;
+  embedding?: { enable_embed?: boolean | undefined; embed_url?: string | undefined } | undefined;
+  thumbnail?: { h240_url?: string | null | undefined; h480_url?: string | null | undefined } | undefined;
+  ingest?:
+    | {
+        rtmp_url?: string | undefined;
+        srt_url?: string | null | undefined;
+        available_servers?: Record<string, string> | undefined;
+      }
+    | undefined;
+}
 
 /**
  * The sparse `fields` list of `GET /livestreams/{id}` for the card: exactly what the card renders.
@@ -69,7 +102,7 @@ export interface LivestreamCardOptions {
   requestedBy?: string;
 }
 
-export function titleOf(ls: Livestream): string {
+export function titleOf(ls: LivestreamView): string {
   const t = ls.title?.replace(/\s+/g, " ").trim();
   if (t) return t;
   return ls.livestream_id ? `Livestream ${ls.livestream_id}` : "Untitled livestream";
@@ -80,7 +113,7 @@ interface OnAir {
   short: string;
 }
 
-export function onAirState(ls: Livestream, now: Date): OnAir {
+export function onAirState(ls: LivestreamView, now: Date): OnAir {
   const s = ls.status;
   const airing = toDate(s?.airing_at);
   if (s?.onair === true) {
@@ -97,7 +130,7 @@ export function onAirState(ls: Livestream, now: Date): OnAir {
   return { line: "❔ *On-air state unknown*", short: "on-air state unknown" };
 }
 
-function scheduleText(ls: Livestream, now: Date): string {
+function scheduleText(ls: LivestreamView, now: Date): string {
   const onair = ls.status?.onair;
   const neverAired = onair === false && ls.status?.airing_at === null;
   const lines: string[] = [];
@@ -121,7 +154,7 @@ const RECORDING_STATUS_TEXT: Record<string, string> = {
   stopped: "⏹️ stopped",
 };
 
-function recordingText(ls: Livestream): string {
+function recordingText(ls: LivestreamView): string {
   const r = ls.recording;
   const auto =
     r?.auto_record === true
@@ -140,7 +173,7 @@ interface Ads {
   short: string;
 }
 
-export function advertising(ls: Livestream, now: Date): Ads {
+export function advertising(ls: LivestreamView, now: Date): Ads {
   const onair = ls.status?.onair;
   if (onair === false) return { text: "*Advertising*\nNo ads while off air", short: "" };
   const ad = ls.advertising;
@@ -171,7 +204,7 @@ function countryList(countries: readonly string[]): string {
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
-function geoText(ls: Livestream): string {
+function geoText(ls: LivestreamView): string {
   const g = ls.geo_restriction;
   const mode = g?.mode;
   const countries = g?.countries;
@@ -193,14 +226,14 @@ function geoText(ls: Livestream): string {
   return `*Geo-restriction*\n${text}`;
 }
 
-function embeddingText(ls: Livestream): string {
+function embeddingText(ls: LivestreamView): string {
   const e = ls.embedding;
   const url = isLinkableUrl(e?.embed_url) ? ` · ${link(e?.embed_url, "embed URL")}` : "";
   const state = e?.enable_embed === true ? "Enabled" : e?.enable_embed === false ? "Disabled" : UNKNOWN;
   return `*Embedding*\n${state}${e?.enable_embed === false ? "" : url}`;
 }
 
-function audioText(ls: Livestream): string {
+function audioText(ls: LivestreamView): string {
   const b = ls.status?.audio_bitrate;
   let text: string;
   if (b === undefined) text = UNKNOWN;
@@ -216,13 +249,13 @@ const VISIBILITY_TEXT: Record<string, string> = {
   password: "🔑 Password-protected",
 };
 
-function visibilityText(ls: Livestream): string {
+function visibilityText(ls: LivestreamView): string {
   const v = ls.visibility;
   const text = v === undefined ? UNKNOWN : (VISIBILITY_TEXT[v] ?? code(v, 40));
   return `*Visibility*\n${text}`;
 }
 
-export function thumbnail(ls: Livestream, title: string): ImageElement | undefined {
+export function thumbnail(ls: LivestreamView, title: string): ImageElement | undefined {
   const t = ls.thumbnail;
   const url = [t?.h240_url, t?.h480_url].find((u) => isLinkableUrl(u, LIMITS.imageUrl));
   if (!url) return undefined;
@@ -230,7 +263,7 @@ export function thumbnail(ls: Livestream, title: string): ImageElement | undefin
 }
 
 /** The status card: what a person needs to know about a livestream right now. */
-export function livestreamCard(ls: Livestream, opts: LivestreamCardOptions): Message {
+export function livestreamCard(ls: LivestreamView, opts: LivestreamCardOptions): Message {
   const { now } = opts;
   const title = titleOf(ls);
   const state = onAirState(ls, now);
@@ -301,7 +334,7 @@ function codeBlock(escapedLines: string): string {
  * Ingest addresses (managers only, ephemeral): RTMP, SRT and the available servers, code
  * formatted. The fallback `text` holds none of them, so notifications never show a stream key.
  */
-export function ingestMessage(ls: Livestream): Message {
+export function ingestMessage(ls: LivestreamView): Message {
   const title = titleOf(ls);
   const ingest = ls.ingest;
   const id = ls.livestream_id ? ` (${code(ls.livestream_id, 100)})` : "";

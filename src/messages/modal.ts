@@ -10,17 +10,17 @@
  */
 import type { Checkboxes, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";
 import { z } from "zod";
-import {
-  isWebhookEvent,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
-  type WebhookEvent,
-} from "../platform/index.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { code, context, section } from "./kit.js";
 import { escapeTruncate, truncate } from "./limits.js";
 import { profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
+import {
+  isWebhookEvent,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from "./vocabulary.js";
 
 export type { HomeView, ModalView } from "@slack/types";
 

@@ -16,14 +16,13 @@ import type {
   StaticSelect,
 } from "@slack/types";
 import { z } from "zod";
-import { WEBHOOK_EVENTS, type WebhookEvent } from "../platform/index.js";
-import { isPlatformId } from "../slack/grammar.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import { eventCheckboxes, parseEventsSubmission, plain, record, VIEW_LIMITS } from "./modal.js";
 import { type MenuProfile, profileOptions, profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
+import { isPlatformId, WEBHOOK_EVENTS, type WebhookEvent } from "./vocabulary.js";
 
 /** What the set-up and managers modals carry in `private_metadata`. */
 const setupMetaSchema = z.object({ teamId: z.string().min(1), kind: z.enum(["setup", "managers"]) });

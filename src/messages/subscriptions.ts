@@ -3,12 +3,22 @@
  * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
  * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
  */
-import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
+
+/** What the messages read of a channel's subscription (src/store/subscriptions.ts's Subscription has it). */
+export interface SubscriptionView {
+  channelId: string;
+  events: readonly string[];
+  /** Preset names; empty = all. */
+  presets: readonly string[];
+  /** null, "here" or a Slack user id. */
+  mention: string | null;
+  setBy: string;
+}
 
 /** Subscriptions listed in one message (blocks are limited); the rest are counted. */
 export const MAX_SUBSCRIPTIONS_SHOWN = 20;
@@ -24,7 +34,7 @@ export function parseUnsubscribeValue(value: string): { profileId: string; chann
 }
 
 /** One line of filters: events, formats, mention. */
-export function filterText(s: Subscription, allEvents: number): string {
+export function filterText(s: SubscriptionView, allEvents: number): string {
   const events =
     s.events.length >= allEvents
       ? "all events"
@@ -43,7 +53,7 @@ export function filterText(s: Subscription, allEvents: number): string {
 /** The subscriptions as blocks (one section per channel, with Unsubscribe for managers). */
 export function subscriptionBlocks(
   profileId: string,
-  subs: readonly Subscription[],
+  subs: readonly SubscriptionView[],
   isManager: boolean,
   allEvents: number,
   max = MAX_SUBSCRIPTIONS_SHOWN,
@@ -84,7 +94,7 @@ const CHANGE_HINT =
 export function subscriptionsMessage(o: {
   profileId: string;
   profileName?: string | undefined;
-  subscriptions: readonly Subscription[];
+  subscriptions: readonly SubscriptionView[];
   foreign: boolean;
   isManager: boolean;
   allEvents: number;
@@ -106,7 +116,7 @@ export function subscriptionsMessage(o: {
 export function subscribedMessage(o: {
   profileId: string;
   profileName?: string | undefined;
-  subscription: Subscription;
+  subscription: SubscriptionView;
   replaced: boolean;
   platformEvents: readonly string[];
   platformChanged: boolean;

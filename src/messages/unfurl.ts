@@ -3,10 +3,16 @@
  * on-air state, ads left this hour and recording, thumbnail. Built from the status card's pieces
  * (livestream.ts); pure. Never reads `ls.ingest`, and its fields list never asks for it.
  */
-import type { Livestream } from "../platform/index.js";
 import { code, context, isLinkableUrl, link, section } from "./kit.js";
 import { truncate } from "./limits.js";
-import { advertising, LIVESTREAM_CARD_FIELDS, onAirState, thumbnail, titleOf } from "./livestream.js";
+import {
+  advertising,
+  LIVESTREAM_CARD_FIELDS,
+  type LivestreamView,
+  onAirState,
+  thumbnail,
+  titleOf,
+} from "./livestream.js";
 import type { KnownBlock } from "./types.js";
 
 /**
@@ -28,7 +34,7 @@ export interface UnfurlCard {
   fallback: string;
 }
 
-export function livestreamUnfurl(ls: Livestream, now: Date): UnfurlCard {
+export function livestreamUnfurl(ls: LivestreamView, now: Date): UnfurlCard {
   const title = titleOf(ls);
   const state = onAirState(ls, now);
   const ads = advertising(ls, now);

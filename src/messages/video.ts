@@ -11,19 +11,64 @@
  * map can be rebuilt (docs/notifications.md).
  */
 
-import { type HeldBack, MENTIONS_PER_CHANNEL_PER_HOUR } from "../notify/mentions.js";
-import { canonicalJson, getOwn } from "../notify/video/hash.js";
+import { canonicalJson } from "./json.js";
 import {
-  IGNORED_PRESETS_CAP,
-  type Milestone,
-  type PresetState,
-  type Stage,
-  type VideoState,
-} from "../notify/video/state.js";
-import { mentionMarkup } from "../store/index.js";
-import { chunkLines, code, context, header, isLinkableUrl, link, message, section } from "./kit.js";
+  chunkLines,
+  code,
+  context,
+  header,
+  isLinkableUrl,
+  link,
+  mentionMarkup,
+  message,
+  section,
+} from "./kit.js";
 import { escapeTruncate, slackDate, truncate, utcText } from "./limits.js";
 import type { KnownBlock, Message } from "./types.js";
+import { IGNORED_PRESETS_CAP, MENTIONS_PER_CHANNEL_PER_HOUR } from "./vocabulary.js";
+
+/**
+ * What the video messages read of a video's state: src/notify/video/state.ts's VideoState has this
+ * shape (the reducer's state, with its milestones and presets).
+ */
+export type VideoStage = "created" | "encoding" | "formats_ready" | "published" | "complete" | "deleted";
+
+export interface PresetView {
+  status: "processing" | "ready" | "error" | "deleted";
+  /** 0..100. */
+  progress: number;
+}
+
+export interface MilestoneView {
+  /** "published", "complete", "deleted", "error:<preset>", "format-deleted:<preset>", "event:<type>:<timestamp>". */
+  key: string;
+  /** Event type of the delivery. */
+  type: string;
+  timestamp: number;
+  data: Record<string, unknown>;
+}
+
+export interface VideoView {
+  profileId: string;
+  videoId: string | null;
+  ownerId: string | null;
+  stage: VideoStage;
+  stageAt: number;
+  firstEventAt: number;
+  lastEventAt: number;
+  presets: Record<string, PresetView>;
+  createdAt: number | null;
+  publishedAt: number | null;
+  completeAt: number | null;
+  deletedAt: number | null;
+  eventCount: number;
+  /** Hashes of the preset names the state ignored (at most IGNORED_PRESETS_CAP). */
+  ignoredPresets?: readonly string[] | undefined;
+  /** What the platform said of the video: its title, no such video, or not known. */
+  title?: { title: string | null } | { notConfirmed: true } | { unknown: string } | undefined;
+  /** The profile's display name (else name), when known. */
+  profileName?: string | undefined;
+}
 
 /** How videos are linked: VIDEO_URL_TEMPLATE (`{id}` = the video id), or none. */
 export interface VideoLinks {
@@ -39,18 +84,18 @@ export function videoUrl(videoId: string | null, links: VideoLinks = {}): string
 }
 
 /** ` · <url|Open the video>` (escaped), or "" without a link. */
-function videoLink(s: VideoState, links: VideoLinks): string {
+function videoLink(s: VideoView, links: VideoLinks): string {
   const url = videoUrl(s.videoId, links);
   return url === undefined ? "" : ` · 🔗 ${link(url, "Open the video")}`;
 }
 
 /** The video's title when the platform gave one (src/notify/title.ts), else null. */
-export function videoTitleOf(s: VideoState): string | null {
+export function videoTitleOf(s: VideoView): string | null {
   return s.title !== undefined && "title" in s.title ? s.title.title : null;
 }
 
 /** Whether the platform said it has no such video (404 on its title read). */
-function notConfirmed(s: VideoState): boolean {
+function notConfirmed(s: VideoView): boolean {
   return s.title !== undefined && "notConfirmed" in s.title;
 }
 
@@ -70,10 +115,10 @@ export const VIDEO_STATUS_EVENT = "video_status";
 /** Slack message metadata of a video's parent message (`event_type` video_status). */
 export interface VideoStatusMetadata {
   event_type: typeof VIDEO_STATUS_EVENT;
-  event_payload: { video_id: string; profile_id: string; stage: Stage };
+  event_payload: { video_id: string; profile_id: string; stage: VideoStage };
 }
 
-export function parentMetadata(s: VideoState): VideoStatusMetadata | undefined {
+export function parentMetadata(s: VideoView): VideoStatusMetadata | undefined {
   if (s.videoId === null) return undefined;
   return {
     event_type: VIDEO_STATUS_EVENT,
@@ -94,7 +139,7 @@ const TITLE_INLINE_MAX = 150;
 const DATA_BLOCK_MAX = 1500;
 const DETAILS_MAX = 500;
 
-export const STAGE_EMOJI: Record<Stage, string> = {
+export const STAGE_EMOJI: Record<VideoStage, string> = {
   created: "🆕",
   encoding: "⚙️",
   formats_ready: "🎞️",
@@ -103,7 +148,7 @@ export const STAGE_EMOJI: Record<Stage, string> = {
   deleted: "🗑️",
 };
 
-const STAGE_LABEL: Record<Stage, string> = {
+const STAGE_LABEL: Record<VideoStage, string> = {
   created: "Created",
   encoding: "Encoding",
   formats_ready: "Formats ready",
@@ -119,7 +164,7 @@ function compareNames(a: string, b: string): number {
 }
 
 /** Presets in natural name order (240p, 480p, 1080p). */
-function sortedPresets(s: VideoState): [string, PresetState][] {
+function sortedPresets(s: VideoView): [string, PresetView][] {
   return Object.entries(s.presets).sort(([a], [b]) => compareNames(a, b));
 }
 
@@ -162,7 +207,7 @@ function plainCode(name: string, max = INLINE_NAME_MAX): string {
 }
 
 /** "+N more formats not shown" when the video named more presets than the state keeps. */
-function ignoredNote(s: VideoState): string | undefined {
+function ignoredNote(s: VideoView): string | undefined {
   const n = s.ignoredPresets?.length ?? 0;
   if (n === 0) return undefined;
   return `+${n}${n >= IGNORED_PRESETS_CAP ? "+" : ""} more format${n === 1 ? "" : "s"} not shown`;
@@ -177,7 +222,7 @@ function truncatePlain(s: string, max: number): string {
   return truncate(s, max);
 }
 
-function presetLine(name: string, p: PresetState): string {
+function presetLine(name: string, p: PresetView): string {
   const n = code(name, NAME_MAX);
   switch (p.status) {
     case "processing":
@@ -191,7 +236,7 @@ function presetLine(name: string, p: PresetState): string {
   }
 }
 
-function presetWord(p: PresetState): string {
+function presetWord(p: PresetView): string {
   switch (p.status) {
     case "processing":
       return `${pct(p.progress)}%`;
@@ -204,10 +249,10 @@ function presetWord(p: PresetState): string {
   }
 }
 
-const SHOW_FIRST: Record<PresetState["status"], number> = { error: 0, processing: 1, ready: 2, deleted: 3 };
+const SHOW_FIRST: Record<PresetView["status"], number> = { error: 0, processing: 1, ready: 2, deleted: 3 };
 
 /** At most MAX_PRESET_LINES presets: errors, then processing, ready, deleted; shown in name order. */
-function presetLines(s: VideoState): string[] {
+function presetLines(s: VideoView): string[] {
   const all = sortedPresets(s);
   let shown = all;
   if (all.length > MAX_PRESET_LINES) {
@@ -230,9 +275,9 @@ function presetLines(s: VideoState): string[] {
   return lines;
 }
 
-type Counts = Record<PresetState["status"], number>;
+type Counts = Record<PresetView["status"], number>;
 
-function countByStatus(presets: readonly PresetState[]): Counts {
+function countByStatus(presets: readonly PresetView[]): Counts {
   const c: Counts = { processing: 0, ready: 0, error: 0, deleted: 0 };
   for (const p of presets) c[p.status]++;
   return c;
@@ -247,13 +292,13 @@ function countsText(c: Counts): string {
   return parts.join(", ");
 }
 
-function namesWith(s: VideoState, status: PresetState["status"]): string[] {
+function namesWith(s: VideoView, status: PresetView["status"]): string[] {
   return sortedPresets(s)
     .filter(([, p]) => p.status === status)
     .map(([name]) => name);
 }
 
-function titleLine(s: VideoState, links: VideoLinks): string {
+function titleLine(s: VideoView, links: VideoLinks): string {
   const parts = [
     s.videoId === null ? "🎬 *Events without a video*" : `🎬 *Video* ${code(s.videoId, ID_MAX)}`,
   ];
@@ -268,7 +313,7 @@ function titleLine(s: VideoState, links: VideoLinks): string {
   return parts.join(" · ") + videoLink(s, links);
 }
 
-function stageLine(s: VideoState, now: Date): string {
+function stageLine(s: VideoView, now: Date): string {
   const presets = Object.values(s.presets);
   const c = countByStatus(presets);
   const total = presets.length - c.deleted;
@@ -302,7 +347,7 @@ function stageLine(s: VideoState, now: Date): string {
   return parts.join(" · ");
 }
 
-function timeline(s: VideoState): string[] {
+function timeline(s: VideoView): string[] {
   const out: string[] = [];
   if (s.createdAt !== null) out.push(`Created ${at(s.createdAt)}`);
   if (s.publishedAt !== null) out.push(`Published ${at(s.publishedAt)}`);
@@ -310,7 +355,7 @@ function timeline(s: VideoState): string[] {
   return out;
 }
 
-function parentFallback(s: VideoState): string {
+function parentFallback(s: VideoView): string {
   const title = videoTitleOf(s);
   const id = s.videoId === null ? "" : truncatePlain(oneLine(s.videoId), ID_MAX);
   const who =
@@ -357,7 +402,7 @@ function parentFallback(s: VideoState): string {
 }
 
 /** The one parent message of a video, updated in place as its lifecycle moves. */
-export function renderParent(s: VideoState, now: Date, links: VideoLinks = {}): Message {
+export function renderParent(s: VideoView, now: Date, links: VideoLinks = {}): Message {
   const title = videoTitleOf(s);
   // The title in a header: plain text, so nothing the video's owner typed is interpreted.
   const blocks: KnownBlock[] = [...(title === null ? [] : [header(title)]), section(titleLine(s, links))];
@@ -388,7 +433,7 @@ export function renderParent(s: VideoState, now: Date, links: VideoLinks = {}): 
 
 /** Compact JSON of foreign data as a code block: backticks neutralised, escaped, bounded. */
 function dataBlock(data: Record<string, unknown>, max: number): string {
-  const raw = getOwn(data, "_truncated");
+  const raw = Object.hasOwn(data, "_truncated") ? data._truncated : undefined;
   const json = Object.keys(data).length === 1 && typeof raw === "string" ? `${raw}…` : canonicalJson(data);
   return `\`\`\`${escapeTruncate(json.replace(/`/g, "'"), max) || " "}\`\`\``;
 }
@@ -401,7 +446,7 @@ function extraFields(data: Record<string, unknown>): Record<string, unknown> | u
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 
-function presetOf(m: Milestone, prefix: string): string {
+function presetOf(m: MilestoneView, prefix: string): string {
   return m.key.slice(prefix.length);
 }
 
@@ -415,11 +460,11 @@ function presetOf(m: Milestone, prefix: string): string {
  * back, and why (src/notify/mentions.ts), which the reply says.
  */
 export function renderMilestone(
-  m: Milestone,
-  s: VideoState,
+  m: MilestoneView,
+  s: VideoView,
   links: VideoLinks = {},
   mention: string | null = null,
-  heldBack: HeldBack | null = null,
+  heldBack: "hourly" | "unconfirmed" | null = null,
 ): Message {
   const title = videoTitleOf(s);
   const video =

@@ -5,14 +5,6 @@
  * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
-import type { WebhookConfig } from "../platform/index.js";
-import {
-  isWebhookEvent,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
-  webhookState,
-} from "../platform/index.js";
-import type { Subscription } from "../store/index.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -29,8 +21,15 @@ import {
 } from "./kit.js";
 import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { profilePlain, profileRef } from "./profiles.js";
-import { subscriptionBlocks } from "./subscriptions.js";
+import { type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock, Message } from "./types.js";
+import {
+  isWebhookEvent,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  webhookState,
+} from "./vocabulary.js";
 
 const MAX_EVENTS_SHOWN = 20;
 
@@ -45,7 +44,7 @@ export interface WebhookRouteInfo {
   /** ISO date-time. */
   setAt: string;
   /** The channels that receive the notifications, with their filters. */
-  subscriptions?: readonly Subscription[];
+  subscriptions?: readonly SubscriptionView[];
 }
 
 export interface WebhookConfigOptions {

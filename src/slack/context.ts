@@ -150,11 +150,11 @@ export async function answerErrors(
       kind = "store_unavailable";
     } else if (err instanceof StoreCorruptError) {
       log.error({ err, key: err.key, context }, "settings value is damaged");
-      message = errorMessage(err, context);
+      message = errorMessage(null, context);
       kind = "store_corrupt";
     } else {
       log.error({ err, context }, "unexpected failure");
-      message = errorMessage(err, context);
+      message = errorMessage(null, context);
       kind = "unexpected";
     }
     metrics?.commandFailures.inc({ kind });

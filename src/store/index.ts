@@ -37,9 +37,7 @@ export {
 export type { Row, SqliteDb } from "./sqlite.js";
 export {
   CHANNEL_RE,
-  MENTION_RE,
   matchesSubscription,
-  mentionMarkup,
   PRESET_RE,
   type Subscription,
   sameEventSet,

@@ -9,6 +9,7 @@
  *  - `mention`: null, "here" or a Slack user id, put only in the format-error thread reply.
  */
 import { z } from "zod";
+import { MENTION_RE } from "../messages/index.js";
 
 export interface Subscription {
   channelId: string;
@@ -21,8 +22,6 @@ export interface Subscription {
   setAt: string;
 }
 
-/** What a `mention` may be: `here` or a Slack user id, nothing else (nothing can be injected). */
-export const MENTION_RE = /^(?:here|[UW][A-Z0-9]{2,20})$/;
 /** A preset name as the platform writes it (`720p`, `h264_1080p`). */
 export const PRESET_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** A Slack conversation id. */
@@ -38,12 +37,6 @@ export const subscriptionSchema = z
     setAt: z.iso.datetime({ offset: true }),
   })
   .strict();
-
-/** Slack markup of a stored mention (already validated by MENTION_RE), or "". */
-export function mentionMarkup(mention: string | null): string {
-  if (mention === null || !MENTION_RE.test(mention)) return "";
-  return mention === "here" ? "<!here>" : `<@${mention}>`;
-}
 
 /**
  * Whether a delivery of `type` with `data` passes the subscription's filter. A subscription to

@@ -346,7 +346,7 @@ describe("Block Kit limits whatever the data", () => {
     expect(m.text.length).toBeLessThan(2_000);
     for (const t of texts(m).slice(1)) expect(t.length).toBeLessThanOrEqual(LIMITS.sectionText);
     const complete = renderMilestone(
-      { key: "complete", type: "video.complete", timestamp: at(1), posted: false, data: {} },
+      { key: "complete", type: "video.complete", timestamp: at(1), data: {} },
       applyAll(names.map((n, i) => ev.ready(at(i), n))),
     );
     expect(assertWithinLimits(complete)).toEqual([]);
