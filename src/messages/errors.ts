@@ -329,3 +329,47 @@ export function readBudgetMessage(o: {
     ),
   ]);
 }
+
+/**
+ * A refusal of src/access (src/access/decision.ts's Refused has this shape): its stable reason
+ * code and the data its words need.
+ */
+export type Refusal =
+  | { reason: "workspace_not_allowed"; teamId: string }
+  | { reason: "not_manager"; verb: string }
+  | { reason: "profile_not_bound" | "profile_claimed"; profileId: string }
+  | { reason: "read_budget"; budget: "user" | "workspace"; perMinute: number; retryAfterSeconds: number };
+
+/** A refusal as an ephemeral answer. */
+export function refusalMessage(r: Refusal): Message {
+  switch (r.reason) {
+    case "workspace_not_allowed":
+      return workspaceNotAllowedMessage(r.teamId);
+    case "not_manager":
+      return notManagerMessage(r.verb);
+    case "profile_not_bound":
+      return profileNotBoundMessage(r.profileId);
+    case "profile_claimed":
+      return profileClaimedMessage(r.profileId);
+    case "read_budget":
+      return readBudgetMessage(r);
+  }
+}
+
+const NOTHING_SENT = "Nothing was sent to the platform.";
+
+/** A refusal as one paragraph of mrkdwn, for a modal or the App Home. */
+export function refusalText(r: Refusal): string {
+  switch (r.reason) {
+    case "workspace_not_allowed":
+      return `🔒 This Slack workspace is not allowed to use this bot (its operator's ALLOWED_WORKSPACES does not list it). ${NOTHING_SENT}`;
+    case "not_manager":
+      return `🔒 Only managers (workspace admins and owners, the users in MANAGER_USER_IDS and the users added as managers) can ${r.verb}. Ask one of them. Nothing was changed.`;
+    case "profile_not_bound":
+      return `🔒 Profile ${code(r.profileId, 100)} is not bound to this Slack workspace: the bot's operator decides which profiles each workspace may use (PROFILE_BINDINGS). ${NOTHING_SENT}`;
+    case "profile_claimed":
+      return `🔒 Profile ${code(r.profileId, 100)} is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
+    case "read_budget":
+      return readBudgetMessage(r).text;
+  }
+}

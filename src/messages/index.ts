@@ -16,7 +16,10 @@ export {
   type PlatformFailure,
   profileClaimedMessage,
   profileNotBoundMessage,
+  type Refusal,
   readBudgetMessage,
+  refusalMessage,
+  refusalText,
   storeUnavailableMessage,
   workspaceNotAllowedMessage,
 } from "./errors.js";

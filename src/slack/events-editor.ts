@@ -18,6 +18,7 @@ import {
   eventsModalLoading,
   eventsModalSaved,
   profileRef,
+  refusalText,
   webhookConfigMessage,
 } from "../messages/index.js";
 import { isPlatformError } from "../platform/index.js";
@@ -74,7 +75,7 @@ export async function openEventsEditor(
           kind: "profile",
           profileId: o.profileId,
         });
-        if (!d.allowed) return error(d.text);
+        if (!d.allowed) return error(refusalText(d));
         const webhook = await deps.platform.getProfileWebhook(o.profileId);
         if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
           return error(
@@ -124,7 +125,11 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     if (!d.allowed) {
       await show({
         view_id: s.viewId,
-        view: eventsModalError({ meta: s.privateMetadata, profileId: meta.profileId, message: d.text }),
+        view: eventsModalError({
+          meta: s.privateMetadata,
+          profileId: meta.profileId,
+          message: refusalText(d),
+        }),
       });
       return;
     }

@@ -24,6 +24,7 @@ import {
   type ParsedSetup,
   profileMenuProblemText,
   profileRef,
+  refusalText,
   type SetupValues,
   setupModal,
   setupModalDone,
@@ -116,7 +117,7 @@ export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, l
       loading: formMessage({ kind: "setup", meta, text: "⏳ Loading…", close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
-        if (!d.allowed) return message(d.text);
+        if (!d.allowed) return message(refusalText(d));
         const saved = o.profileId ? await deps.settings.getProfile(subject.teamId, o.profileId) : undefined;
         const values = saved
           ? {
@@ -164,7 +165,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
     if (!(await isKnownProfileId(deps, subject, p.profileId))) {
       const may = await mayAsk(deps, subject, "webhook.set");
       if (!may.allowed) {
-        await show(may.reason === "not_manager" ? null : p, may.text);
+        await show(may.reason === "not_manager" ? null : p, refusalText(may));
         return;
       }
       p = { ...p, profileId: await findProfile(deps, subject, p.profileId) };
@@ -176,7 +177,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       profileId: p.profileId,
     });
     if (!d.allowed) {
-      await show(d.reason === "not_manager" ? null : p, d.text);
+      await show(d.reason === "not_manager" ? null : p, refusalText(d));
       return;
     }
     const profileName = await profileLabel(deps, p.profileId);
@@ -254,7 +255,7 @@ export async function openManagers(
       loading: formMessage({ kind: "managers", meta, text: "⏳ Loading…", close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
-        if (!d.allowed) return message(d.text);
+        if (!d.allowed) return message(refusalText(d));
         const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
         return managersModal({ meta, configured: deps.config.managerUserIds, added });
       },
@@ -281,7 +282,7 @@ export async function saveManagers(
   try {
     const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
     if (!d.allowed) {
-      await client.views.update({ view_id: s.viewId, view: text(d.text) });
+      await client.views.update({ view_id: s.viewId, view: text(refusalText(d)) });
       return;
     }
     const before = new Set((await deps.settings.listManagers(teamId)).map((m) => m.userId));

@@ -4,6 +4,9 @@ import {
   describePlatformError,
   errorMessage,
   notManagerMessage,
+  type Refusal,
+  refusalMessage,
+  refusalText,
   storeUnavailableMessage,
 } from "../../src/messages/index.js";
 import { PlatformError, type PlatformErrorInit } from "../../src/platform/errors.js";
@@ -328,5 +331,27 @@ describe("errorMessage and friends", () => {
     expect(text).toContain("admins and owners");
     expect(text).toContain("MANAGER_USER_IDS");
     expect(text).toContain("/webhook managers add @user");
+  });
+});
+
+describe("refusals of src/access in words", () => {
+  const refusals: Refusal[] = [
+    { reason: "workspace_not_allowed", teamId: "T0NOPE" },
+    { reason: "not_manager", verb: "remove a webhook" },
+    { reason: "profile_not_bound", profileId: "x2*bold*" },
+    { reason: "profile_claimed", profileId: "x2vq8nw" },
+    { reason: "read_budget", budget: "user", perMinute: 10, retryAfterSeconds: 7 },
+  ];
+
+  it("each reason has its message and its paragraph, within limits, foreign ids as code", () => {
+    for (const r of refusals) {
+      const msg = refusalMessage(r);
+      expect(assertWithinLimits(msg)).toEqual([]);
+      expect(blockText(msg)).toMatch(/🔒|⏳/);
+      expect(refusalText(r)).toMatch(r.reason === "read_budget" ? /^Your platform read budget/ : /^🔒 /);
+    }
+    expect(refusalText(refusals[2] as Refusal)).toContain("`x2*bold*`");
+    expect(refusalText(refusals[1] as Refusal)).toContain("can remove a webhook. Ask one of them.");
+    expect(refusalText(refusals[4] as Refusal)).toContain("Try again in 7 s.");
   });
 });

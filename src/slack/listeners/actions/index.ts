@@ -15,6 +15,7 @@ import {
   type Message,
   parseUnsubscribeValue,
   parseUnwatchValue,
+  refusalMessage,
   testResultMessage,
   usageError,
   watchStoppedMessage,
@@ -72,7 +73,7 @@ export function register(app: App, deps: BotDeps): void {
         async () => {
           const r = await deps.access.readLivestream(subject, "live.refresh", id, LIVESTREAM_CARD_FIELDS);
           if (!r.allowed) {
-            await respond(ephemeral(r.message));
+            await respond(ephemeral(refusalMessage(r)));
             return;
           }
           const now = deps.now();
@@ -122,7 +123,7 @@ export function register(app: App, deps: BotDeps): void {
           async () => {
             const d = await deps.access.authorize(subject, action, { kind: "profile", profileId });
             if (!d.allowed) {
-              await answer(ephemeral(d.message));
+              await answer(ephemeral(refusalMessage(d)));
               return;
             }
             await work({ profileId, value, subject, body, log, reply: answer, done });
@@ -238,7 +239,7 @@ export function register(app: App, deps: BotDeps): void {
             livestreamId: target?.livestreamId ?? "",
           });
           if (!d.allowed) {
-            await answer(ephemeral(d.message));
+            await answer(ephemeral(refusalMessage(d)));
             return;
           }
           if (target === null) {
@@ -282,7 +283,7 @@ export function register(app: App, deps: BotDeps): void {
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId });
       await answerErrors(respond, log, "Could not dismiss the message", async () => {
         const d = await deps.access.authorize(subject, "message.dismiss", { kind: "workspace" });
-        await safeRespond(respond, log, d.allowed ? { delete_original: true } : ephemeral(d.message));
+        await safeRespond(respond, log, d.allowed ? { delete_original: true } : ephemeral(refusalMessage(d)));
       });
     },
   );

@@ -12,6 +12,7 @@ import {
   liveHelp,
   livestreamCard,
   livestreamPending,
+  refusalMessage,
   usageError,
   watchingMessage,
   watchLimitMessage,
@@ -43,7 +44,7 @@ export function register(app: App, deps: BotDeps): void {
     if (cmd === undefined || cmd.kind === "help") {
       await answerErrors(respond, log, "Could not answer /live", async () => {
         const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
-        if (!d.allowed) await respond(ephemeral(d.message));
+        if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
         else if (!parsed.ok) await respond(ephemeral(usageError("/live", parsed.problem)));
         else await respond(ephemeral(liveHelp()));
       });
@@ -61,7 +62,7 @@ export function register(app: App, deps: BotDeps): void {
         async () => {
           if (cmd.kind === "watching") {
             const d = await deps.access.authorize(subject, "live.watching", { kind: "workspace" });
-            if (!d.allowed) await respond(ephemeral(d.message));
+            if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
             else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
             else
               await respond(
@@ -83,7 +84,7 @@ export function register(app: App, deps: BotDeps): void {
               kind: "livestream",
               livestreamId: cmd.livestreamId,
             });
-            if (!d.allowed) await respond(ephemeral(d.message));
+            if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
             else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
             else {
               const { removed } = await watch.unwatch({
@@ -99,7 +100,7 @@ export function register(app: App, deps: BotDeps): void {
           }
           const r = await deps.access.readLivestream(subject, "live.watch", cmd.livestreamId, WATCH_FIELDS);
           if (!r.allowed) {
-            await respond(ephemeral(r.message));
+            await respond(ephemeral(refusalMessage(r)));
             return;
           }
           if (!watch) {
@@ -173,7 +174,7 @@ export function register(app: App, deps: BotDeps): void {
           clearTimeout(timer);
           if (!r.allowed) {
             await withdraw();
-            await respond(ephemeral(r.message));
+            await respond(ephemeral(refusalMessage(r)));
             return;
           }
           const now = deps.now();
@@ -194,7 +195,7 @@ export function register(app: App, deps: BotDeps): void {
       async () => {
         const r = await deps.access.readLivestream(subject, "live.ingest", cmd.livestreamId, INGEST_FIELDS);
         if (!r.allowed) {
-          await respond(ephemeral(r.message));
+          await respond(ephemeral(refusalMessage(r)));
           return;
         }
         await respond(ephemeral(ingestMessage(r.livestream)));

@@ -14,6 +14,7 @@ import {
   notSubscribedMessage,
   profileMenuProblemMessage,
   profilePickerMessage,
+  refusalMessage,
   removeConfirmMessage,
   section,
   subscribedMessage,
@@ -78,7 +79,7 @@ export async function allowed(
 ): Promise<Extract<Decision, { allowed: true }> | null> {
   const d = await ctx.deps.access.authorize(ctx.subject, action, resource);
   if (d.allowed) return d;
-  await ctx.respond(ephemeral(d.message));
+  await ctx.respond(ephemeral(refusalMessage(d)));
   return null;
 }
 
@@ -92,7 +93,7 @@ export async function chooseProfile(ctx: Ctx, cmd: ProfileCommand): Promise<stri
   const action = ACTION_OF[cmd.kind];
   const refused = async () => {
     const d = await mayAsk(deps, subject, action);
-    if (!d.allowed) await ctx.respond(ephemeral(d.message));
+    if (!d.allowed) await ctx.respond(ephemeral(refusalMessage(d)));
     return !d.allowed;
   };
   if (cmd.profile !== null) {
