@@ -9,6 +9,7 @@ export {
   renderRevoked,
   renderSummary,
 } from "./broadcast.js";
+export { refusedNotice } from "./dead-letters.js";
 export {
   describePlatformError,
   errorMessage,

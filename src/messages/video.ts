@@ -90,7 +90,7 @@ function videoLink(s: VideoView, links: VideoLinks): string {
 }
 
 /** The video's title when the platform gave one (src/notify/title.ts), else null. */
-export function videoTitleOf(s: VideoView): string | null {
+export function videoTitleOf(s: Pick<VideoView, "title">): string | null {
   return s.title !== undefined && "title" in s.title ? s.title.title : null;
 }
 
