@@ -54,6 +54,11 @@ export interface HomeProfile {
   lastVideo?: { videoId: string; title: string | null; at: number };
 }
 
+/** The Home of a workspace refused (not allowed): why, and nothing else. */
+export function refusedHomeView(text: string): HomeView {
+  return { type: "home", blocks: [section(text)] };
+}
+
 /** Subscriptions listed per profile on the Home (the view's blocks are limited). */
 const MAX_SUBSCRIPTIONS_ON_HOME = 5;
 

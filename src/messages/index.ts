@@ -24,12 +24,30 @@ export {
   storeUnavailableMessage,
   workspaceNotAllowedMessage,
 } from "./errors.js";
+export {
+  channelProblemText,
+  claimedElsewhereText,
+  EDITOR_EXPIRED,
+  EVENTS_CHANGED_ELSEWHERE,
+  eventsClaimedElsewhereText,
+  eventsSavedText,
+  FORM_EXPIRED,
+  FORM_LOADING,
+  FORM_SAVING,
+  MANAGERS_NOT_READ,
+  MANAGERS_NOT_SAVED,
+  SOMETHING_WENT_WRONG,
+  STORE_NOT_ANSWERING,
+  settingUpText,
+  setupPlaceholderText,
+} from "./forms.js";
 export { type HelpEntry, LIVE_HELP, liveHelp, usageError, WEBHOOK_HELP, webhookHelp } from "./help.js";
 export {
   type HomeProfile,
   type HomeViewOptions,
   homeView,
   type PlatformHealth,
+  refusedHomeView,
 } from "./home.js";
 export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
 export { canonicalJson } from "./json.js";
@@ -79,6 +97,7 @@ export {
   eventsModalSaving,
   type HomeView,
   type ModalView,
+  NO_EVENT_CHOSEN,
   parseEventsSubmission,
   VIEW_LIMITS,
 } from "./modal.js";
@@ -165,6 +184,7 @@ export * from "./watch.js";
 export {
   displayUrl,
   eventListLines,
+  lastSubscriptionMessage,
   type ManagerEntry,
   managersMessage,
   removeConfirmMessage,

@@ -24,6 +24,9 @@ import {
 
 export type { HomeView, ModalView } from "@slack/types";
 
+/** Under the events of a form saved with none. */
+export const NO_EVENT_CHOSEN = "Choose at least one event: the platform needs one.";
+
 /** Limits of views (Slack's view and input references, and the doc comments of `@slack/types`). */
 export const VIEW_LIMITS = {
   /** Blocks in a modal or a Home tab. */

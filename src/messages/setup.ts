@@ -19,7 +19,14 @@ import { z } from "zod";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
 import { escapeTruncate } from "./limits.js";
-import { eventCheckboxes, parseEventsSubmission, plain, record, VIEW_LIMITS } from "./modal.js";
+import {
+  eventCheckboxes,
+  NO_EVENT_CHOSEN,
+  parseEventsSubmission,
+  plain,
+  record,
+  VIEW_LIMITS,
+} from "./modal.js";
 import { type MenuProfile, profileOptions, profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
 import { isPlatformId, WEBHOOK_EVENTS, type WebhookEvent } from "./vocabulary.js";
@@ -276,7 +283,7 @@ export function parseSetupSubmission(values: unknown): ParsedSetup {
   if (channelId === null && !urlText)
     errors[BLOCKS.setupChannel] = "Choose the channel for the notifications.";
   const events = parseEventsSubmission(values, BLOCKS.setupEvents, BLOCKS.setupEvents);
-  if (events.length === 0) errors[BLOCKS.setupEvents] = "Choose at least one event: the platform needs one.";
+  if (events.length === 0) errors[BLOCKS.setupEvents] = NO_EVENT_CHOSEN;
   return { values: { profileId, channelId, url, events }, errors };
 }
 

@@ -268,6 +268,13 @@ export function removeConfirmMessage(profileId: string, name?: string): Message 
   ]);
 }
 
+/** Unsubscribing the last channel removes the webhook: asked first, saying why. */
+export function lastSubscriptionMessage(profileId: string, channelId: string, name?: string): Message {
+  const confirm = removeConfirmMessage(profileId, name);
+  const why = `${channel(channelId)} is the only channel that receives the notifications of this profile.`;
+  return { ...confirm, blocks: [section(why), ...confirm.blocks] };
+}
+
 /** After a confirmed removal. */
 export function webhookRemovedMessage(profileId: string, byUser: string, now: Date, name?: string): Message {
   return message(`Webhook of profile ${profilePlain(profileId, name)} removed`, [

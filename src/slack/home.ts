@@ -5,7 +5,7 @@
  * their state (and a line when reading them fails), and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
-import { describePlatformError, homeView, refusalText } from "../messages/index.js";
+import { describePlatformError, homeView, refusalText, refusedHomeView } from "../messages/index.js";
 import { grantAdvice, isPlatformError } from "../platform/index.js";
 import type { BotDeps } from "./context.js";
 import { profileLabel, withProfileNames } from "./profiles.js";
@@ -48,10 +48,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     // A workspace that is not allowed sees why, and nothing else (no platform health check).
     await client.views.publish({
       user_id: userId,
-      view: {
-        type: "home",
-        blocks: [{ type: "section", text: { type: "mrkdwn", text: refusalText(decision) } }],
-      },
+      view: refusedHomeView(refusalText(decision)),
     });
     return;
   }

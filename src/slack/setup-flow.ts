@@ -15,19 +15,27 @@
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import {
+  channelProblemText,
+  claimedElsewhereText,
   decodeSetupMeta,
   describePlatformError,
   encodeSetupMeta,
+  FORM_EXPIRED,
+  FORM_LOADING,
   formMessage,
+  MANAGERS_NOT_READ,
+  MANAGERS_NOT_SAVED,
   managersModal,
   managersModalSaved,
   type ParsedSetup,
   profileMenuProblemText,
-  profileRef,
   refusalText,
   type SetupValues,
+  SOMETHING_WENT_WRONG,
+  STORE_NOT_ANSWERING,
   setupModal,
   setupModalDone,
+  setupPlaceholderText,
   webhookSetMessage,
 } from "../messages/index.js";
 import { classifySlackError } from "../notify/slack-errors.js";
@@ -42,32 +50,11 @@ import { setWebhook } from "./webhook-ops.js";
 /** How long the form waits for the list of profiles before it offers a text field instead. */
 const MENU_WAIT_MS = 4000;
 
-const EXPIRED = "This form is no longer valid; open it again from the Home tab.";
-
 function explain(err: unknown): string {
   if (isPlatformError(err)) return describePlatformError(err);
-  if (err instanceof ProfileClaimedError) {
-    return `Profile ${profileRef(err.profileId)} is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
-  }
-  if (err instanceof StoreUnavailableError) {
-    return "The bot's settings store does not answer; try again in a moment. Nothing was changed.";
-  }
-  return "Something went wrong; try again in a moment.";
-}
-
-/** Why the bot cannot post in a channel, in words for the person choosing it. */
-function channelProblem(code: string, channelId: string): string {
-  const ch = `<#${channelId}>`;
-  switch (code) {
-    case "not_in_channel":
-      return `The bot is not in ${ch}, so it could not post there. Invite it first (\`/invite @\` followed by the bot's name in that channel), or choose a public channel.`;
-    case "is_archived":
-      return `${ch} is archived: choose another channel.`;
-    case "channel_not_found":
-      return "The bot cannot see that channel (private, or in another workspace). Invite it first, or choose another channel.";
-    default:
-      return `Slack refused the bot's message in ${ch} (\`${code.slice(0, 60)}\`). Choose another channel or try again.`;
-  }
+  if (err instanceof ProfileClaimedError) return claimedElsewhereText(err.profileId);
+  if (err instanceof StoreUnavailableError) return STORE_NOT_ANSWERING;
+  return SOMETHING_WENT_WRONG;
 }
 
 async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
@@ -114,7 +101,7 @@ export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, l
     client,
     {
       triggerId: o.triggerId,
-      loading: formMessage({ kind: "setup", meta, text: "⏳ Loading…", close: "Cancel" }),
+      loading: formMessage({ kind: "setup", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
@@ -155,7 +142,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
           : await setupForm(deps, subject, { meta: metaText, values, notice: `⚠️ ${text}` }),
     });
   if (meta?.kind !== "setup" || meta.teamId !== teamId) {
-    await show(null, EXPIRED);
+    await show(null, FORM_EXPIRED);
     return;
   }
   let p = s.parsed;
@@ -185,7 +172,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       try {
         const posted = await client.chat.postMessage({
           channel: p.channelId,
-          text: `⏳ <@${userId}> is setting up the notifications of profile ${profileRef(p.profileId, profileName)} here…`,
+          text: setupPlaceholderText(userId, p.profileId, profileName),
         });
         if (posted.channel && posted.ts) placeholder = { channel: posted.channel, ts: posted.ts };
       } catch (err) {
@@ -196,7 +183,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
         );
         await show(
           p,
-          `${channelProblem("code" in f ? f.code : "ratelimited", p.channelId)} Nothing was changed.`,
+          `${channelProblemText("code" in f ? f.code : "ratelimited", p.channelId)} Nothing was changed.`,
         );
         return;
       }
@@ -252,14 +239,14 @@ export async function openManagers(
     client,
     {
       triggerId: o.triggerId,
-      loading: formMessage({ kind: "managers", meta, text: "⏳ Loading…", close: "Cancel" }),
+      loading: formMessage({ kind: "managers", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
         const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
         return managersModal({ meta, configured: deps.config.managerUserIds, added });
       },
-      failed: () => message("⚠️ The bot's settings could not be read; try again in a moment."),
+      failed: () => message(MANAGERS_NOT_READ),
     },
     log,
   );
@@ -276,7 +263,7 @@ export async function saveManagers(
   const meta = decodeSetupMeta(s.privateMetadata);
   const text = (t: string) => formMessage({ kind: "managers", meta: s.privateMetadata, text: t });
   if (meta?.kind !== "managers" || meta.teamId !== teamId) {
-    await client.views.update({ view_id: s.viewId, view: text(EXPIRED) });
+    await client.views.update({ view_id: s.viewId, view: text(FORM_EXPIRED) });
     return;
   }
   try {
@@ -303,9 +290,7 @@ export async function saveManagers(
     await client.views
       .update({
         view_id: s.viewId,
-        view: text(
-          "⚠️ The managers could not be saved; nothing or only part was changed. Open the form again to see the current list.",
-        ),
+        view: text(MANAGERS_NOT_SAVED),
       })
       .catch((e: unknown) => log.warn({ err: e }, "could not show the error"));
   }

@@ -7,8 +7,8 @@
 import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
 import {
-  channel,
   describePlatformError,
+  lastSubscriptionMessage,
   type Message,
   notOursMessage,
   notSubscribedMessage,
@@ -16,7 +16,6 @@ import {
   profilePickerMessage,
   refusalMessage,
   removeConfirmMessage,
-  section,
   subscribedMessage,
   subscriptionsMessage,
   testResultMessage,
@@ -266,9 +265,7 @@ export function subscriptionOutcomeMessage(
       return notSubscribedMessage(profileId, channelId, profileName);
     case "last": {
       // The last channel: removing its subscription means removing the webhook; asked first.
-      const confirm = removeConfirmMessage(profileId, profileName);
-      const why = `${channel(channelId)} is the only channel that receives the notifications of this profile.`;
-      return { ...confirm, blocks: [section(why), ...confirm.blocks] };
+      return lastSubscriptionMessage(profileId, channelId, profileName);
     }
     case "unsubscribed":
       return unsubscribedMessage({
