@@ -4,7 +4,7 @@
  * times are Slack date tokens (each reader's time zone) with a UTC fallback.
  *
  * What the message shows changes at most once a minute on its own (time on air in minutes), so
- * the service's "same hash, no update" rule plus its minimum interval between updates of one
+ * the watch service's "same hash, no update" rule plus its minimum interval between updates of one
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
 

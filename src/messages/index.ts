@@ -1,4 +1,8 @@
-/** Block Kit renderers: pure functions, data and the clock in, `{ text, blocks }` out. */
+/**
+ * Every Block Kit and mrkdwn text of the bot: pure functions, data and the clock in,
+ * `{ text, blocks }` out. Imports nothing of src/ (docs/development.md, Layers); every folder
+ * imports it through this file.
+ */
 export {
   type BroadcastMilestone,
   type BroadcastView,

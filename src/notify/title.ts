@@ -23,7 +23,7 @@
  *    coming), up to RIDE_MS after the last one; a complete or deleted video, which expects nothing
  *    more, gets it at once: one chat.update;
  *  - 403, 404, 422, 5xx, timeouts: the id stays. A 404 marks the video not confirmed by the
- *    platform (render.ts shows it; mentions.ts refuses its mentions).
+ *    platform (src/messages/video.ts shows it; mentions.ts refuses its mentions).
  */
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";
