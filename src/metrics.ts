@@ -3,8 +3,24 @@
  * outcomes, platform operations and error codes; never user, channel or video ids.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { RequestObservation } from "./platform/index.js";
-import type { WatchMetrics } from "./watch/service.js";
+
+// metrics.ts imports nothing of src/: it says what it observes, and compose.ts hands these
+// observers to the platform client and the watch service (their options have these shapes).
+
+/** One platform request (src/platform's RequestObservation has it). */
+export interface PlatformObservation {
+  operation: string;
+  status: number;
+  durationMs: number;
+  code?: string | undefined;
+}
+
+/** What the watch service reports (src/watch/service.ts's WatchMetrics takes it). */
+export interface WatchObservations {
+  onPoll(o: { ok: boolean; status: number; latencyMs: number }): void;
+  onStateChange(o: { to: string }): void;
+  onWatched(count: number): void;
+}
 
 /** What /metrics reads from the outbox (src/notify's Outbox has it). */
 export interface WatchedOutbox {
@@ -111,7 +127,7 @@ export class Metrics {
   });
 
   /** For WatchService's `metrics`: bounded labels only (no livestream ids). */
-  readonly watch: WatchMetrics = {
+  readonly watch: WatchObservations = {
     onPoll: (o) => {
       const outcome = o.ok ? "ok" : o.status === 0 ? "none" : `${Math.floor(o.status / 100)}xx`;
       this.watchPolls.inc({ outcome: o.status === 429 ? "429" : outcome });
@@ -187,7 +203,7 @@ export class Metrics {
   }
 
   /** For PlatformClient's `onRequest`. */
-  readonly observePlatform = (o: RequestObservation): void => {
+  readonly observePlatform = (o: PlatformObservation): void => {
     this.platformLatency.observe({ operation: o.operation, status: String(o.status) }, o.durationMs / 1000);
     if (o.code && (o.status === 0 || o.status >= 400)) {
       this.platformErrors.inc({ operation: o.operation, code: o.code });

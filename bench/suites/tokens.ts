@@ -13,8 +13,8 @@
 import { SEED, startSandbox } from "../../fakes/platform/server.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
+import { LIVESTREAM_CARD_FIELDS } from "../../src/messages/index.js";
 import { createPlatformClient } from "../../src/platform/index.js";
-import { LIVESTREAM_CARD_FIELDS } from "../../src/slack/blocks/index.js";
 
 export interface TokenSimRun {
   lifetimeS: number;

@@ -5,10 +5,9 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import { escapeTruncate, code as inlineCode } from "../slack/blocks/index.js";
+import { refusedNotice } from "../messages/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
-import { videoTitleOf } from "./video/render.js";
 import type { VideoState } from "./video/state.js";
 
 export interface DeadLetterDeps {
@@ -39,20 +38,7 @@ export async function reportRefused(
   const profile = await o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
   const recipients = new Set([...(profile ? [profile.setBy] : []), ...(await o.managersOf(state.teamId))]);
   const client = await o.slackFor(state.teamId);
-  const title = videoTitleOf(state);
-  const video =
-    state.videoId === null
-      ? ""
-      : ` (video ${title === null ? "" : `“${escapeTruncate(title.replace(/\s+/g, " "), 150)}” `}${inlineCode(state.videoId, 80)})`;
-  const text =
-    `⚠️ I could not post the notifications of profile \`${state.profileId}\` in <#${state.channelId}>${video}: Slack said \`${code}\`. ` +
-    (code === "not_in_channel"
-      ? "Invite me to the channel (`/invite @video-platform`) and new events will show up again."
-      : code === "is_archived"
-        ? "The channel is archived: run `/webhook set` in another channel."
-        : code === "channel_not_found"
-          ? "The channel no longer exists: run `/webhook set` in another channel."
-          : "New events will be tried again; see the bot's logs for details.");
+  const text = refusedNotice(state, code);
   for (const user of recipients) {
     try {
       await client.chat.postMessage({ channel: user, text });

@@ -13,12 +13,14 @@
  * one. Before any slot, the video must be one the platform confirms (`mayMention`): made-up video
  * ids never ping at all.
  */
+import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../messages/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import type { Outbox } from "./types.js";
 import type { VideoState } from "./video/state.js";
 
-/** Pings per channel in any 60 minutes. */
-export const MENTIONS_PER_CHANNEL_PER_HOUR = 3;
+/** Pings per channel in any 60 minutes: the held-back reply quotes it, so it is defined in src/messages. */
+export { MENTIONS_PER_CHANNEL_PER_HOUR };
+
 const HOUR_MS = 3_600_000;
 /**
  * How long a format-error reply that asks for a mention waits for the title read's answer, after

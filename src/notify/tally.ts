@@ -3,9 +3,9 @@
  * recorded once the pass ends; a failure to record is logged, never the pass's.
  */
 import type { Logger } from "../log.js";
+import { videoTitleOf } from "../messages/index.js";
 import type { ActivityDelta, ActivityRepo } from "../store/index.js";
 import type { VideoKey } from "./types.js";
-import { videoTitleOf } from "./video/render.js";
 import type { VideoState } from "./video/state.js";
 
 export interface Tally extends ActivityDelta {

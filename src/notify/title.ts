@@ -23,14 +23,15 @@
  *    coming), up to RIDE_MS after the last one; a complete or deleted video, which expects nothing
  *    more, gets it at once: one chat.update;
  *  - 403, 404, 422, 5xx, timeouts: the id stays. A 404 marks the video not confirmed by the
- *    platform (render.ts shows it; mentions.ts refuses its mentions).
+ *    platform (src/messages/video.ts shows it; mentions.ts refuses its mentions).
  */
 import type { Logger } from "../log.js";
+import { renderParent, type VideoLinks } from "../messages/index.js";
 import type { PlatformNames, VideoTitle } from "../platform/index.js";
 import { routeKeyOf } from "./fanout.js";
 import { PULL_FORWARD_MS } from "./outbox/index.js";
 import type { Outbox, VideoKey } from "./types.js";
-import { parentHash, renderParent, type VideoLinks } from "./video/render.js";
+import { parentHash } from "./video/hash.js";
 import type { TitleFact, VideoState } from "./video/state.js";
 import { parseTitleFact } from "./video/validate.js";
 

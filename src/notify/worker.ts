@@ -36,6 +36,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
+import { parentMetadata, renderMilestone, renderParent } from "../messages/index.js";
 import type { PlatformNames } from "../platform/index.js";
 import {
   type ActivityRepo,
@@ -57,7 +58,7 @@ import { lastVideoOf, recordTally, type Tally } from "./tally.js";
 import { VideoTitles } from "./title.js";
 import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
-import { parentHash, parentMetadata, renderMilestone, renderParent } from "./video/render.js";
+import { parentHash } from "./video/hash.js";
 import type { VideoState } from "./video/state.js";
 
 export interface WorkerOptions {

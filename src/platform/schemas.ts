@@ -11,6 +11,15 @@
  * - Timestamps are strings that `Date.parse` understands (ISO 8601), not a narrower regex.
  */
 import { z } from "zod";
+import { isWebhookEvent, type WebhookEvent } from "../messages/index.js";
+
+// The webhook events and their descriptions are words the messages show: src/messages/vocabulary.ts.
+export {
+  isWebhookEvent,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from "../messages/index.js";
 
 // --- Enumerations (section 2.4) -------------------------------------------------------------------
 
@@ -36,38 +45,11 @@ export const VISIBILITIES = ["public", "private", "password"] as const;
 export const PROFILE_DEFAULT_VISIBILITIES = ["public", "private"] as const;
 export const GEO_RESTRICTION_MODES = ["allow", "deny"] as const;
 export const RECORDING_STATUSES = ["starting", "started", "stopping", "stopped"] as const;
-export const WEBHOOK_EVENTS = [
-  "video.created",
-  "video.deleted",
-  "video.published",
-  "video.complete",
-  "video.format.ready",
-  "video.format.processing",
-  "video.format.error",
-  "video.format.deleted",
-] as const;
 
 export type VideoCategory = (typeof VIDEO_CATEGORIES)[number];
 export type Visibility = (typeof VISIBILITIES)[number];
 export type GeoRestrictionMode = (typeof GEO_RESTRICTION_MODES)[number];
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-
-/** Spec 6.1: one line per event, for help texts and the events editor. */
-export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
-  "video.created": "The video is created (before publication and encoding).",
-  "video.deleted": "The video is deleted.",
-  "video.published": "The video is published: SD and preview are encoded and the required metadata exist.",
-  "video.complete": "The video is ready: all associated formats have been created.",
-  "video.format.processing": "The encoders are processing a video format.",
-  "video.format.ready": "Encoding of a video format is done.",
-  "video.format.error": "An error occurred while encoding a specific format.",
-  "video.format.deleted": "A video format is deleted.",
-};
-
-export function isWebhookEvent(value: string): value is WebhookEvent {
-  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
-}
 
 /** A known value of `values`, or another string (kept as-is). */
 function tolerantEnum<T extends readonly [string, ...string[]]>(values: T) {

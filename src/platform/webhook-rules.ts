@@ -2,25 +2,17 @@
  * The spec's webhook rules as pure checks (section 4.2 rules 1-5, state table 3.3): what the
  * client enforces before a request is sent, and how read-backs are compared with what was sent.
  */
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../messages/index.js";
 import { PlatformError } from "./errors.js";
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "./schemas.js";
 
-export interface WebhookConfig {
-  callback_url: string | null;
-  events: string[] | null;
-}
-
-export type WebhookState = "none" | "configured" | "partial";
-
-export const hasUrl = (w: WebhookConfig) => w.callback_url !== null && w.callback_url !== "";
-export const hasEvents = (w: WebhookConfig) => w.events !== null && w.events.length > 0;
-
-/** State of spec table 3.3. "partial" should not exist, but a robust client names it. */
-export function webhookState(w: WebhookConfig): WebhookState {
-  if (hasUrl(w) && hasEvents(w)) return "configured";
-  if (!hasUrl(w) && !hasEvents(w)) return "none";
-  return "partial";
-}
+// The state table is what the messages word too: defined in src/messages/vocabulary.ts.
+export {
+  hasEvents,
+  hasUrl,
+  type WebhookConfig,
+  type WebhookState,
+  webhookState,
+} from "../messages/index.js";
 
 export function invalid(code: string, message: string, details: Record<string, unknown>): PlatformError {
   return new PlatformError({ kind: "invalid_request", code, message, details });

@@ -7,6 +7,12 @@ import type { WebClient } from "@slack/web-api";
 import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import {
+  errorMessage,
+  type Message,
+  profileClaimedMessage,
+  storeUnavailableMessage,
+} from "../messages/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Digests } from "../notify/digest/index.js";
 import type { Outbox } from "../notify/types.js";
@@ -14,12 +20,6 @@ import { isPlatformError, type PlatformClient, type PlatformNames } from "../pla
 import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
-import {
-  errorMessage,
-  type Message,
-  profileClaimedMessage,
-  storeUnavailableMessage,
-} from "./blocks/index.js";
 
 /** The delivery route's answer as the listeners read it (src/deliveries/receive.ts's IngestResult has it). */
 export interface IngestAnswer {
@@ -153,11 +153,11 @@ export async function answerErrors(
       kind = "store_unavailable";
     } else if (err instanceof StoreCorruptError) {
       log.error({ err, key: err.key, context }, "settings value is damaged");
-      message = errorMessage(err, context);
+      message = errorMessage(null, context);
       kind = "store_corrupt";
     } else {
       log.error({ err, context }, "unexpected failure");
-      message = errorMessage(err, context);
+      message = errorMessage(null, context);
       kind = "unexpected";
     }
     metrics?.commandFailures.inc({ kind });

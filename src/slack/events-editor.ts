@@ -9,19 +9,24 @@ import type { ViewsUpdateArguments } from "@slack/web-api";
 import { request } from "undici";
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
-import { isPlatformError } from "../platform/index.js";
-import { ProfileClaimedError } from "../store/index.js";
 import {
   decodeMeta,
   describePlatformError,
+  EDITOR_EXPIRED,
+  EVENTS_CHANGED_ELSEWHERE,
   encodeMeta,
+  eventsClaimedElsewhereText,
   eventsModal,
   eventsModalError,
   eventsModalLoading,
   eventsModalSaved,
-  profileRef,
+  eventsSavedText,
+  refusalText,
+  SOMETHING_WENT_WRONG,
   webhookConfigMessage,
-} from "./blocks/index.js";
+} from "../messages/index.js";
+import { isPlatformError } from "../platform/index.js";
+import { ProfileClaimedError } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 import { openThenFill } from "./open-modal.js";
 import { profileLabel } from "./profiles.js";
@@ -43,9 +48,8 @@ function sameSet(a: readonly string[] | null, b: readonly string[] | null): bool
 }
 
 function explain(err: unknown): string {
-  if (err instanceof ProfileClaimedError)
-    return `Profile \`${err.profileId}\` is managed from another Slack workspace: its events can only be changed from there. Nothing was changed.`;
-  return isPlatformError(err) ? describePlatformError(err) : "Something went wrong; try again in a moment.";
+  if (err instanceof ProfileClaimedError) return eventsClaimedElsewhereText(err.profileId);
+  return isPlatformError(err) ? describePlatformError(err) : SOMETHING_WENT_WRONG;
 }
 
 export async function openEventsEditor(
@@ -74,7 +78,7 @@ export async function openEventsEditor(
           kind: "profile",
           profileId: o.profileId,
         });
-        if (!d.allowed) return error(d.text);
+        if (!d.allowed) return error(refusalText(d));
         const webhook = await deps.platform.getProfileWebhook(o.profileId);
         if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
           return error(
@@ -110,7 +114,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       view: eventsModalError({
         meta: s.privateMetadata,
         profileId: meta?.profileId ?? "?",
-        message: "This editor is no longer valid; open it again.",
+        message: EDITOR_EXPIRED,
       }),
     });
     return;
@@ -124,7 +128,11 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     if (!d.allowed) {
       await show({
         view_id: s.viewId,
-        view: eventsModalError({ meta: s.privateMetadata, profileId: meta.profileId, message: d.text }),
+        view: eventsModalError({
+          meta: s.privateMetadata,
+          profileId: meta.profileId,
+          message: refusalText(d),
+        }),
       });
       return;
     }
@@ -137,8 +145,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
           meta: encodeMeta({ ...meta, original: current.events }),
           profileId: meta.profileId,
           current: current.events ?? [],
-          notice:
-            "⚠️ These events were changed elsewhere since you opened this editor. This is the current state: review it and save again.",
+          notice: EVENTS_CHANGED_ELSEWHERE,
         }),
       });
       return;
@@ -169,7 +176,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
         .postEphemeral({
           channel: meta.channelId,
           user: subject.userId,
-          text: `✅ Events of profile ${profileRef(meta.profileId, profileName)} saved: ${(updated.events ?? []).join(", ")}. The callback URL is unchanged.`,
+          text: eventsSavedText(meta.profileId, profileName, updated.events ?? []),
         })
         .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
     }

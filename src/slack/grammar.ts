@@ -2,7 +2,7 @@
  * The slash-command grammar of the contract, as pure parsers: text in, a command or a usage
  * problem out. Nothing here talks to Slack, the platform or the store.
  */
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../platform/index.js";
+import { isPlatformId, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../messages/index.js";
 import { parseAtWord, parseDigestWord, parsePauseWords } from "./grammar-modes.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -78,13 +78,6 @@ const listsAreComplete: [
 ] = [true, true];
 void listsAreComplete;
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/** Whether `s` has the shape of a platform id (profile or livestream): what commands accept. */
-export function isPlatformId(s: string): boolean {
-  return ID.test(s);
-}
-
 /** Slack wraps links and mentions: `<https://x|label>`, `<@U123|name>`. */
 function unwrap(token: string): string {
   const m = /^<([^|>]+)(\|[^>]*)?>$/.exec(token);
@@ -104,7 +97,7 @@ function tokens(text: string): string[] {
  */
 export function parseLivestreamRef(raw: string): Parsed<string> {
   const token = unwrap(raw.trim());
-  if (ID.test(token)) return { ok: true, value: token };
+  if (isPlatformId(token)) return { ok: true, value: token };
   let url: URL | undefined;
   try {
     url = new URL(token);
@@ -118,7 +111,7 @@ export function parseLivestreamRef(raw: string): Parsed<string> {
       .filter((s) => s !== "")
       .pop();
     const candidate = fromQuery ?? last;
-    if (candidate && ID.test(candidate)) return { ok: true, value: candidate };
+    if (candidate && isPlatformId(candidate)) return { ok: true, value: candidate };
   }
   return { ok: false, problem: `"${truncateForEcho(raw)}" is not a livestream id or livestream URL.` };
 }
@@ -196,7 +189,7 @@ export function parseEvents(words: readonly string[]): Parsed<WebhookEvent[]> {
  */
 function parseProfileWord(raw: string | undefined): Parsed<string | null> {
   if (raw === undefined) return { ok: true, value: null };
-  if (!ID.test(raw))
+  if (!isPlatformId(raw))
     return { ok: false, problem: `"${truncateForEcho(raw)}" is not a profile id or profile name.` };
   return { ok: true, value: raw };
 }

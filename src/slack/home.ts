@@ -6,9 +6,10 @@
  * and (for managers) the buttons.
  */
 import type { Subject } from "../access/index.js";
+import { describePlatformError, homeView, refusalText, refusedHomeView } from "../messages/index.js";
 import { grantAdvice, isPlatformError } from "../platform/index.js";
-import { describePlatformError, homeView } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
+import { modeClock } from "./modes.js";
 import { profileLabel, withProfileNames } from "./profiles.js";
 import { refreshFailureOf } from "./rotation.js";
 
@@ -49,7 +50,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     // A workspace that is not allowed sees why, and nothing else (no platform health check).
     await client.views.publish({
       user_id: userId,
-      view: { type: "home", blocks: [{ type: "section", text: { type: "mrkdwn", text: decision.text } }] },
+      view: refusedHomeView(refusalText(decision)),
     });
     return;
   }
@@ -87,7 +88,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     tokenRefreshFailure: refreshFailureOf(installation),
     watches,
     watchHealth: { failing },
-    digestPeriodMs: deps.config.digestPeriodMs,
+    modeClock: modeClock(deps),
   });
   await client.views.publish({ user_id: userId, view });
 }

@@ -13,10 +13,10 @@
  * - A label is read only for a profile the workspace may see (the caller authorized it first).
  */
 import { ACTION_RULES, type Decision, type ProfileAction, refusal, type Subject } from "../access/index.js";
+import { isPlatformId, PICK_BLOCK_PREFIX } from "../messages/index.js";
 import { type ManagedProfile, ManagedProfilesError } from "../platform/index.js";
-import { PICK_BLOCK_PREFIX } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
-import { commandText, isPlatformId, type ProfileCommand, parseWebhook } from "./grammar.js";
+import { commandText, type ProfileCommand, parseWebhook } from "./grammar.js";
 
 /** How long a message waits for a profile's label before it shows the id. */
 export const LABEL_WAIT_MS = 2000;

@@ -14,24 +14,33 @@
  */
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
-import { classifySlackError } from "../notify/slack-errors.js";
-import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
-import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import {
+  channelProblemText,
+  claimedElsewhereText,
   decodeSetupMeta,
   describePlatformError,
   encodeSetupMeta,
+  FORM_EXPIRED,
+  FORM_LOADING,
   formMessage,
+  MANAGERS_NOT_READ,
+  MANAGERS_NOT_SAVED,
   managersModal,
   managersModalSaved,
   type ParsedSetup,
   profileMenuProblemText,
-  profileRef,
+  refusalText,
   type SetupValues,
+  SOMETHING_WENT_WRONG,
+  STORE_NOT_ANSWERING,
   setupModal,
   setupModalDone,
+  setupPlaceholderText,
   webhookSetMessage,
-} from "./blocks/index.js";
+} from "../messages/index.js";
+import { classifySlackError } from "../notify/slack-errors.js";
+import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
+import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 import { publishHome } from "./home.js";
 import { openThenFill } from "./open-modal.js";
@@ -41,32 +50,11 @@ import { setWebhook } from "./webhook-ops.js";
 /** How long the form waits for the list of profiles before it offers a text field instead. */
 const MENU_WAIT_MS = 4000;
 
-const EXPIRED = "This form is no longer valid; open it again from the Home tab.";
-
 function explain(err: unknown): string {
   if (isPlatformError(err)) return describePlatformError(err);
-  if (err instanceof ProfileClaimedError) {
-    return `Profile ${profileRef(err.profileId)} is managed from another Slack workspace through this bot: only that workspace can change it. Nothing was changed.`;
-  }
-  if (err instanceof StoreUnavailableError) {
-    return "The bot's settings store does not answer; try again in a moment. Nothing was changed.";
-  }
-  return "Something went wrong; try again in a moment.";
-}
-
-/** Why the bot cannot post in a channel, in words for the person choosing it. */
-function channelProblem(code: string, channelId: string): string {
-  const ch = `<#${channelId}>`;
-  switch (code) {
-    case "not_in_channel":
-      return `The bot is not in ${ch}, so it could not post there. Invite it first (\`/invite @\` followed by the bot's name in that channel), or choose a public channel.`;
-    case "is_archived":
-      return `${ch} is archived: choose another channel.`;
-    case "channel_not_found":
-      return "The bot cannot see that channel (private, or in another workspace). Invite it first, or choose another channel.";
-    default:
-      return `Slack refused the bot's message in ${ch} (\`${code.slice(0, 60)}\`). Choose another channel or try again.`;
-  }
+  if (err instanceof ProfileClaimedError) return claimedElsewhereText(err.profileId);
+  if (err instanceof StoreUnavailableError) return STORE_NOT_ANSWERING;
+  return SOMETHING_WENT_WRONG;
 }
 
 async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
@@ -113,10 +101,10 @@ export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, l
     client,
     {
       triggerId: o.triggerId,
-      loading: formMessage({ kind: "setup", meta, text: "⏳ Loading…", close: "Cancel" }),
+      loading: formMessage({ kind: "setup", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
-        if (!d.allowed) return message(d.text);
+        if (!d.allowed) return message(refusalText(d));
         const saved = o.profileId ? await deps.settings.getProfile(subject.teamId, o.profileId) : undefined;
         const values = saved
           ? {
@@ -154,7 +142,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
           : await setupForm(deps, subject, { meta: metaText, values, notice: `⚠️ ${text}` }),
     });
   if (meta?.kind !== "setup" || meta.teamId !== teamId) {
-    await show(null, EXPIRED);
+    await show(null, FORM_EXPIRED);
     return;
   }
   let p = s.parsed;
@@ -164,7 +152,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
     if (!(await isKnownProfileId(deps, subject, p.profileId))) {
       const may = await mayAsk(deps, subject, "webhook.set");
       if (!may.allowed) {
-        await show(may.reason === "not_manager" ? null : p, may.text);
+        await show(may.reason === "not_manager" ? null : p, refusalText(may));
         return;
       }
       p = { ...p, profileId: await findProfile(deps, subject, p.profileId) };
@@ -176,7 +164,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       profileId: p.profileId,
     });
     if (!d.allowed) {
-      await show(d.reason === "not_manager" ? null : p, d.text);
+      await show(d.reason === "not_manager" ? null : p, refusalText(d));
       return;
     }
     const profileName = await profileLabel(deps, p.profileId);
@@ -184,7 +172,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       try {
         const posted = await client.chat.postMessage({
           channel: p.channelId,
-          text: `⏳ <@${userId}> is setting up the notifications of profile ${profileRef(p.profileId, profileName)} here…`,
+          text: setupPlaceholderText(userId, p.profileId, profileName),
         });
         if (posted.channel && posted.ts) placeholder = { channel: posted.channel, ts: posted.ts };
       } catch (err) {
@@ -195,7 +183,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
         );
         await show(
           p,
-          `${channelProblem("code" in f ? f.code : "ratelimited", p.channelId)} Nothing was changed.`,
+          `${channelProblemText("code" in f ? f.code : "ratelimited", p.channelId)} Nothing was changed.`,
         );
         return;
       }
@@ -251,14 +239,14 @@ export async function openManagers(
     client,
     {
       triggerId: o.triggerId,
-      loading: formMessage({ kind: "managers", meta, text: "⏳ Loading…", close: "Cancel" }),
+      loading: formMessage({ kind: "managers", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
-        if (!d.allowed) return message(d.text);
+        if (!d.allowed) return message(refusalText(d));
         const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
         return managersModal({ meta, configured: deps.config.managerUserIds, added });
       },
-      failed: () => message("⚠️ The bot's settings could not be read; try again in a moment."),
+      failed: () => message(MANAGERS_NOT_READ),
     },
     log,
   );
@@ -275,13 +263,13 @@ export async function saveManagers(
   const meta = decodeSetupMeta(s.privateMetadata);
   const text = (t: string) => formMessage({ kind: "managers", meta: s.privateMetadata, text: t });
   if (meta?.kind !== "managers" || meta.teamId !== teamId) {
-    await client.views.update({ view_id: s.viewId, view: text(EXPIRED) });
+    await client.views.update({ view_id: s.viewId, view: text(FORM_EXPIRED) });
     return;
   }
   try {
     const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
     if (!d.allowed) {
-      await client.views.update({ view_id: s.viewId, view: text(d.text) });
+      await client.views.update({ view_id: s.viewId, view: text(refusalText(d)) });
       return;
     }
     const before = new Set((await deps.settings.listManagers(teamId)).map((m) => m.userId));
@@ -302,9 +290,7 @@ export async function saveManagers(
     await client.views
       .update({
         view_id: s.viewId,
-        view: text(
-          "⚠️ The managers could not be saved; nothing or only part was changed. Open the form again to see the current list.",
-        ),
+        view: text(MANAGERS_NOT_SAVED),
       })
       .catch((e: unknown) => log.warn({ err: e }, "could not show the error"));
   }

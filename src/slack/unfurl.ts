@@ -11,8 +11,8 @@
 import type { WebClient } from "@slack/web-api";
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
+import { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl } from "../messages/index.js";
 import { isPlatformError } from "../platform/index.js";
-import { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl } from "./blocks/index.js";
 import type { BotDeps } from "./context.js";
 import { parseLivestreamRef } from "./grammar.js";
 

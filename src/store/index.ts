@@ -48,9 +48,7 @@ export type { Row, SqliteDb } from "./sqlite.js";
 export {
   CHANNEL_RE,
   type DigestMode,
-  MENTION_RE,
   matchesSubscription,
-  mentionMarkup,
   type Pause,
   PRESET_RE,
   type Subscription,

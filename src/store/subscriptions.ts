@@ -13,6 +13,7 @@
  *  The digest and catch-up are built by src/notify/digest/.
  */
 import { z } from "zod";
+import { MENTION_RE } from "../messages/index.js";
 
 export interface Subscription {
   channelId: string;
@@ -52,8 +53,6 @@ export interface Pause {
   by: string;
 }
 
-/** What a `mention` may be: `here` or a Slack user id, nothing else (nothing can be injected). */
-export const MENTION_RE = /^(?:here|[UW][A-Z0-9]{2,20})$/;
 /** A preset name as the platform writes it (`720p`, `h264_1080p`). */
 export const PRESET_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** A Slack conversation id. */
@@ -96,12 +95,6 @@ export const subscriptionSchema = z
     pause: pauseSchema.optional(),
   })
   .strict();
-
-/** Slack markup of a stored mention (already validated by MENTION_RE), or "". */
-export function mentionMarkup(mention: string | null): string {
-  if (mention === null || !MENTION_RE.test(mention)) return "";
-  return mention === "here" ? "<!here>" : `<@${mention}>`;
-}
 
 /**
  * Whether a delivery of `type` with `data` passes the subscription's filter. A subscription to

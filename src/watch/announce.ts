@@ -10,20 +10,20 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import type { Message } from "../slack/blocks/index.js";
+import {
+  type Audience,
+  type Message,
+  renderBroadcastMilestone,
+  renderEnded,
+  renderLive,
+  renderRevoked,
+  renderRevokedDm,
+  renderSummary,
+} from "../messages/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import type { HeldChannels } from "./options.js";
 import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
-import {
-  type Audience,
-  renderEnded,
-  renderLive,
-  renderMilestone,
-  renderRevoked,
-  renderRevokedDm,
-  renderSummary,
-} from "./render.js";
 import type { WatchSchedule } from "./schedule.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./store.js";
 
@@ -119,7 +119,7 @@ export class Announcer {
                 await slack.chat.postMessage({
                   channel,
                   thread_ts: m.ts ?? undefined,
-                  ...renderMilestone(ms, now),
+                  ...renderBroadcastMilestone(ms, now),
                 });
               }
             }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, linkSharedEvent, sendSigned, slashCommandBody } from "../../fakes/slack/index.js";
 import type { Config } from "../../src/config.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 import {
   type Bot,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { linkSharedEvent } from "../../fakes/slack/index.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 import { waitFor } from "../support/harness.js";
 

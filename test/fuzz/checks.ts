@@ -1,5 +1,5 @@
 /**
- * Shared checks of the fuzz tests: Block Kit limits (independent of src/slack/blocks/limits.ts),
+ * Shared checks of the fuzz tests: Block Kit limits (independent of src/messages/limits.ts),
  * mention injection, well-formed Unicode, and a guard against unhandled rejections.
  */
 interface Obj {
@@ -55,7 +55,7 @@ function elementProblems(out: string[], where: string, el: unknown): void {
 }
 
 /**
- * Block Kit limits, checked independently of src/slack/blocks/limits.ts (so a mistake in that
+ * Block Kit limits, checked independently of src/messages/limits.ts (so a mistake in that
  * checker does not hide one in the renderers): blocks, header/section/fields/context/actions
  * texts, buttons, ids, and the fallback text of a message.
  */

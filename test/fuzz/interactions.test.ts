@@ -8,13 +8,13 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
-import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/ids.js";
+import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/ids.js";
 import {
   assertViewWithinLimits,
   assertWithinLimits,
   type Message,
   type ModalView,
-} from "../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
 import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
 import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";

@@ -5,10 +5,6 @@
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { renderMilestone, renderParent } from "../../src/notify/video/render.js";
-import { applyDelivery, initialState, stageRank } from "../../src/notify/video/state.js";
-import { parseDelivery } from "../../src/platform/delivery.js";
-import { LivestreamSchema, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import {
   assertViewWithinLimits,
   assertWithinLimits,
@@ -20,12 +16,17 @@ import {
   type Message,
   managersMessage,
   removeConfirmMessage,
+  renderMilestone,
+  renderParent,
   testResultMessage,
   webhookConfigMessage,
   webhookEventsMessage,
   webhookRemovedMessage,
   webhookSetMessage,
-} from "../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
+import { applyDelivery, initialState, stageRank } from "../../src/notify/video/state.js";
+import { parseDelivery } from "../../src/platform/delivery.js";
+import { LivestreamSchema, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import {
   FUZZ_TIMEOUT,
   livestreamArb,

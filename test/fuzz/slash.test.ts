@@ -12,7 +12,7 @@ import {
   assertWithinLimits,
   type Message,
   type ModalView,
-} from "../../src/slack/blocks/index.js";
+} from "../../src/messages/index.js";
 import { parseLive, parseWebhook } from "../../src/slack/grammar.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import { FRAGMENTS, FUZZ_TIMEOUT, longText, nastyText, runs } from "./arbitraries.js";

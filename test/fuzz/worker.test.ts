@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { assertWithinLimits, type Message } from "../../src/slack/blocks/index.js";
+import { assertWithinLimits, type Message } from "../../src/messages/index.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, runs, validDeliveryArb } from "./arbitraries.js";
 import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";

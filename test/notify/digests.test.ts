@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
-import { escapeMrkdwn } from "../../src/slack/blocks/index.js";
+import { escapeMrkdwn } from "../../src/messages/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";
 

@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 const PROFILE = SEED.profiles.newsroom;

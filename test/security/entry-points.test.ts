@@ -25,7 +25,7 @@ import {
   sendSigned,
   viewSubmissionBody,
 } from "../../fakes/slack/index.js";
-import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/slack/blocks/index.js";
+import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/messages/index.js";
 import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/grammar.js";
 import { LIFECYCLE_EVENTS } from "../../src/slack/listeners/events/index.js";
 import { registerListeners } from "../../src/slack/listeners/index.js";

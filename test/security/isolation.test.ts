@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
-import { ACTIONS, BLOCKS, encodeMeta, VIEWS } from "../../src/slack/blocks/index.js";
+import { ACTIONS, BLOCKS, encodeMeta, VIEWS } from "../../src/messages/index.js";
 import { deliverCreated, type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
 import { eventually, waitFor } from "../support/harness.js";
 

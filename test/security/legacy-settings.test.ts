@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { configureProfile, memorySnapshot, post, videoMessages } from "../faults/support.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, linkSharedEvent, sendSigned } from "../../fakes/slack/index.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 const TEAM = "T0STANDIN";

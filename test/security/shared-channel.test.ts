@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventPayload, linkSharedEvent, sendSigned, viewSubmissionPayload } from "../../fakes/slack/index.js";
-import { BLOCKS, encodeSetupMeta, VIEWS } from "../../src/slack/blocks/index.js";
+import { BLOCKS, encodeSetupMeta, VIEWS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 import { eventually, SIGNING_SECRET, waitFor } from "../support/harness.js";
 

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 
 const A = "T0STANDIN";

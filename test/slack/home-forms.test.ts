@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
-import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
+import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/index.js";
 import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
-import { ACTIONS, BLOCKS, decodeMeta, VIEWS } from "../../src/slack/blocks/index.js";
+import { ACTIONS, BLOCKS, decodeMeta, VIEWS } from "../../src/messages/index.js";
 import { type Harness, PUBLIC_URL, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 let h: Harness;

@@ -27,9 +27,9 @@ import type { SlackStandin } from "../../fakes/slack/types.js";
 import { type BuiltApp, composeApp } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
+import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/index.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
 import { createPlatformClient } from "../../src/platform/index.js";
-import { ACTIONS, BLOCKS, VIEWS } from "../../src/slack/blocks/index.js";
 import { InstallationRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 

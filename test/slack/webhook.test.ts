@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
 
 const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");

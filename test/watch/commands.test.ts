@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ACTIONS, unwatchValue } from "../../src/slack/blocks/index.js";
+import { ACTIONS, unwatchValue } from "../../src/messages/index.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 
 const TEAM = "T0STANDIN";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { eventually, type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 const TEAM = "T0STANDIN";

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import type { Config, StoreUrl } from "../../src/config.js";
-import { ACTIONS } from "../../src/slack/blocks/index.js";
+import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
 

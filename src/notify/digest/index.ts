@@ -9,8 +9,8 @@ import { RedisDigestLog } from "./log-redis.js";
 import { SqliteDigestLog } from "./log-sqlite.js";
 import type { DigestLog } from "./types.js";
 
+export { type DigestMessages, type DigestView, renderDigest } from "../../messages/index.js";
 export { type BroadcastRecord, Digests, type DigestsOptions, entryOfMilestone } from "./record.js";
-export { type DigestMessages, type DigestView, renderDigest } from "./render.js";
 export { DigestRunner, type DigestRunnerOptions } from "./runner.js";
 export {
   type BroadcastSummary,

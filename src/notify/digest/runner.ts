@@ -30,6 +30,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../../log.js";
+import { renderDigest } from "../../messages/index.js";
 import type { PlatformNames } from "../../platform/index.js";
 import {
   InstallationMissingError,
@@ -45,7 +46,6 @@ import { classifySlackError } from "../slack-errors.js";
 import type { Outbox } from "../types.js";
 import { DIGEST_EVENT, DigestLookup } from "./lookup.js";
 import { readEntries, stateOf, withTitles } from "./read.js";
-import { renderDigest } from "./render.js";
 import { type DigestKey, type DigestLog, type DigestState, type Posting, partsOfDigestKey } from "./types.js";
 
 export interface DigestRunnerOptions {

@@ -3,15 +3,16 @@
  * has a cap, so a hostile or broken delivery can neither grow it without bound nor break a later
  * copy, hash or write of it.
  */
+import { canonicalJson } from "../../messages/index.js";
 import type { Delivery } from "../../platform/index.js";
-import { canonicalJson, getOwn, nestsDeeperThan, setOwn, sha256Hex } from "./hash.js";
+import { getOwn, nestsDeeperThan, setOwn, sha256Hex } from "./hash.js";
 
 /** Data of an unknown event kept in its milestone: longer canonical JSON is cut to this. */
 export const MILESTONE_DATA_MAX = 2000;
 /** Presets per video; deliveries naming a further preset only count in `ignoredPresets`. */
 export const PRESET_CAP = 50;
-/** Distinct ignored preset names counted (the message then says "N+ more"). */
-export const IGNORED_PRESETS_CAP = 200;
+/** Distinct ignored preset names counted: the message quotes it, so it is defined in src/messages. */
+export { IGNORED_PRESETS_CAP } from "../../messages/index.js";
 /** Preset names, and the strings of the video reference kept in a milestone, are cut to this. */
 export const NAME_KEPT_MAX = 200;
 /** The details of a format error kept in its milestone (canonical JSON, cut to this). */

@@ -22,6 +22,7 @@
  *   undone (their unposted milestones, published/complete/created times, the last event time);
  *   preset lines keep what they had, they are shown as "at deletion" anyway.
  */
+import { canonicalJson } from "../../messages/index.js";
 import type { Delivery } from "../../platform/index.js";
 import { dedupeKeyOf } from "../item.js";
 import {
@@ -34,7 +35,7 @@ import {
   refFields,
   stringField,
 } from "./bounds.js";
-import { canonicalJson, getOwn, setOwn, sha256Hex } from "./hash.js";
+import { getOwn, setOwn, sha256Hex } from "./hash.js";
 
 export {
   DATA_DEPTH_MAX,

@@ -5,7 +5,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, sha256Hex } from "../../../src/notify/video/hash.js";
+import { canonicalJson } from "../../../src/messages/index.js";
+import { sha256Hex } from "../../../src/notify/video/hash.js";
 
 /** The straightforward version: sorted keys, JSON.stringify's rules for the rest. */
 function reference(value: unknown): string {

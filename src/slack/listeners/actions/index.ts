@@ -8,21 +8,23 @@
 import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { ProfileAction, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
-import { dmKey } from "../../../watch/registry.js";
 import {
   ACTIONS,
+  isPlatformId,
   LIVESTREAM_CARD_FIELDS,
   livestreamCard,
   type Message,
   parseUnsubscribeValue,
   parseUnwatchValue,
+  refusalMessage,
   testResultMessage,
   usageError,
   watchDmStoppedMessage,
   watchStoppedMessage,
   watchUnavailableMessage,
   webhookRemovedMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
+import { dmKey } from "../../../watch/registry.js";
 import {
   answerErrors,
   type BotDeps,
@@ -33,7 +35,6 @@ import {
   subjectOf,
 } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
-import { isPlatformId } from "../../grammar.js";
 import { publishHome } from "../../home.js";
 import { profileLabel } from "../../profiles.js";
 import { openManagers, openSetup } from "../../setup-flow.js";
@@ -75,7 +76,7 @@ export function register(app: App, deps: BotDeps): void {
         async () => {
           const r = await deps.access.readLivestream(subject, "live.refresh", id, LIVESTREAM_CARD_FIELDS);
           if (!r.allowed) {
-            await respond(ephemeral(r.message));
+            await respond(ephemeral(refusalMessage(r)));
             return;
           }
           const now = deps.now();
@@ -125,7 +126,7 @@ export function register(app: App, deps: BotDeps): void {
           async () => {
             const d = await deps.access.authorize(subject, action, { kind: "profile", profileId });
             if (!d.allowed) {
-              await answer(ephemeral(d.message));
+              await answer(ephemeral(refusalMessage(d)));
               return;
             }
             await work({ profileId, value, subject, body, log, reply: answer, done });
@@ -241,7 +242,7 @@ export function register(app: App, deps: BotDeps): void {
             livestreamId: target?.livestreamId ?? "",
           });
           if (!d.allowed) {
-            await answer(ephemeral(d.message));
+            await answer(ephemeral(refusalMessage(d)));
             return;
           }
           if (target === null) {
@@ -299,7 +300,7 @@ export function register(app: App, deps: BotDeps): void {
             kind: "livestream",
             livestreamId,
           });
-          if (!d.allowed) await answer(ephemeral(d.message));
+          if (!d.allowed) await answer(ephemeral(refusalMessage(d)));
           else if (!isPlatformId(livestreamId))
             await answer(
               ephemeral(
@@ -336,7 +337,7 @@ export function register(app: App, deps: BotDeps): void {
       const log = deps.logger.child({ team: subject.teamId, user: subject.userId });
       await answerErrors(respond, log, "Could not dismiss the message", async () => {
         const d = await deps.access.authorize(subject, "message.dismiss", { kind: "workspace" });
-        await safeRespond(respond, log, d.allowed ? { delete_original: true } : ephemeral(d.message));
+        await safeRespond(respond, log, d.allowed ? { delete_original: true } : ephemeral(refusalMessage(d)));
       });
     },
   );

@@ -5,10 +5,8 @@
  * watches, never another person's). Every one is authorized (src/access) before anything else.
  */
 import type { Logger } from "../../../log.js";
-import { slackErrorCode } from "../../../watch/dm.js";
-import { dmKey } from "../../../watch/registry.js";
-import { WatchLimitError } from "../../../watch/store.js";
 import {
+  refusalMessage,
   watchDmStartedMessage,
   watchDmStoppedMessage,
   watchDmUnavailableMessage,
@@ -17,7 +15,10 @@ import {
   watchStartedMessage,
   watchStoppedMessage,
   watchUnavailableMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
+import { slackErrorCode } from "../../../watch/dm.js";
+import { dmKey } from "../../../watch/registry.js";
+import { WatchLimitError } from "../../../watch/store.js";
 import { type Asker, type BotDeps, ephemeral, inChannel, type Reply } from "../../context.js";
 import type { LiveCommand } from "../../grammar.js";
 import { withProfileNames } from "../../profiles.js";
@@ -37,7 +38,7 @@ export async function answerWatch(
   const watch = deps.watch;
   if (cmd.kind === "watching") {
     const d = await deps.access.authorize(subject, "live.watching", { kind: "workspace" });
-    if (!d.allowed) await respond(ephemeral(d.message));
+    if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
     else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
     else {
       const rows = await watch.list(subject.teamId, subject.enterpriseId, subject.userId);
@@ -54,7 +55,7 @@ export async function answerWatch(
       kind: "livestream",
       livestreamId: cmd.livestreamId,
     });
-    if (!d.allowed) await respond(ephemeral(d.message));
+    if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
     else if (!watch) await respond(ephemeral(watchUnavailableMessage()));
     else {
       const { removed } = await watch.unwatch(key);
@@ -75,7 +76,7 @@ export async function answerWatch(
     WATCH_FIELDS,
   );
   if (!r.allowed) {
-    await respond(ephemeral(r.message));
+    await respond(ephemeral(refusalMessage(r)));
     return;
   }
   if (!watch) {

@@ -12,8 +12,9 @@ import {
   liveHelp,
   livestreamCard,
   livestreamPending,
+  refusalMessage,
   usageError,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import { answerErrors, type BotDeps, ephemeral, inChannel, safeRespond, subjectOf } from "../../context.js";
 import { parseLive } from "../../grammar.js";
 import { answerWatch } from "./live-watch.js";
@@ -34,7 +35,7 @@ export function register(app: App, deps: BotDeps): void {
     if (cmd === undefined || cmd.kind === "help") {
       await answerErrors(respond, log, "Could not answer /live", async () => {
         const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
-        if (!d.allowed) await respond(ephemeral(d.message));
+        if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
         else if (!parsed.ok) await respond(ephemeral(usageError("/live", parsed.problem)));
         else await respond(ephemeral(liveHelp()));
       });
@@ -90,7 +91,7 @@ export function register(app: App, deps: BotDeps): void {
           clearTimeout(timer);
           if (!r.allowed) {
             await withdraw();
-            await respond(ephemeral(r.message));
+            await respond(ephemeral(refusalMessage(r)));
             return;
           }
           const now = deps.now();
@@ -111,7 +112,7 @@ export function register(app: App, deps: BotDeps): void {
       async () => {
         const r = await deps.access.readLivestream(subject, "live.ingest", cmd.livestreamId, INGEST_FIELDS);
         if (!r.allowed) {
-          await respond(ephemeral(r.message));
+          await respond(ephemeral(refusalMessage(r)));
           return;
         }
         await respond(ephemeral(ingestMessage(r.livestream)));

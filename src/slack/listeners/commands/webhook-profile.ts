@@ -6,10 +6,9 @@
  */
 import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
-import { isPlatformError, ManagedProfilesError, WEBHOOK_EVENTS } from "../../../platform/index.js";
 import {
-  channel,
   describePlatformError,
+  lastSubscriptionMessage,
   type Message,
   notOursMessage,
   notPausedMessage,
@@ -17,9 +16,9 @@ import {
   pausedMessage,
   profileMenuProblemMessage,
   profilePickerMessage,
+  refusalMessage,
   removeConfirmMessage,
   resumedMessage,
-  section,
   subscribedMessage,
   subscriptionsMessage,
   testResultMessage,
@@ -27,10 +26,12 @@ import {
   webhookConfigMessage,
   webhookEventsMessage,
   webhookSetMessage,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
+import { isPlatformError, ManagedProfilesError, WEBHOOK_EVENTS } from "../../../platform/index.js";
 import { type BotDeps, ephemeral, inChannel, type Reply } from "../../context.js";
 import { openEventsEditor } from "../../events-editor.js";
 import type { ProfileCommand } from "../../grammar.js";
+import { modeClock } from "../../modes.js";
 import {
   boundProfiles,
   findProfile,
@@ -89,7 +90,7 @@ export async function allowed(
 ): Promise<Extract<Decision, { allowed: true }> | null> {
   const d = await ctx.deps.access.authorize(ctx.subject, action, resource);
   if (d.allowed) return d;
-  await ctx.respond(ephemeral(d.message));
+  await ctx.respond(ephemeral(refusalMessage(d)));
   return null;
 }
 
@@ -103,7 +104,7 @@ export async function chooseProfile(ctx: Ctx, cmd: ProfileCommand): Promise<stri
   const action = ACTION_OF[cmd.kind];
   const refused = async () => {
     const d = await mayAsk(deps, subject, action);
-    if (!d.allowed) await ctx.respond(ephemeral(d.message));
+    if (!d.allowed) await ctx.respond(ephemeral(refusalMessage(d)));
     return !d.allowed;
   };
   if (cmd.profile !== null) {
@@ -182,7 +183,7 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
             profileName,
             isManager: d.manager,
             now: deps.now(),
-            digestPeriodMs: deps.config.digestPeriodMs,
+            modeClock: modeClock(deps),
           }),
         ),
       );
@@ -245,7 +246,7 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
               profileName,
               ...r,
               allEvents: WEBHOOK_EVENTS.length,
-              clock: { now: deps.now(), periodMs: deps.config.digestPeriodMs },
+              clock: modeClock(deps),
             }),
           ),
         );
@@ -327,7 +328,7 @@ export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise
             foreign: p.foreignUrl !== null,
             isManager: asManager.allowed,
             allEvents: WEBHOOK_EVENTS.length,
-            clock: { now: deps.now(), periodMs: deps.config.digestPeriodMs },
+            clock: modeClock(deps),
           }),
         ),
       );
@@ -351,9 +352,7 @@ export function subscriptionOutcomeMessage(
       return notSubscribedMessage(profileId, channelId, profileName);
     case "last": {
       // The last channel: removing its subscription means removing the webhook; asked first.
-      const confirm = removeConfirmMessage(profileId, profileName);
-      const why = `${channel(channelId)} is the only channel that receives the notifications of this profile.`;
-      return { ...confirm, blocks: [section(why), ...confirm.blocks] };
+      return lastSubscriptionMessage(profileId, channelId, profileName);
     }
     case "unsubscribed":
       return unsubscribedMessage({

@@ -13,9 +13,10 @@ import {
   ACTIONS,
   managersMessage,
   pickNotValidMessage,
+  refusalMessage,
   usageError,
   webhookHelp,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import { answerErrors, type BotDeps, ephemeral, type Reply, subjectOf } from "../../context.js";
 import { parseWebhook, type WebhookCommand } from "../../grammar.js";
 import { decodePick } from "../../profiles.js";
@@ -46,7 +47,7 @@ export function register(app: App, deps: BotDeps): void {
     if (cmd === undefined || cmd.kind === "help") {
       await answerErrors(respond, log, "Could not answer /webhook", async () => {
         const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
-        if (!d.allowed) await respond(ephemeral(d.message));
+        if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
         else if (!parsed.ok) await respond(ephemeral(usageError("/webhook", parsed.problem)));
         else await respond(ephemeral(webhookHelp()));
       });
@@ -104,7 +105,7 @@ export function register(app: App, deps: BotDeps): void {
           if (cmd === null || chosen === undefined) {
             log.info({ blockId: action.block_id.slice(0, 80) }, "a choice that reads as no command");
             const d = await deps.access.authorize(subject, "help", { kind: "workspace" });
-            await reply(ephemeral(d.allowed ? pickNotValidMessage() : d.message));
+            await reply(ephemeral(d.allowed ? pickNotValidMessage() : refusalMessage(d)));
             return;
           }
           const ctx: Ctx = {

@@ -7,13 +7,15 @@ import {
   BLOCKS,
   decodeMeta,
   eventsModalSaving,
+  FORM_SAVING,
   formMessage,
+  NO_EVENT_CHOSEN,
   parseEventsSubmission,
   parseManagersSubmission,
   parseSetupSubmission,
-  profileText,
+  settingUpText,
   VIEWS,
-} from "../../blocks/index.js";
+} from "../../../messages/index.js";
 import { type BotDeps, subjectOf } from "../../context.js";
 import { saveEvents } from "../../events-editor.js";
 import { saveManagers, saveSetup } from "../../setup-flow.js";
@@ -25,7 +27,7 @@ export function register(app: App, deps: BotDeps): void {
       // Keeps the modal open with the error under the checkboxes.
       await ack({
         response_action: "errors",
-        errors: { [BLOCKS.events]: "Choose at least one event: the platform needs one." },
+        errors: { [BLOCKS.events]: NO_EVENT_CHOSEN },
       });
       return;
     }
@@ -54,7 +56,7 @@ export function register(app: App, deps: BotDeps): void {
       view: formMessage({
         kind: "setup",
         meta: view.private_metadata,
-        text: `⏳ Setting up profile \`${profileText(values.profileId)}\`…`,
+        text: settingUpText(values.profileId),
       }),
     });
     const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: VIEWS.setupModal });
@@ -71,7 +73,7 @@ export function register(app: App, deps: BotDeps): void {
     const subject = subjectOf(client, context, body);
     await ack({
       response_action: "update",
-      view: formMessage({ kind: "managers", meta: view.private_metadata, text: "⏳ Saving…" }),
+      view: formMessage({ kind: "managers", meta: view.private_metadata, text: FORM_SAVING }),
     });
     const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: VIEWS.managersModal });
     await saveManagers(
