@@ -3,6 +3,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { OutsideResult } from "../suites/outside.js";
 import type { ScaleResult, ScaleRun } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
@@ -358,4 +359,34 @@ export function scaleText(r: ScaleResult): string[] {
     ),
   ];
   return text;
+}
+
+export function outsideText(r: OutsideResult): string[] {
+  const rows = r.targets.map((t) => [
+    t.label,
+    t.error ? `error: ${t.error}` : t.rounds.map((x) => int(x.usPerDelivery)).join(" → "),
+    int(t.usPerDelivery),
+    t.name === "bare" ? "1.0×" : times(t.vsBare),
+    ms(Math.max(0, ...t.rounds.map((x) => x.p99Ms))),
+    int(t.accepted),
+    t.stored === null ? "–" : int(t.stored),
+    t.problems.length ? t.problems.join("; ") : "ok",
+  ]);
+  return [
+    "",
+    `CPU per delivery measured from outside: ${r.rate} deliveries/s from a client in its own process, ${r.rounds} × ${r.durationS} s per target, each in a fresh process; CPU = user + system time of the target's process from /proc/<pid>/stat (${r.clockTicksPerSecond} ticks/s), per delivery answered 2xx`,
+    table(
+      [
+        { header: "target" },
+        { header: "µs/delivery by round", align: "right" },
+        { header: "µs/delivery", align: "right" },
+        { header: "vs bare", align: "right" },
+        { header: "worst p99 ms", align: "right" },
+        { header: "2xx", align: "right" },
+        { header: "stored", align: "right" },
+        { header: "check" },
+      ],
+      rows,
+    ),
+  ];
 }
