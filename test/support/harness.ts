@@ -26,6 +26,7 @@ import type { Outbox } from "../../src/notify/types.js";
 import type { PlatformClient } from "../../src/platform/index.js";
 import type { Store } from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
+import { pollUntil } from "./wait.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 export const PUBLIC_URL = "https://bot.example.test";
@@ -100,14 +101,7 @@ export async function waitFor<T>(
   timeoutMs = 8000,
   what = "condition",
 ): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return pollUntil(probe, timeoutMs, what);
 }
 
 /** Like waitFor, for a probe that must ask something asynchronously. */
