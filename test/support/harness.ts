@@ -5,26 +5,17 @@
  * Web API.
  */
 
-import { type Sandbox, type SandboxOptions, SEED } from "../../fakes/platform/server.js";
-import {
-  blockActionsBody,
-  type SlackStandin,
-  sendSigned,
-  slashCommandBody,
-} from "../../fakes/slack/index.js";
-import { startFakesStack } from "../../fakes/stack.js";
+import { type SandboxOptions, SEED } from "../../fakes/platform/server.js";
+import { blockActionsBody, sendSigned, slashCommandBody } from "../../fakes/slack/index.js";
+import { type FakesAndBotParts, startFakesStack } from "../../fakes/stack.js";
 import {
   type AppCollaborators,
-  type BuiltApp,
   type ComposedBot,
   type ComposeOptions,
   startComposedBot,
 } from "../../src/compose.js";
 import type { Config, StoreUrl } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
-import type { Outbox } from "../../src/notify/types.js";
-import type { PlatformClient } from "../../src/platform/index.js";
-import type { Store } from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
 import { pollUntil } from "./wait.js";
 
@@ -56,14 +47,7 @@ export interface HarnessOptions {
   oauth?: { clientId: string; clientSecret: string; stateSecret: string; encryptionKey?: string };
 }
 
-export interface Harness {
-  sandbox: Sandbox;
-  slack: SlackStandin;
-  store: Store;
-  outbox: Outbox;
-  platform: PlatformClient;
-  built: BuiltApp;
-  config: Config;
+export interface Harness extends FakesAndBotParts {
   logger: Logger;
   logs: string[];
   url: string;
