@@ -7,20 +7,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Sandbox } from "../fakes/platform/server.js";
-import {
-  eventBody,
-  linkSharedEvent,
-  type SlackStandin,
-  sendSigned,
-  slashCommandBody,
-} from "../fakes/slack/index.js";
-import { startFakesStack } from "../fakes/stack.js";
-import type { BuiltApp } from "../src/compose.js";
-import type { Config } from "../src/config.js";
-import type { Outbox } from "../src/notify/types.js";
-import type { PlatformClient } from "../src/platform/index.js";
-import type { Store } from "../src/store/index.js";
+import { eventBody, linkSharedEvent, sendSigned, slashCommandBody } from "../fakes/slack/index.js";
+import { type FakesAndBotParts, startFakesStack } from "../fakes/stack.js";
 
 /** The address the platform is told to call; deliveries are re-routed to the local bot. */
 export const DEMO_PUBLIC_URL = "https://bot.example.com";
@@ -34,14 +22,7 @@ export interface StackOptions {
   live?: { intervalMs: number; graceMs: number };
 }
 
-export interface Stack {
-  sandbox: Sandbox;
-  slack: SlackStandin;
-  store: Store;
-  outbox: Outbox;
-  platform: PlatformClient;
-  built: BuiltApp;
-  config: Config;
+export interface Stack extends FakesAndBotParts {
   /** http://127.0.0.1:PORT of the bot */
   url: string;
   /** the sqlite file of the embedded store */

@@ -4,9 +4,12 @@
  * The demo and the test harness start it here; the benchmarks start the fakes here and the bot in
  * a process of its own with the same variables (fakes/env.ts).
  */
-import { type ComposedBot, type ComposeOptions, startComposedBot } from "../src/compose.js";
+import { type BuiltApp, type ComposedBot, type ComposeOptions, startComposedBot } from "../src/compose.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createLogger, type Logger } from "../src/log.js";
+import type { Outbox } from "../src/notify/types.js";
+import type { PlatformClient } from "../src/platform/index.js";
+import type { Store } from "../src/store/index.js";
 import { type BotEnvOptions, botEnvForFakes } from "./env.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "./platform/server.js";
 import { type SlackStandin, startSlackStandin } from "./slack/index.js";
@@ -15,6 +18,17 @@ export interface Fakes {
   sandbox: Sandbox;
   slack: SlackStandin;
   close(): Promise<void>;
+}
+
+/** What the test harness and the demo hand out: the fakes and the running bot's parts. */
+export interface FakesAndBotParts {
+  sandbox: Sandbox;
+  slack: SlackStandin;
+  store: Store;
+  outbox: Outbox;
+  platform: PlatformClient;
+  built: BuiltApp;
+  config: Config;
 }
 
 /** The platform sandbox and the Slack stand-in. */

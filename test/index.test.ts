@@ -6,7 +6,6 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,26 +13,26 @@ import { botEnvForFakes } from "../fakes/env.js";
 import { type Sandbox, SEED, startSandbox } from "../fakes/platform/server.js";
 import { type SlackStandin, sendSigned, slashCommandBody, startSlackStandin } from "../fakes/slack/index.js";
 import { waitFor } from "./support/harness.js";
+import { spawnIndex } from "./support/index-process.js";
 
 const SECRET = "index-test-signing-secret-0123456789";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 describe("the bot process", () => {
   let sandbox: Sandbox;
   let slack: SlackStandin;
   let dir: string;
   let child: ChildProcess | undefined;
-  let out = "";
+
+  /** The bot's environment: the fakes, and a sqlite file in `dir`/`folder`. */
+  const botEnv = (folder: string) =>
+    botEnvForFakes({
+      sandbox,
+      slack,
+      publicUrl: "https://bot.example.test",
+      signingSecret: SECRET,
+      store: `sqlite://${join(dir, folder, "bot.sqlite")}`,
+      logLevel: "info",
+    });
 
   beforeAll(async () => {
     sandbox = await startSandbox();
@@ -63,30 +62,10 @@ describe("the bot process", () => {
   });
 
   it("starts, answers a slash command, and stops on SIGTERM with exit code 0", async () => {
-    const port = await freePort();
-    child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        ...botEnvForFakes({
-          sandbox,
-          slack,
-          publicUrl: "https://bot.example.test",
-          signingSecret: SECRET,
-          store: `sqlite://${join(dir, "nested", "bot.sqlite")}`,
-          logLevel: "info",
-        }),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-    });
-    child.stderr?.on("data", (d) => {
-      out += String(d);
-    });
-    await waitFor(() => out.includes("bot listening"), 20_000, "the bot to listen");
+    const bot = await spawnIndex(botEnv("nested"));
+    child = bot.child;
+    const { port } = bot;
+    await bot.listening(20_000);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
 
@@ -104,58 +83,38 @@ describe("the bot process", () => {
     const answer = await waitFor(() => slack.responses(responseUrl)[0], 10_000, "the status card");
     expect(answer.response_type).toBe("in_channel");
 
-    const exited = new Promise<number | null>((r) => child?.on("exit", r));
     const t0 = Date.now();
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await bot.exited).code).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(out).toContain("stopped");
+    expect(bot.output()).toContain("stopped");
     // The log never carries the secrets it was given.
-    for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(out).not.toContain(s);
+    for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(bot.output()).not.toContain(s);
     child = undefined;
   }, 40_000);
 
   it("says once at start-up, before any request, that a key without video.read names videos by their id, and how to grant it", async () => {
     sandbox.setKeyScopes({ scopes: ["live.read", "profile.manage"], onMissing: "narrow" });
-    const port = await freePort();
-    let log = "";
-    const p = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        ...botEnvForFakes({
-          sandbox,
-          slack,
-          publicUrl: "https://bot.example.test",
-          signingSecret: SECRET,
-          store: `sqlite://${join(dir, "scopes", "bot.sqlite")}`,
-          logLevel: "info",
-        }),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child = p;
-    p.stdout?.on("data", (d) => {
-      log += String(d);
-    });
-    p.stderr?.on("data", (d) => {
-      log += String(d);
-    });
+    const bot = await spawnIndex(botEnv("scopes"));
+    child = bot.child;
+    const { port } = bot;
     try {
-      await waitFor(() => log.includes("bot listening"), 20_000, "the bot to listen");
+      await bot.listening(20_000);
+      const log = bot.output;
       // No Slack request and no /readyz: the start-up itself gets a token and says it.
-      await waitFor(() => log.includes("working without video.read"), 10_000, "the scope line");
-      const line = log.split("\n").find((l) => l.includes("working without video.read")) ?? "";
+      await waitFor(() => log().includes("working without video.read"), 10_000, "the scope line");
+      const line =
+        log()
+          .split("\n")
+          .find((l) => l.includes("working without video.read")) ?? "";
       expect(line).toContain("videos are named by their id");
       expect(line).toContain("grant video.read to the bot's private API key");
       // Later tokens (a readiness check) do not say it again.
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-      expect(log.split("working without video.read").length - 1).toBe(1);
+      expect(log().split("working without video.read").length - 1).toBe(1);
     } finally {
-      const exited = new Promise<number | null>((r) => p.on("exit", r));
-      p.kill("SIGTERM");
-      await exited;
+      bot.child.kill("SIGTERM");
+      await bot.exited;
       child = undefined;
       sandbox.setKeyScopes({ scopes: null, onMissing: "narrow" });
     }

@@ -1,22 +1,17 @@
 /** Profiles (spec 2.3): reading with `fields`, and the webhook state table of 3.3 / rules of 4.2. */
 import type { IncomingMessage } from "node:http";
+import { WEBHOOK_EVENTS } from "../../src/messages/index.js";
 import type { Caller } from "./auth.js";
 import { ApiError, missingPermissions, notFound, unprocessable } from "./errors.js";
 import { allowedNames, type ObjectShape, parseFields, project } from "./fields.js";
 import { mediaType } from "./http.js";
 import type { SandboxProfile, SandboxWebhook } from "./types.js";
 
-/** ProfileWebhookEvent (spec 2.4): every value accepted. */
-export const WEBHOOK_EVENTS = [
-  "video.created",
-  "video.deleted",
-  "video.published",
-  "video.complete",
-  "video.format.ready",
-  "video.format.processing",
-  "video.format.error",
-  "video.format.deleted",
-] as const;
+/**
+ * ProfileWebhookEvent (spec 2.4): every value accepted; the same eight the bot knows (test/sandbox
+ * checks the sandbox against the spec's list written out).
+ */
+export { WEBHOOK_EVENTS };
 
 /** The allowed_values of INVALID_ENUM_VALUE: as the spec notes (6.1), that list omits video.published and video.complete. */
 export const ENUM_ERROR_ALLOWED_EVENTS = WEBHOOK_EVENTS.filter(

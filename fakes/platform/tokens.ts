@@ -5,22 +5,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 
-/**
- * The spec's scopes (section 5.6), plus three the platform's API v2 reference names beyond it:
- * `video.read` ("Get a video"), `account.read` (`GET /me`) and `profile.read` (`GET /profiles`).
- */
-export const KNOWN_SCOPES = [
-  "live.read",
-  "profile.manage",
-  "video.manage",
-  "player.manage",
-  "video.read",
-  "account.read",
-  "profile.read",
-  "bundle.organization",
-  "bundle.publisher",
-] as const;
-
+/** The scopes a bundle scope implies: the spec's (section 5.6) and three more, below. */
 export const NAMED_SCOPES = [
   "live.read",
   "profile.manage",
@@ -29,8 +14,14 @@ export const NAMED_SCOPES = [
   "video.read",
   "account.read",
   "profile.read",
-];
-export const BUNDLE_SCOPES = ["bundle.organization", "bundle.publisher"];
+] as const;
+export const BUNDLE_SCOPES = ["bundle.organization", "bundle.publisher"] as const;
+
+/**
+ * The spec's scopes (section 5.6), plus three the platform's API v2 reference names beyond it:
+ * `video.read` ("Get a video"), `account.read` (`GET /me`) and `profile.read` (`GET /profiles`).
+ */
+export const KNOWN_SCOPES = [...NAMED_SCOPES, ...BUNDLE_SCOPES] as const;
 
 /** The scopes a granted scope string gives; a bundle scope implies every named scope. */
 export function effectiveScopes(scope: string): Set<string> {

@@ -114,6 +114,21 @@ function checkHash(args: Obj, existing: Obj): void {
   if (hash !== undefined && hash !== existing.hash) throw new SlackFailure("hash_conflict");
 }
 
+/** oauth.v2.access's answer for `teamId`: a new bot token (and refresh token when rotating). */
+function botGrant(ws: Workspace, teamId: string): Obj {
+  return {
+    ok: true,
+    ...ws.issueToken(teamId),
+    token_type: "bot",
+    scope: STANDIN.scope,
+    bot_user_id: STANDIN.botUserId,
+    app_id: STANDIN.appId,
+    team: { id: teamId, name: teamId === ws.teamId ? STANDIN.teamName : `Workspace ${teamId}` },
+    enterprise: null,
+    is_enterprise_install: false,
+  };
+}
+
 function teamJson(ws: Workspace): Obj {
   return {
     id: ws.teamId,
@@ -420,35 +435,14 @@ export const METHODS: Record<string, Method> = {
         if (refresh === undefined || teamId === undefined || ws.rotation === undefined)
           throw new SlackFailure("invalid_refresh_token");
         ws.refreshTokens.delete(refresh);
-        return {
-          ok: true,
-          ...ws.issueToken(teamId),
-          token_type: "bot",
-          scope: STANDIN.scope,
-          bot_user_id: STANDIN.botUserId,
-          app_id: STANDIN.appId,
-          team: { id: teamId, name: teamId === ws.teamId ? STANDIN.teamName : `Workspace ${teamId}` },
-          enterprise: null,
-          is_enterprise_install: false,
-        };
+        return botGrant(ws, teamId);
       }
       // `good-code` installs the stand-in's own team; `good-code:T0OTHER` another workspace (its
       // token is accepted like the others), so tests can install several through the real flow.
       const m = /^([^:]+)(?::([TE][A-Z0-9]{2,40}))?$/.exec(str(args.code) ?? "");
       if (m?.[1] !== STANDIN.goodCode) throw new SlackFailure("invalid_code");
       const teamId = m[2] ?? ws.teamId;
-      return {
-        ok: true,
-        ...ws.issueToken(teamId),
-        token_type: "bot",
-        scope: STANDIN.scope,
-        bot_user_id: STANDIN.botUserId,
-        app_id: STANDIN.appId,
-        team: { id: teamId, name: teamId === ws.teamId ? STANDIN.teamName : `Workspace ${teamId}` },
-        enterprise: null,
-        is_enterprise_install: false,
-        authed_user: { id: STANDIN.installingUser },
-      };
+      return { ...botGrant(ws, teamId), authed_user: { id: STANDIN.installingUser } };
     },
   },
 };

@@ -7,59 +7,36 @@
  * answered, every video is shown complete.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botEnvForFakes } from "../../fakes/env.js";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
-import {
-  type SlackStandin,
-  sendSigned,
-  slashCommandBody,
-  startSlackStandin,
-} from "../../fakes/slack/index.js";
+import type { SlackStandin } from "../../fakes/slack/index.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
-import { freePort } from "../store/helpers.js";
-import { type Bot, PUBLIC_URL, startBot, waitFor } from "../support/harness.js";
+import { type Bot, startBot, waitFor } from "../support/harness.js";
+import { spawnIndex } from "../support/index-process.js";
 import { RECENT } from "../support/recent.js";
+import { type ChildRig, setNewsroomHook, startChildRig } from "./child-rig.js";
 import { type Delivery, postRetrying, shortLifecycle } from "./support.js";
 
 const SECRET = "kill9-test-signing-secret-0123456789ab";
 const NEWS = "C0NEWS";
 const VIDEOS = 60;
 
-let sandbox: Sandbox;
 let slack: SlackStandin;
-let dir: string;
 let env: Record<string, string>;
+let rig: ChildRig;
 let child: ChildProcess | undefined;
 let restarted: Bot | undefined;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = await startSlackStandin();
-  dir = mkdtempSync(join(tmpdir(), "bot-kill9-"));
-  env = {
-    ...botEnvForFakes({
-      sandbox,
-      slack,
-      publicUrl: PUBLIC_URL,
-      signingSecret: SECRET,
-      store: `sqlite://${join(dir, "bot.sqlite")}`,
-      logLevel: "info",
-    }),
-  };
+  rig = await startChildRig("kill9", SECRET);
+  ({ slack, env } = rig);
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
   await restarted?.close();
-  await slack.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await rig.close();
 });
 
 /** One POST on a keep-alive pool; the status and body, or status 0 when there is no answer. */
@@ -79,39 +56,11 @@ async function send(agent: Agent, url: string, d: Delivery): Promise<{ status: n
 
 describe("kill -9 during a burst of deliveries (sqlite)", () => {
   it("loses nothing it answered 200", async () => {
-    const port = await freePort();
-    let out = "";
-    child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-      env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-    });
-    child.stderr?.on("data", (d) => {
-      out += String(d);
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child?.once("exit", (_code, signal) => resolve(signal)),
-    );
-    await waitFor(() => out.includes("bot listening"), 20_000, "the bot to listen");
-    const base = `http://127.0.0.1:${port}`;
-
-    const responseUrl = slack.newResponseUrl(NEWS, "U0ADMIN");
-    const body = slashCommandBody({
-      command: "/webhook",
-      text: `set ${SEED.profiles.newsroom}`,
-      userId: "U0ADMIN",
-      teamId: slack.teamId,
-      channelId: NEWS,
-      responseUrl,
-    });
-    expect((await sendSigned(`${base}/slack/events`, body, SECRET)).status).toBe(200);
-    await waitFor(() => slack.responses(responseUrl)[0], 10_000, "webhook set");
-    const path = (sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "").slice(
-      PUBLIC_URL.length,
-    );
-    expect(path).toMatch(/^\/hooks\/platform\//);
+    const bot = await spawnIndex(env);
+    child = bot.child;
+    const { base, exited } = bot;
+    await bot.listening(20_000);
+    const path = await setNewsroomHook(rig, base, SECRET, NEWS);
 
     // 8 keep-alive senders as fast as the bot answers; SIGKILL once 60 are answered 200, so
     // requests, commits and syncs are in flight at that moment.
@@ -132,7 +81,7 @@ describe("kill -9 during a burst of deliveries (sqlite)", () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, sender));
-    expect(await exited).toBe("SIGKILL");
+    expect((await exited).signal).toBe("SIGKILL");
     child = undefined;
     await agent.close();
     const accepted = deliveries.filter((_, i) => statuses[i] === 200);

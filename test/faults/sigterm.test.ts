@@ -8,26 +8,18 @@
  * a fast worker pace, so the channel drains in seconds instead of at one post per second).
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botEnvForFakes } from "../../fakes/env.js";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
-import {
-  type SlackStandin,
-  sendSigned,
-  slashCommandBody,
-  startSlackStandin,
-} from "../../fakes/slack/index.js";
+import type { Sandbox } from "../../fakes/platform/server.js";
+import type { SlackStandin } from "../../fakes/slack/index.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
-import { freePort } from "../store/helpers.js";
-import { type Bot, PUBLIC_URL, startBot, waitFor } from "../support/harness.js";
+import { type Bot, startBot, waitFor } from "../support/harness.js";
+import { spawnIndex } from "../support/index-process.js";
 import { RECENT } from "../support/recent.js";
+import { type ChildRig, setNewsroomHook, startChildRig } from "./child-rig.js";
 import { type Delivery, postRetrying, shortLifecycle } from "./support.js";
 
 const SECRET = "sigterm-test-signing-secret-0123456789";
@@ -36,32 +28,19 @@ const VIDEOS = 40;
 
 let sandbox: Sandbox;
 let slack: SlackStandin;
-let dir: string;
 let env: Record<string, string>;
+let rig: ChildRig;
 let child: ChildProcess | undefined;
 let restarted: Bot | undefined;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  slack = await startSlackStandin();
-  dir = mkdtempSync(join(tmpdir(), "bot-sigterm-"));
-  env = {
-    ...botEnvForFakes({
-      sandbox,
-      slack,
-      publicUrl: PUBLIC_URL,
-      signingSecret: SECRET,
-      store: `sqlite://${join(dir, "bot.sqlite")}`,
-      logLevel: "info",
-    }),
-  };
+  rig = await startChildRig("sigterm", SECRET);
+  ({ sandbox, slack, env } = rig);
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
   await restarted?.close();
-  await slack.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await rig.close();
 });
 
 interface Outcome {
@@ -100,37 +79,11 @@ function shownOnce(id: string): boolean {
 
 describe("SIGTERM during a burst of deliveries", () => {
   it("answers what it accepted, exits 0 within 10 s, and loses nothing answered 200", async () => {
-    const port = await freePort();
-    let out = "";
-    child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-      env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-    });
-    child.stderr?.on("data", (d) => {
-      out += String(d);
-    });
-    const exited = new Promise<number | null>((resolve) => child?.once("exit", resolve));
-    await waitFor(() => out.includes("bot listening"), 20_000, "the bot to listen");
-    const base = `http://127.0.0.1:${port}`;
-
-    const responseUrl = slack.newResponseUrl(NEWS, "U0ADMIN");
-    const body = slashCommandBody({
-      command: "/webhook",
-      text: `set ${SEED.profiles.newsroom}`,
-      userId: "U0ADMIN",
-      teamId: slack.teamId,
-      channelId: NEWS,
-      responseUrl,
-    });
-    expect((await sendSigned(`${base}/slack/events`, body, SECRET)).status).toBe(200);
-    await waitFor(() => slack.responses(responseUrl)[0], 10_000, "webhook set");
-    const path = (sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "").slice(
-      PUBLIC_URL.length,
-    );
-    expect(path).toMatch(/^\/hooks\/platform\//);
+    const bot = await spawnIndex(env);
+    child = bot.child;
+    const { base, exited } = bot;
+    await bot.listening(20_000);
+    const path = await setNewsroomHook(rig, base, SECRET, NEWS);
 
     // The burst: 8 keep-alive senders through every video's created → published → complete.
     const ids = Array.from({ length: VIDEOS }, (_, i) => `x7tm${String(i).padStart(2, "0")}`);
@@ -159,7 +112,7 @@ describe("SIGTERM during a burst of deliveries", () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, sender));
-    const code = await exited;
+    const { code } = await exited;
     const exitMs = exitAt - termAt;
     child = undefined;
     await agent.close();
@@ -167,8 +120,8 @@ describe("SIGTERM during a burst of deliveries", () => {
     expect(termAt).toBeGreaterThan(0);
     expect(code).toBe(0);
     expect(exitMs).toBeLessThan(10_000);
-    expect(out).toContain("stopped");
-    for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(out).not.toContain(s);
+    expect(bot.output()).toContain("stopped");
+    for (const s of [SECRET, slack.botToken, sandbox.clientSecret]) expect(bot.output()).not.toContain(s);
 
     const sent = outcomes.filter((o) => o !== undefined);
     const accepted = sent.filter((o) => o.status === 200).length;

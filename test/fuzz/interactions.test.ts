@@ -5,7 +5,7 @@
  * view the bot sends back fits Block Kit, and garbage (or a non-manager) changes nothing.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/ids.js";
@@ -15,43 +15,24 @@ import {
   type Message,
   type ModalView,
 } from "../../src/messages/index.js";
-import { type Harness, SIGNING_SECRET, startHarness } from "../support/harness.js";
+import { type Harness, SIGNING_SECRET } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
-import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
+import { fuzzedBotForFile, stateOf } from "./bot.js";
+import { blockKitProblems, injectionProblems } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 const TEAM = "T0STANDIN";
 let h: Harness;
-const guard = guardUnhandled();
-
-beforeAll(async () => {
-  // Read budgets off: the fuzz floods from a few users (FUZZ_RUNS scales it), and a refusal would
-  // stand in for the answers it is here to check.
-  h = await startHarness({
-    worker: { manual: true },
-    env: { LOG_LEVEL: "warn", USER_READS_PER_MINUTE: "0", WORKSPACE_READS_PER_MINUTE: "0" },
-  });
+const guard = fuzzedBotForFile(async (started) => {
+  h = started;
   // Something to lose: a configured profile and an added manager.
   await h.configureProfile();
   await h.built.deps.settings.addManager(TEAM, "U0OTHER", "U0ADMIN", new Date());
 });
-afterAll(async () => {
-  await h.close();
-  guard.dispose();
-  guard.check();
-});
 
-async function snapshot(): Promise<string> {
-  const s = h.built.deps.settings;
-  return JSON.stringify({
-    profiles: await s.listProfiles(TEAM),
-    managers: await s.listManagers(TEAM),
-    defaultProfile: (await s.defaultProfileId(TEAM)) ?? null,
-    webhooks: [...h.sandbox.state.profiles.entries()].map(([id, p]) => [id, p.webhook]),
-    outbox: (await h.outbox.stats()).depth,
-  });
-}
+/** Everything a request could change. */
+const snapshot = () => stateOf(h, TEAM);
 
 /** Waits until the bot has stopped calling Slack and the platform for a moment (max 3 s). */
 async function quiet(): Promise<void> {

@@ -5,7 +5,7 @@
  * (settings, managers, the platform's webhooks, the outbox) for a non-manager or invalid input.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import {
   assertViewWithinLimits,
@@ -14,42 +14,21 @@ import {
   type ModalView,
 } from "../../src/messages/index.js";
 import { parseLive, parseWebhook } from "../../src/slack/grammar.js";
-import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { type Harness, waitFor } from "../support/harness.js";
 import { FRAGMENTS, FUZZ_TIMEOUT, longText, nastyText, runs } from "./arbitraries.js";
-import { blockKitProblems, guardUnhandled, injectionProblems } from "./checks.js";
+import { fuzzedBotForFile, stateOf } from "./bot.js";
+import { blockKitProblems, injectionProblems } from "./checks.js";
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT });
 
 const TEAM = "T0STANDIN";
 let h: Harness;
-const guard = guardUnhandled();
-
-beforeAll(async () => {
-  // Read budgets off: the fuzz floods from a few users (FUZZ_RUNS scales it), and a refusal would
-  // stand in for the answers it is here to check.
-  h = await startHarness({
-    worker: { manual: true },
-    env: { LOG_LEVEL: "warn", USER_READS_PER_MINUTE: "0", WORKSPACE_READS_PER_MINUTE: "0" },
-  });
-});
-afterAll(async () => {
-  await h.close();
-  guard.dispose();
-  guard.check();
+const guard = fuzzedBotForFile((started) => {
+  h = started;
 });
 
-/** Everything a command could change. */
-async function snapshot(): Promise<string> {
-  const s = h.built.deps.settings;
-  const webhooks = [...h.sandbox.state.profiles.entries()].map(([id, p]) => [id, p.webhook]);
-  return JSON.stringify({
-    profiles: await s.listProfiles(TEAM),
-    managers: await s.listManagers(TEAM),
-    defaultProfile: (await s.defaultProfileId(TEAM)) ?? null,
-    webhooks,
-    outbox: (await h.outbox.stats()).depth,
-  });
-}
+/** Everything a request could change. */
+const snapshot = () => stateOf(h, TEAM);
 
 const SEEN_IDS = ["U0ADMIN", "U0MEMBER", "U0OWNER", "U0OTHER", "C0GENERAL", "C0NEWS"];
 

@@ -8,16 +8,12 @@
  *  - two bots on one Redis: one digest per period whichever bot took the deliveries.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { StoreUrl } from "../../src/config.js";
 import { digestKeyOf } from "../../src/notify/digest/index.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
+import { scratchStores } from "../support/stores.js";
 import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";
 
 const PROFILE = SEED.profiles.newsroom;
@@ -26,31 +22,10 @@ const DIGEST = "C0GENERAL";
 const PERIOD_MS = 2000;
 const WORKER = { coalesceMs: 200, postIntervalMs: 10, pollMs: 10 };
 const ENV = { DIGEST_PERIOD: "2s" };
-const dirs: string[] = [];
-const namespaces: string[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces)
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 }))
-      if (keys.length > 0) await client.del(keys);
-  await client.quit();
-});
-
-function storeFor(kind: "sqlite" | "redis"): { store: StoreUrl; namespace?: string } {
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-digest-durable-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-digest-durable-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("digest-durable");
+afterAll(cleanup);
 
 async function setUp(h: Harness) {
   await h.configureProfile({ channel: LIVE });

@@ -2,44 +2,16 @@
  * Nothing lost, nothing doubled: a bot restarted in the middle of a burst (sqlite file and Redis),
  * and two bots side by side on one Redis, each delivery posted once.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { StoreUrl } from "../../src/config.js";
 import { type Bot, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
+import { scratchStores } from "../support/stores.js";
 
 const CHANNEL = "C0NEWS";
 const WORKER = { coalesceMs: 300, postIntervalMs: 40, pollMs: 10 };
-const dirs: string[] = [];
-const namespaces: string[] = [];
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces) {
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.del(keys);
-    }
-  }
-  await client.quit();
-});
-
-function storeFor(kind: "sqlite" | "redis"): { store: StoreUrl; namespace?: string } {
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-durable-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-durable-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("durable");
+afterAll(cleanup);
 
 async function configure(h: Harness) {
   const res = await h.slash("/webhook", `set ${SEED.profiles.newsroom}`, {

@@ -12,8 +12,6 @@
  * (test/faults/scale-out.test.ts shows the same with replicas killed with SIGKILL and Redis killed
  * and restarted, as processes.)
  */
-import { randomUUID } from "node:crypto";
-import { createClient } from "@keyv/redis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { Outbox } from "../../src/notify/types.js";
 import { StoreUnavailableError } from "../../src/store/index.js";
@@ -26,12 +24,13 @@ import {
 } from "../faults/support.js";
 import { type Bot, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
+import { scratchStores } from "../support/stores.js";
 
 const NEWS = "C0NEWS";
 const WORKER = { coalesceMs: 100, postIntervalMs: 20, pollMs: 10 };
 let h: Harness | undefined;
 let b: Bot | undefined;
-const namespaces: string[] = [];
+const stores = scratchStores("lost");
 
 afterEach(async () => {
   await b?.close();
@@ -39,16 +38,7 @@ afterEach(async () => {
   b = undefined;
   h = undefined;
 });
-afterAll(async () => {
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces) {
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.del(keys);
-    }
-  }
-  await client.quit();
-});
+afterAll(stores.cleanup);
 
 async function deliver(hook: string, videoId: string, which: number[]) {
   const events = shortLifecycle(videoId, RECENT);
@@ -100,8 +90,7 @@ describe("the answer to a post is lost on the way", () => {
 
 describe("a replica cut off from Redis right after its post", () => {
   it("the replica that takes the video over updates that message instead of posting another", async () => {
-    const namespace = `test-lost-${randomUUID()}`;
-    namespaces.push(namespace);
+    const namespace = stores.namespace();
     const store = { kind: "redis" as const, url: "redis://127.0.0.1:6379" };
     const worker = { ...WORKER, leaseMs: 1000 };
     h = await startHarness({ store, namespace, worker: { ...worker, owner: "replica-a" } });

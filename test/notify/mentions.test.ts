@@ -6,48 +6,19 @@
  * that, each reply is posted without the mention and says it was held back. Over the real path:
  * signed slash commands, the bot's delivery route, outbox and worker, the Slack stand-in.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { StoreUrl } from "../../src/config.js";
 import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../../src/notify/mentions.js";
 import { type Bot, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
+import { scratchStores } from "../support/stores.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const ROUTE_CHANNEL = "C0NEWS";
 const ERRS = "C0GENERAL";
 const WORKER = { coalesceMs: 50, postIntervalMs: 10, pollMs: 10 };
-const dirs: string[] = [];
-const namespaces: string[] = [];
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (namespaces.length === 0) return;
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces) {
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.del(keys);
-    }
-  }
-  await client.quit();
-});
-
-function storeFor(kind: "sqlite" | "redis"): { store: StoreUrl; namespace?: string } {
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-mentions-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-mentions-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("mentions");
+afterAll(cleanup);
 
 const json = (v: unknown) => JSON.stringify(v);
 

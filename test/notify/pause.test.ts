@@ -7,47 +7,20 @@
  *    go on; a pause that ends by itself does the same;
  *  - only managers pause; the mode shows in `/webhook subscriptions`.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { StoreUrl } from "../../src/config.js";
 import { digestKeyOf } from "../../src/notify/digest/index.js";
 import { eventually, type Harness, startHarness, waitFor } from "../support/harness.js";
+import { scratchStores } from "../support/stores.js";
 import { digestLists, digestsIn, videoPosts } from "./digest-helpers.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVE = "C0NEWS";
 const PAUSED = "C0GENERAL";
-const dirs: string[] = [];
-const namespaces: string[] = [];
 const json = (v: unknown) => JSON.stringify(v);
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces)
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 }))
-      if (keys.length > 0) await client.del(keys);
-  await client.quit();
-});
-
-function storeFor(kind: "memory" | "sqlite" | "redis"): { store?: StoreUrl; namespace?: string } {
-  if (kind === "memory") return {};
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-pause-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-pause-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("pause");
+afterAll(cleanup);
 
 async function run(h: Harness, text: string, channel: string, user = "U0ADMIN") {
   const res = await h.slash("/webhook", text, { user, channel });

@@ -14,54 +14,23 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { StoreUrl } from "../../src/config.js";
 import { ChannelGate } from "../../src/notify/gate.js";
 import { type Outbox, videoKeyOf } from "../../src/notify/types.js";
 import { NotifyWorker } from "../../src/notify/worker.js";
 import { workerClientOptions } from "../../src/slack/oauth.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
+import { type StoreKind as Kind, scratchStores } from "../support/stores.js";
 
 const CHANNEL = "C0NEWS";
 const PROFILE = SEED.profiles.newsroom;
 const WORKER = { manual: true, coalesceMs: 50, pollMs: 10, postIntervalMs: 20 };
-const dirs: string[] = [];
-const namespaces: string[] = [];
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (namespaces.length === 0) return;
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces) {
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.del(keys);
-    }
-  }
-  await client.quit();
-});
-
-type Kind = "memory" | "sqlite" | "redis";
-
-function storeFor(kind: Kind): { store?: StoreUrl; namespace?: string } {
-  if (kind === "memory") return {};
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-poison-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-poison-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("poison");
+afterAll(cleanup);
 
 /** `{ a: { a: ... } }` nested `depth` levels. */
 function deep(depth: number): Record<string, unknown> {

@@ -6,16 +6,10 @@
  * never waits more than 2 s for it; a failing read keeps the id; a video the platform does not
  * have (404) is marked so and never pings; a key without `video.read` loses titles only.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { lifecycleEvents } from "../../fakes/platform/deliver.js";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
-import type { StoreUrl } from "../../src/config.js";
 
 /** The `/webhook test` sample video's title (src/notify/sample.ts). */
 const SAMPLE_TITLE = "Sample video from /webhook test";
@@ -29,41 +23,15 @@ import {
   startHarness,
   waitFor,
 } from "../support/harness.js";
+import { scratchStores } from "../support/stores.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const NEWS = "C0NEWS";
 const GENERAL = "C0GENERAL";
 const WORKER = { coalesceMs: 100, postIntervalMs: 10, pollMs: 10 };
-const dirs: string[] = [];
-const namespaces: string[] = [];
 
-afterAll(async () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (namespaces.length === 0) return;
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for (const ns of namespaces) {
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.del(keys);
-    }
-  }
-  await client.quit();
-});
-
-type Kind = "memory" | "sqlite" | "redis";
-
-function storeFor(kind: Kind): { store?: StoreUrl; namespace?: string } {
-  if (kind === "memory") return {};
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bot-titles-"));
-    dirs.push(dir);
-    const path = join(dir, "bot.sqlite");
-    return { store: { kind: "sqlite", path, url: `sqlite://${path}` } };
-  }
-  const namespace = `test-titles-${randomUUID()}`;
-  namespaces.push(namespace);
-  return { store: { kind: "redis", url: "redis://127.0.0.1:6379" }, namespace };
-}
+const { storeFor, cleanup } = scratchStores("titles");
+afterAll(cleanup);
 
 const json = (v: unknown) => JSON.stringify(v);
 type Block = Record<string, unknown>;

@@ -7,17 +7,15 @@
  * Usage: node --import tsx test/oauth/refresher.ts <redis-url|sqlite-path> <namespace> <api-url> <encryption-key> <team>
  */
 import { createInterface } from "node:readline";
-import type { StoreUrl } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { TokenRotation } from "../../src/slack/rotation.js";
 import { InstallationRepo, openStore } from "../../src/store/index.js";
+import { storeUrlOf, writeLine } from "../support/json-lines.js";
 
 const [where = "", namespace = "", apiUrl = "", encryptionKey = "", teamId = ""] = process.argv.slice(2);
-const out = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const out = writeLine;
 
-const url: StoreUrl = where.startsWith("redis://")
-  ? { kind: "redis", url: where }
-  : { kind: "sqlite", path: where, url: `sqlite://${where}` };
+const url = storeUrlOf(where);
 const logger = silentLogger();
 const store = await openStore(url, logger, { namespace, opTimeoutMs: 10_000 });
 const installations = new InstallationRepo(store, logger, { encryptionKey });

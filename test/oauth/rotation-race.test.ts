@@ -5,18 +5,18 @@
  * with the newest pair (its refresh token still valid), whoever won; the spent pair is never
  * written back over it. On one Redis (three processes) and on one sqlite file (two).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSlackStandin } from "../../fakes/slack/index.js";
 import { refreshFailureOf } from "../../src/slack/rotation.js";
 import { InstallationRepo } from "../../src/store/index.js";
 import { captureLogger, redisBackend, sqliteBackend, type TestBackend } from "../store/helpers.js";
+import { spawnJsonLines } from "../support/json-lines.js";
 import { ENCRYPTION_KEY } from "./helper.js";
 import { grantedInstallation, oauthAccess } from "./rotation-support.js";
 
 const REFRESHER = fileURLToPath(new URL("./refresher.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TEAM = "T0STANDIN";
 const ROUNDS = 15;
 
@@ -28,31 +28,17 @@ interface Child {
 }
 
 function startRefresher(where: string, namespace: string, apiUrl: string): Child {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", REFRESHER, where, namespace, apiUrl, ENCRYPTION_KEY, TEAM],
-    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
-  );
   const queue: Array<Record<string, unknown>> = [];
   const waiting: Array<(line: Record<string, unknown>) => void> = [];
-  let buffer = "";
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
-  proc.stdout?.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString("utf8");
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-      buffer = buffer.slice(nl + 1);
-      if (line.ready === true) onReady();
-      else {
-        const w = waiting.shift();
-        if (w) w(line);
-        else queue.push(line);
-      }
-    }
-  });
+  const { proc, ready } = spawnJsonLines(
+    REFRESHER,
+    [where, namespace, apiUrl, ENCRYPTION_KEY, TEAM],
+    (line) => {
+      const w = waiting.shift();
+      if (w) w(line);
+      else queue.push(line);
+    },
+  );
   return {
     proc,
     ready,

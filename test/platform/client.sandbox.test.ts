@@ -2,42 +2,40 @@
  * The platform client against the in-repo sandbox over real HTTP on 127.0.0.1: every rule of the
  * client (tokens, sparse fields, webhook rules and state table, errors, retries, timeouts).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { silentLogger } from "../../src/log.js";
 import { ApiTransport } from "../../src/platform/api.js";
 import { TokenProvider } from "../../src/platform/auth.js";
 import { createPlatformAgent } from "../../src/platform/http.js";
 import {
-  PlatformClient,
+  type PlatformClient,
   type PlatformClientOptions,
   PlatformError,
   ProfileSchema,
   WEBHOOK_EVENTS,
 } from "../../src/platform/index.js";
+import { sandboxClients, TIMEOUTS } from "./sandbox-clients.js";
 
-const TIMEOUTS = { connectMs: 2000, headersMs: 2000, bodyMs: 2000 };
 let sb: Sandbox;
-const clients: PlatformClient[] = [];
 let slept: number[] = [];
+const sandbox = sandboxClients({
+  started: (s) => {
+    sb = s;
+  },
+  reset: () => {
+    slept = [];
+  },
+});
 
 function client(extra: Partial<PlatformClientOptions> = {}, target: Sandbox = sb): PlatformClient {
-  const c = new PlatformClient({
-    apiUrl: target.apiUrl,
-    authUrl: target.url,
-    clientId: target.clientId,
-    clientSecret: target.clientSecret,
-    scopes: ["live.read", "profile.manage"],
-    timeouts: TIMEOUTS,
-    logger: silentLogger(),
+  return sandbox.client(target, ["live.read", "profile.manage"], {
     sleep: async (ms) => {
       slept.push(ms);
     },
     confirmDelayMs: 1,
     ...extra,
   });
-  clients.push(c);
-  return c;
 }
 
 async function failure(p: Promise<unknown>): Promise<PlatformError> {
@@ -51,20 +49,6 @@ async function failure(p: Promise<unknown>): Promise<PlatformError> {
 
 const patches = () => sb.requests.filter((r) => r.method === "PATCH").length;
 const apiCalls = () => sb.requests.filter((r) => r.path.startsWith("/v2/") && r.path !== "/v2/token").length;
-
-beforeAll(async () => {
-  sb = await startSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
-  slept = [];
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
 
 describe("tokens", () => {
   it("1,000 concurrent calls cause exactly one token request", async () => {

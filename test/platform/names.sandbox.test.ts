@@ -3,62 +3,42 @@
  * briefly), the managed profiles (`GET /me`, cached 5 minutes, two plain failures), profiles by
  * id or name, and video titles (one shared read, three outcomes), every cache bounded.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
-import { silentLogger } from "../../src/log.js";
 import {
   ManagedProfilesError,
   type NamesOptions,
-  PlatformClient,
   type PlatformClientOptions,
   PlatformNames,
   resolveProfile,
 } from "../../src/platform/index.js";
+import { sandboxClients } from "./sandbox-clients.js";
 
-const TIMEOUTS = { connectMs: 2000, headersMs: 2000, bodyMs: 2000 };
 const P = SEED.profiles;
 const V = SEED.videos;
 let sb: Sandbox;
-const clients: PlatformClient[] = [];
 let clock = 0;
+const sandbox = sandboxClients({
+  started: (s) => {
+    sb = s;
+  },
+  reset: () => {
+    clock = 1_700_000_000_000;
+  },
+});
 
 function names(
   extra: Partial<NamesOptions> = {},
   clientExtra: Partial<PlatformClientOptions> = {},
   target = sb,
 ) {
-  const client = new PlatformClient({
-    apiUrl: target.apiUrl,
-    authUrl: target.url,
-    clientId: target.clientId,
-    clientSecret: target.clientSecret,
-    scopes: ["live.read", "profile.manage", "video.read"],
-    timeouts: TIMEOUTS,
-    logger: silentLogger(),
-    sleep: async () => undefined,
-    ...clientExtra,
-  });
-  clients.push(client);
+  const client = sandbox.client(target, ["live.read", "profile.manage", "video.read"], clientExtra);
   return new PlatformNames({ client, now: () => clock, ...extra });
 }
 
 const reads = (prefix: string) =>
   sb.requests.filter((r) => r.method === "GET" && r.path.startsWith(prefix)).length;
 const MINUTE = 60_000;
-
-beforeAll(async () => {
-  sb = await startSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
-  clock = 1_700_000_000_000;
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
 
 describe("profileName", () => {
   it("shows display_name, else name, else the id", async () => {

@@ -3,40 +3,38 @@
  * `getProfile`, through the same transport as every other read (token refresh, retries, error
  * mapping, metrics observation), each answer checked with zod.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
-import { silentLogger } from "../../src/log.js";
+import { describe, expect, it } from "vitest";
+import { type Sandbox, SEED } from "../../fakes/platform/server.js";
 import {
-  PlatformClient,
+  type PlatformClient,
   type PlatformClientOptions,
   PlatformError,
   type RequestObservation,
 } from "../../src/platform/index.js";
+import { sandboxClients } from "./sandbox-clients.js";
 
-const TIMEOUTS = { connectMs: 2000, headersMs: 2000, bodyMs: 2000 };
 const V = SEED.videos;
 let sb: Sandbox;
-const clients: PlatformClient[] = [];
 let slept: number[] = [];
 let seen: RequestObservation[] = [];
+const sandbox = sandboxClients({
+  started: (s) => {
+    sb = s;
+  },
+  reset: () => {
+    slept = [];
+    seen = [];
+  },
+});
 
 function client(extra: Partial<PlatformClientOptions> = {}): PlatformClient {
-  const c = new PlatformClient({
-    apiUrl: sb.apiUrl,
-    authUrl: sb.url,
-    clientId: sb.clientId,
-    clientSecret: sb.clientSecret,
-    scopes: ["live.read", "profile.manage", "video.read"],
-    timeouts: TIMEOUTS,
-    logger: silentLogger(),
+  return sandbox.client(sb, ["live.read", "profile.manage", "video.read"], {
     sleep: async (ms) => {
       slept.push(ms);
     },
     onRequest: (o) => seen.push(o),
     ...extra,
   });
-  clients.push(c);
-  return c;
 }
 
 async function failure(p: Promise<unknown>): Promise<PlatformError> {
@@ -49,21 +47,6 @@ async function failure(p: Promise<unknown>): Promise<PlatformError> {
 }
 
 const gets = (prefix: string) => sb.requests.filter((r) => r.method === "GET" && r.path.startsWith(prefix));
-
-beforeAll(async () => {
-  sb = await startSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
-  slept = [];
-  seen = [];
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
 
 describe("getVideo", () => {
   it("sends one sparse GET and answers its fields, observed as getVideo", async () => {

@@ -4,36 +4,34 @@
  * because of it (`invalid_scope`: asked again without it, said once in the log). Nothing else
  * breaks.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { createLogger } from "../../src/log.js";
 import { PlatformClient, type PlatformClientOptions, PlatformError } from "../../src/platform/index.js";
+import { sandboxClients, TIMEOUTS } from "./sandbox-clients.js";
 
-const TIMEOUTS = { connectMs: 2000, headersMs: 2000, bodyMs: 2000 };
 const DEFAULT_SCOPES = ["live.read", "profile.manage", "video.read"];
 const WITHOUT_VIDEO = ["live.read", "profile.manage"];
 let sb: Sandbox;
-const clients: PlatformClient[] = [];
 let lines: Array<Record<string, unknown>> = [];
+const sandbox = sandboxClients({
+  started: (s) => {
+    sb = s;
+  },
+  reset: () => {
+    lines = [];
+  },
+});
 
 function client(extra: Partial<PlatformClientOptions> = {}): PlatformClient {
-  const c = new PlatformClient({
-    apiUrl: sb.apiUrl,
-    authUrl: sb.url,
-    clientId: sb.clientId,
-    clientSecret: sb.clientSecret,
-    scopes: DEFAULT_SCOPES,
-    timeouts: TIMEOUTS,
+  return sandbox.client(sb, DEFAULT_SCOPES, {
     logger: createLogger({
       level: "debug",
       destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) },
       secrets: [sb.clientSecret],
     }),
-    sleep: async () => undefined,
     ...extra,
   });
-  clients.push(c);
-  return c;
 }
 
 const tokenForms = () => sb.requests.filter((r) => r.path === "/v2/token");
@@ -53,20 +51,6 @@ async function everythingElseWorks(c: PlatformClient): Promise<void> {
   expect((await c.getMe()).profiles).toHaveLength(2);
   expect((await c.getProfile(SEED.profiles.studio, ["display_name"])).display_name).toBe("Northwind Studio");
 }
-
-beforeAll(async () => {
-  sb = await startSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
-  lines = [];
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
 
 describe("a key with video.read", () => {
   it("asks for it, is granted it, and reads titles; nothing is said about it", async () => {
@@ -91,7 +75,7 @@ describe("a key with video.read", () => {
         timeouts: TIMEOUTS,
         logger: createLogger({ level: "silent" }),
       });
-      clients.push(c);
+      sandbox.track(c);
       expect(await c.can("video.read")).toBe(true);
       expect(c.withheldScopes()).toEqual([]);
     } finally {

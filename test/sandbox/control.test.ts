@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { describe, expect, it } from "vitest";
+import { type Sandbox, SEED } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, tokenFor } from "./helpers.js";
-import { Receiver } from "./receiver.js";
+import { sandboxWithReceiver } from "./per-file.js";
+import type { Receiver } from "./receiver.js";
 
 let sb: Sandbox;
 let rx: Receiver;
-beforeAll(async () => {
-  rx = await new Receiver().start();
-  sb = await startSandbox({ port: 0 });
-});
-afterAll(async () => {
-  await sb.close();
-  await rx.close();
-});
-beforeEach(() => {
-  sb.reset();
-  rx.clear();
+sandboxWithReceiver((s, r) => {
+  sb = s;
+  rx = r;
 });
 
 const control = (method: string, path: string, body?: unknown) =>

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lifecycleEvents } from "../../fakes/platform/deliver.js";
 import { SANDBOX_WEBHOOK_SOURCE_IPS, type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { sandboxWithReceiver } from "./per-file.js";
 import { Receiver } from "./receiver.js";
 
 const ALL_EVENTS = [
@@ -18,18 +19,13 @@ const NOW = 1_740_000_000_000;
 
 let sb: Sandbox;
 let rx: Receiver;
-beforeAll(async () => {
-  rx = await new Receiver().start();
-  sb = await startSandbox({ port: 0, now: () => NOW });
-});
-afterAll(async () => {
-  await sb.close();
-  await rx.close();
-});
-beforeEach(() => {
-  sb.reset();
-  rx.clear();
-});
+sandboxWithReceiver(
+  (s, r) => {
+    sb = s;
+    rx = r;
+  },
+  { now: () => NOW },
+);
 
 /** newsroom subscribed to everything, delivering to the receiver. */
 const subscribeAll = (callback = "https://bot.example.com/hooks/platform/tok123") =>

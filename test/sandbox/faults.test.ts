@@ -1,18 +1,15 @@
 import { request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, form, tokenFor } from "./helpers.js";
+import { sandboxForFile } from "./per-file.js";
 
 let sb: Sandbox;
 let token: string;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
+sandboxForFile(async (s) => {
+  sb = s;
   token = await tokenFor(sb);
 });
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
 
 const LIVE = `/livestreams/${SEED.livestreams.onAirAdBreak}`;
 const getLive = (t: string | undefined = token) => api(sb, "GET", LIVE, t);

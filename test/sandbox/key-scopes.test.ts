@@ -3,19 +3,14 @@
  * without it (the response's `scope` says so) or refused with `invalid_scope`, like a real OAuth
  * server (RFC 6749 3.3, 5.2); switched by `keyScopes`, `setKeyScopes` or `POST /_sandbox/key`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, form } from "./helpers.js";
+import { sandboxForFile } from "./per-file.js";
 
 let sb: Sandbox;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
+sandboxForFile((s) => {
+  sb = s;
 });
 
 const ASKED = "live.read profile.manage video.read";

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { describe, expect, it } from "vitest";
+import { type Sandbox, SEED } from "../../fakes/platform/server.js";
 import { api, call, tokenFor } from "./helpers.js";
+import { sandboxForFile } from "./per-file.js";
 
 let sb: Sandbox;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
+sandboxForFile((s) => {
+  sb = s;
 });
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
 
 const control = (path: string, body: unknown) =>
   call("POST", `${sb.url}/_sandbox/${path}`, {

@@ -2,19 +2,14 @@
  * `GET /v2/me` in the platform's documented shape: the profiles the key manages, which the bot
  * offers by name. (A profile's `name` and `display_name`: test/sandbox/profiles.test.ts.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { describe, expect, it } from "vitest";
+import { type Sandbox, SEED } from "../../fakes/platform/server.js";
 import { api, at, expectEnvelope, keys, tokenFor } from "./helpers.js";
+import { sandboxForFile } from "./per-file.js";
 
 let sb: Sandbox;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => {
-  sb.reset();
+sandboxForFile((s) => {
+  sb = s;
 });
 
 describe("GET /v2/me", () => {

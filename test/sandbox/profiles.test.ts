@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, expectEnvelope, tokenFor } from "./helpers.js";
+import { sandboxForFile } from "./per-file.js";
 
 let sb: Sandbox;
 let token: string;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
+sandboxForFile(async (s) => {
+  sb = s;
   token = await tokenFor(sb, "live.read profile.manage");
 });
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
 
 const P = SEED.profiles;
 const NONE = { callback_url: null, events: null };

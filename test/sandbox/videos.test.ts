@@ -3,29 +3,25 @@
  * error envelope, `video.read` enforced, faults, the seeded videos (the demo's included), the
  * videos a delivery adds, and the control endpoints that add, change and delete videos.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
 import { api, at, call, expectEnvelope, keys, tokenFor } from "./helpers.js";
-import { Receiver } from "./receiver.js";
+import { sandboxWithReceiver } from "./per-file.js";
+import type { Receiver } from "./receiver.js";
 
 const NOW = Date.parse("2025-03-01T10:00:00Z");
 const V = SEED.videos;
 let sb: Sandbox;
 let rx: Receiver;
 let owner: string;
-beforeAll(async () => {
-  rx = await new Receiver().start();
-  sb = await startSandbox({ port: 0, now: () => NOW });
-  owner = await tokenFor(sb, "live.read profile.manage video.read");
-});
-afterAll(async () => {
-  await sb.close();
-  await rx.close();
-});
-beforeEach(() => {
-  sb.reset();
-  rx.clear();
-});
+sandboxWithReceiver(
+  async (s, r) => {
+    sb = s;
+    rx = r;
+    owner = await tokenFor(sb, "live.read profile.manage video.read");
+  },
+  { now: () => NOW },
+);
 
 const get = (id: string, fields?: string, token = owner) =>
   api(

@@ -7,7 +7,7 @@
  * the acks went out (before, the first command's read left right after its own ack, while 299
  * still waited for theirs). And every one is answered on its response_url.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { botEnvForFakes } from "../../fakes/env.js";
@@ -20,8 +20,8 @@ import {
   startSlackStandin,
 } from "../../fakes/slack/index.js";
 import { AcksFirst } from "../../src/slack/acks-first.js";
-import { freePort } from "../store/helpers.js";
 import { PUBLIC_URL, waitFor } from "../support/harness.js";
+import { spawnIndex } from "../support/index-process.js";
 
 const SECRET = "acks-first-test-secret-0123456789abcd";
 const COMMANDS = 300;
@@ -85,34 +85,22 @@ function post(port: number, body: string): Sent {
 
 describe("acknowledgements first", () => {
   it("300 commands arriving together: every one acked before the work of any starts, every one answered", async () => {
-    const port = await freePort();
-    let out = "";
-    child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        ...botEnvForFakes({
-          sandbox,
-          slack,
-          publicUrl: PUBLIC_URL,
-          signingSecret: SECRET,
-          store: "memory://",
-          logLevel: "info",
-        }),
-        // One user sends them all: the read budgets are not what this test is about.
-        USER_READS_PER_MINUTE: "0",
-        WORKSPACE_READS_PER_MINUTE: "0",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const bot = await spawnIndex({
+      ...botEnvForFakes({
+        sandbox,
+        slack,
+        publicUrl: PUBLIC_URL,
+        signingSecret: SECRET,
+        store: "memory://",
+        logLevel: "info",
+      }),
+      // One user sends them all: the read budgets are not what this test is about.
+      USER_READS_PER_MINUTE: "0",
+      WORKSPACE_READS_PER_MINUTE: "0",
     });
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-    });
-    child.stderr?.on("data", (d) => {
-      out += String(d);
-    });
-    await waitFor(() => out.includes("bot listening"), 30_000, "the bot to listen");
+    child = bot.child;
+    const { port } = bot;
+    await bot.listening(30_000);
     const events = `http://127.0.0.1:${port}/slack/events`;
 
     // Warm up (the platform token, Bolt's auth.test) on another livestream: identical reads are

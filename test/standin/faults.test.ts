@@ -1,20 +1,19 @@
 /** Fault injection as the real @slack/web-api client sees it: rate limits, 5xx, errors, latency. */
 import { Agent, request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
-import { type Client, caught, clientFor, ErrorCode, postJson } from "./helpers.js";
+import { type Client, caught, clientFor, ErrorCode, postJson, standinForFile } from "./helpers.js";
 
 let s: SlackStandin;
 let client: Client;
 
-beforeAll(async () => {
-  s = await startSlackStandin();
-  client = clientFor(s, s.botToken, { rejectRateLimitedCalls: true });
-});
-beforeEach(() => s.reset());
-afterAll(async () => {
-  await s.close();
-});
+standinForFile(
+  (started, c) => {
+    s = started;
+    client = c;
+  },
+  { rejectRateLimitedCalls: true },
+);
 
 describe("faults", () => {
   it("429 with Retry-After reaches WebClient as a rate-limited error, once by default", async () => {

@@ -1,5 +1,7 @@
 import { webApi } from "@slack/bolt";
-import type { SlackStandin } from "../../fakes/slack/index.js";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
+import { pollUntil } from "../support/wait.js";
 
 export const { WebClient, ErrorCode, LogLevel } = webApi;
 export type Client = InstanceType<typeof WebClient>;
@@ -15,6 +17,25 @@ export function clientFor(
     logLevel: LogLevel.ERROR,
     retryConfig: { retries: 0 },
     ...opts,
+  });
+}
+
+/**
+ * One stand-in for the file, reset before each test, with a WebClient of its bot token (`opts`
+ * for the client); `started` gets both once it listens.
+ */
+export function standinForFile(
+  started: (s: SlackStandin, client: Client) => void,
+  opts: ConstructorParameters<typeof WebClient>[1] = {},
+): void {
+  let standin: SlackStandin | undefined;
+  beforeAll(async () => {
+    standin = await startSlackStandin();
+    started(standin, clientFor(standin, standin.botToken, opts));
+  });
+  beforeEach(() => standin?.reset());
+  afterAll(async () => {
+    await standin?.close();
   });
 }
 
@@ -58,14 +79,7 @@ export async function waitFor<T>(
   timeoutMs = 5000,
   what = "condition",
 ): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return pollUntil(probe, timeoutMs, what);
 }
 
 /** POSTs JSON to a URL (a response_url); status, parsed body and headers. */

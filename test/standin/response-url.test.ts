@@ -1,18 +1,14 @@
 /** response_url posts: recording, channel view, replace/delete original, validation, use limits. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
-import { type Client, clientFor, postJson, section } from "./helpers.js";
+import { type Client, postJson, section, standinForFile } from "./helpers.js";
 
 let s: SlackStandin;
 let client: Client;
 
-beforeAll(async () => {
-  s = await startSlackStandin();
-  client = clientFor(s);
-});
-beforeEach(() => s.reset());
-afterAll(async () => {
-  await s.close();
+standinForFile((started, c) => {
+  s = started;
+  client = c;
 });
 
 describe("response_url", () => {

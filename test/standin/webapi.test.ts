@@ -3,20 +3,16 @@
  * token in the Authorization header, as the bot will send them).
  */
 import { request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
-import { type Client, caught, clientFor, ErrorCode, section } from "./helpers.js";
+import { type Client, caught, clientFor, ErrorCode, section, standinForFile } from "./helpers.js";
 
 let s: SlackStandin;
 let client: Client;
 
-beforeAll(async () => {
-  s = await startSlackStandin();
-  client = clientFor(s);
-});
-beforeEach(() => s.reset());
-afterAll(async () => {
-  await s.close();
+standinForFile((started, c) => {
+  s = started;
+  client = c;
 });
 
 const TS = /^\d{10}\.\d{6}$/;

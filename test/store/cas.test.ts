@@ -16,15 +16,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "../../src/store/index.js";
-import {
-  captureLogger,
-  type LogLine,
-  memoryBackend,
-  redisBackend,
-  sqliteBackend,
-  type TestBackend,
-  watchProcessFailures,
-} from "./helpers.js";
+import { ALL_BACKENDS, captureLogger, type LogLine, watchProcessFailures } from "./helpers.js";
 
 const SET_AT = "2025-01-02T03:04:05.000Z";
 const ROUTE_ID = "a".repeat(64);
@@ -59,11 +51,7 @@ afterAll(() => {
 let teamCounter = 0;
 const newTeam = () => `T${(++teamCounter).toString().padStart(4, "0")}`;
 
-const BACKENDS: Array<[string, () => TestBackend]> = [
-  ["memory", memoryBackend],
-  ["sqlite", sqliteBackend],
-  ["redis", redisBackend],
-];
+const BACKENDS = ALL_BACKENDS;
 
 describe.each(BACKENDS)("compare-and-set on %s", (_name, make) => {
   const backend = make();

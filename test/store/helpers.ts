@@ -140,6 +140,13 @@ export function redisBackend(url = REDIS_URL): TestBackend & { namespace: string
 }
 
 /** A TCP port nothing listens on right now (bound then released). */
+/** The three stores, for `describe.each`: each entry's name and the backend it makes. */
+export const ALL_BACKENDS: Array<[BackendName, () => TestBackend]> = [
+  ["memory", memoryBackend],
+  ["sqlite", sqliteBackend],
+  ["redis", redisBackend],
+];
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {

@@ -13,15 +13,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "../../src/store/index.js";
-import {
-  captureLogger,
-  type LogLine,
-  memoryBackend,
-  redisBackend,
-  sqliteBackend,
-  type TestBackend,
-  watchProcessFailures,
-} from "./helpers.js";
+import { ALL_BACKENDS, captureLogger, type LogLine, watchProcessFailures } from "./helpers.js";
 
 /** For tests that only make sense on some backends: not registered at all elsewhere. */
 const registerNothing = (_name: string, _fn: () => Promise<void>) => undefined;
@@ -83,11 +75,7 @@ afterAll(() => {
   expect(process_.failures).toEqual([]);
 });
 
-const BACKENDS: Array<[string, () => TestBackend]> = [
-  ["memory", memoryBackend],
-  ["sqlite", sqliteBackend],
-  ["redis", redisBackend],
-];
+const BACKENDS = ALL_BACKENDS;
 
 describe.each(BACKENDS)("repositories on %s", (_name, make) => {
   const backend = make();

@@ -4,14 +4,14 @@
  * same 50 free claims for two workspaces. No change is lost, and each claim has exactly one
  * holder, the one that was told it took it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ProfileSettings, SettingsRepo } from "../../src/store/index.js";
+import { spawnJsonLines } from "../support/json-lines.js";
 import { captureLogger, redisBackend, sqliteBackend, type TestBackend } from "./helpers.js";
 
 const WRITER = fileURLToPath(new URL("./writer.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TEAM = "T0SHARED";
 const COUNT = 50;
 
@@ -22,29 +22,13 @@ interface Child {
 }
 
 function startWriter(where: string, namespace: string, tag: string): Child {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", WRITER, where, namespace, tag, TEAM, String(COUNT)],
-    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
-  );
-  let buffer = "";
-  let onReady: () => void = () => undefined;
   let onResult: (line: Record<string, unknown>) => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
+  const { proc, ready } = spawnJsonLines(WRITER, [where, namespace, tag, TEAM, String(COUNT)], (line) =>
+    onResult(line),
+  );
   const result = new Promise<Record<string, unknown>>((resolve, reject) => {
     onResult = resolve;
     proc.once("exit", (code) => reject(new Error(`writer ${tag} exited (${code}) without a result`)));
-  });
-  proc.stdout?.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString("utf8");
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-      buffer = buffer.slice(nl + 1);
-      if (line.ready === true) onReady();
-      else onResult(line);
-    }
   });
   return { proc, ready, result };
 }

@@ -9,17 +9,15 @@
  *
  * Usage: node --import tsx test/store/writer.ts <redis-url|sqlite-path> <namespace> <tag> <team> <count>
  */
-import type { StoreUrl } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { openStore, SettingsRepo } from "../../src/store/index.js";
+import { storeUrlOf, writeLine } from "../support/json-lines.js";
 
 const [where = "", namespace = "", tag = "", team = "", countArg = "0"] = process.argv.slice(2);
 const count = Number(countArg);
-const out = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const out = writeLine;
 
-const url: StoreUrl = where.startsWith("redis://")
-  ? { kind: "redis", url: where }
-  : { kind: "sqlite", path: where, url: `sqlite://${where}` };
+const url = storeUrlOf(where);
 const logger = silentLogger();
 const store = await openStore(url, logger, { namespace, opTimeoutMs: 10_000 });
 const settings = new SettingsRepo(store, logger);

@@ -5,27 +5,19 @@
  * Web API.
  */
 
-import { type Sandbox, type SandboxOptions, SEED } from "../../fakes/platform/server.js";
-import {
-  blockActionsBody,
-  type SlackStandin,
-  sendSigned,
-  slashCommandBody,
-} from "../../fakes/slack/index.js";
-import { startFakesStack } from "../../fakes/stack.js";
+import { type SandboxOptions, SEED } from "../../fakes/platform/server.js";
+import { blockActionsBody, sendSigned, slashCommandBody } from "../../fakes/slack/index.js";
+import { type FakesAndBotParts, startFakesStack } from "../../fakes/stack.js";
 import {
   type AppCollaborators,
-  type BuiltApp,
   type ComposedBot,
   type ComposeOptions,
   startComposedBot,
 } from "../../src/compose.js";
 import type { Config, StoreUrl } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
-import type { Outbox } from "../../src/notify/types.js";
-import type { PlatformClient } from "../../src/platform/index.js";
-import type { Store } from "../../src/store/index.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
+import { pollUntil } from "./wait.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 export const PUBLIC_URL = "https://bot.example.test";
@@ -55,14 +47,7 @@ export interface HarnessOptions {
   oauth?: { clientId: string; clientSecret: string; stateSecret: string; encryptionKey?: string };
 }
 
-export interface Harness {
-  sandbox: Sandbox;
-  slack: SlackStandin;
-  store: Store;
-  outbox: Outbox;
-  platform: PlatformClient;
-  built: BuiltApp;
-  config: Config;
+export interface Harness extends FakesAndBotParts {
   logger: Logger;
   logs: string[];
   url: string;
@@ -100,14 +85,7 @@ export async function waitFor<T>(
   timeoutMs = 8000,
   what = "condition",
 ): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return pollUntil(probe, timeoutMs, what);
 }
 
 /** Like waitFor, for a probe that must ask something asynchronously. */

@@ -10,13 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
 import { DIGEST_LOG_BOUND, type DigestLog, digestLogFor } from "../../../src/notify/digest/index.js";
 import type { Store } from "../../../src/store/index.js";
-import { memoryBackend, redisBackend, sqliteBackend, type TestBackend } from "../../store/helpers.js";
+import { ALL_BACKENDS, type TestBackend } from "../../store/helpers.js";
 
-const BACKENDS: Array<[string, () => TestBackend]> = [
-  ["memory", memoryBackend],
-  ["sqlite", sqliteBackend],
-  ["redis", redisBackend],
-];
+const BACKENDS = ALL_BACKENDS;
 const LEASE = 300;
 const K = "T1:P1:C1";
 

@@ -12,9 +12,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "../../../src/log.js";
 import { createOutbox } from "../../../src/notify/outbox/index.js";
 import { openStore } from "../../../src/store/index.js";
+import { writeLine } from "../../support/json-lines.js";
 
 const [url = "", namespace = "", owner = ""] = process.argv.slice(2);
-const out = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const out = writeLine;
 
 const logger = silentLogger();
 const store = await openStore({ kind: "redis", url }, logger, { namespace });

@@ -3,14 +3,14 @@
  * over 50 videos: every item is acknowledged exactly once, and no video is ever held by two
  * processes at the same time (exact check: a holder sentinel; coarse check: processing intervals).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { RedisOutbox } from "../../../src/notify/outbox/index.js";
+import { spawnJsonLines } from "../../support/json-lines.js";
 import { newItem, redisOutboxBackend, uniqueNamespace } from "./harness.js";
 
 const CLAIMER = fileURLToPath(new URL("./claimer.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 interface Batch {
   owner: string;
@@ -30,29 +30,10 @@ interface Child {
 }
 
 function startClaimer(namespace: string, owner: string): Child {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", CLAIMER, "redis://127.0.0.1:6379", namespace, owner],
-    {
-      cwd: ROOT,
-      stdio: ["pipe", "pipe", "inherit"],
-    },
-  );
   const lines: Array<Record<string, unknown>> = [];
-  let buffer = "";
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
-  proc.stdout?.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString("utf8");
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-      buffer = buffer.slice(nl + 1);
-      if (line.ready === true) onReady();
-      else lines.push(line);
-    }
-  });
+  const { proc, ready } = spawnJsonLines(CLAIMER, ["redis://127.0.0.1:6379", namespace, owner], (line) =>
+    lines.push(line),
+  );
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   return { proc, lines, ready, exited };
 }
