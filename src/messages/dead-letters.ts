@@ -2,7 +2,6 @@
  * The notice a workspace's managers get (once a day per channel and code) when Slack refuses a
  * channel's video notifications for good (src/notify/dead-letters.ts sends it).
  */
-
 import { escapeTruncate } from "./escape.js";
 import { code as inlineCode } from "./kit.js";
 import { type VideoView, videoTitleOf } from "./video-view.js";

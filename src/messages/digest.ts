@@ -6,7 +6,6 @@
  * Every foreign text (video titles, profile names, livestream titles) is escaped; a title links
  * the video (VIDEO_URL_TEMPLATE).
  */
-
 import { slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { chunkLines, code, context, header, link, message, section } from "./kit.js";

@@ -5,7 +5,6 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
-
 import { escapeTruncate } from "./escape.js";
 import { code, context, message, section } from "./kit.js";
 import type { Message } from "./types.js";

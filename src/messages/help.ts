@@ -2,7 +2,6 @@
  * Usage of `/live` and `/webhook`, following the grammar of the runtime contract (slash commands),
  * plus `/webhook managers` (a bot addition: managers can add managers for the workspace).
  */
-
 import { escapeMrkdwn, escapeTruncate } from "./escape.js";
 import { chunkLines, context, header, message, section } from "./kit.js";
 import type { KnownBlock, Message } from "./types.js";

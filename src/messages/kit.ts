@@ -2,7 +2,6 @@
  * Small Block Kit builders that keep every piece inside its limit (see limits.ts), plus the mrkdwn
  * pieces the renderers share (links, mentions, inline code).
  */
-
 import { relative, slackDate, utcText } from "./dates.js";
 import { escapeMrkdwn, escapeTruncate, truncate, truncateMrkdwn } from "./escape.js";
 import { LIMITS } from "./limits.js";

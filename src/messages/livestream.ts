@@ -5,7 +5,6 @@
  * Every field of a livestream may be missing (sparse responses) and some may be null (spec 2.1,
  * 2.2): a missing value reads "unknown", a null one what null means for that field.
  */
-
 import { relative, slackDate, utcText } from "./dates.js";
 import { escapeTruncate, htmlToText, truncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";

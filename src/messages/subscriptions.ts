@@ -3,7 +3,6 @@
  * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
  * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
  */
-
 import { slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";

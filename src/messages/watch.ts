@@ -4,7 +4,6 @@
  * Home's watch section (state, Unwatch buttons for managers and for the viewer's own DM watches, a
  * health line when polls fail). Foreign text (titles) is escaped and bounded.
  */
-
 import { slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";

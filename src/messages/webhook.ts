@@ -5,7 +5,6 @@
  * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
-
 import { slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
