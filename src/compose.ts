@@ -2,7 +2,8 @@
  * The one composition: every collaborator of the bot built from its configuration, as production
  * builds them: the store, the outbox, the platform client (with its metrics), the settings,
  * routes, activity and installation repositories, the manager policy and the authorizer, the
- * delivery ingestor, the notification worker, and the Bolt app (src/app.ts) that receives them.
+ * delivery ingestor, the notification worker, the live watch (compose-watch.ts), and the Bolt app
+ * (src/app.ts) that receives them.
  * A stored delivery wakes the worker: that is wired here, once (the ingestor's onDelivered).
  * src/index.ts, the demo, the test harness and the benchmarks all start the bot through here, so
  * they run the same wiring.
@@ -13,6 +14,7 @@ import type { App } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { Authorizer, ManagerPolicy, readBudgetFor } from "./access/index.js";
 import { buildApp } from "./app.js";
+import { type WatchTuning, wireWatch } from "./compose-watch.js";
 import type { Config } from "./config.js";
 import { createIngestor } from "./deliveries/receive.js";
 import { healthRoutes } from "./http/health.js";
@@ -44,7 +46,7 @@ import {
   SettingsRepo,
   type Store,
 } from "./store/index.js";
-import { WatchService, type WatchServiceOptions } from "./watch/service.js";
+import type { WatchService } from "./watch/service.js";
 
 export interface AppCollaborators {
   platform: PlatformClient;
@@ -78,19 +80,7 @@ export interface AppCollaborators {
   /** Where digests and pauses keep what they will summarise (default: on `store`, else in memory). */
   digestLog?: DigestLog;
   /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
-  watch?: Partial<
-    Pick<
-      WatchServiceOptions,
-      | "tickMs"
-      | "concurrency"
-      | "minUpdateIntervalMs"
-      | "maxWatchesPerTeam"
-      | "maxDmWatchesPerUser"
-      | "memberCacheMs"
-    >
-  > & {
-    manual?: boolean;
-  };
+  watch?: WatchTuning;
 }
 
 export interface BuiltApp {
@@ -224,48 +214,17 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     // The one place a delivery wakes the worker (the HTTP route and `/webhook test` alike).
     onDelivered: () => worker.kick(),
   });
-  // Live watch: the same per-workspace clients as the worker (paced by the service itself); access
-  // is decided again at every poll by the same authorizer.
-  const watch = c.store
-    ? new WatchService({
-        store: c.store,
-        logger,
-        platform: c.platform,
-        slackFor,
-        access,
-        maxWatched: config.liveWatchMax,
-        held: {
-          held: async (teamId, profileId, channelId) =>
-            (await digests.holdOf(teamId, profileId, channelId)) !== null,
-          recordBroadcast: (b) => digests.recordBroadcast(b),
-        },
-        intervalMs: config.live.watchIntervalMs,
-        graceMs: config.live.offAirGraceMs,
-        metrics: metrics.watch,
-        ...(c.watch?.tickMs ? { tickMs: c.watch.tickMs } : {}),
-        ...(c.watch?.concurrency ? { concurrency: c.watch.concurrency } : {}),
-        ...(c.watch?.maxWatchesPerTeam ? { maxWatchesPerTeam: c.watch.maxWatchesPerTeam } : {}),
-        ...(c.watch?.maxDmWatchesPerUser ? { maxDmWatchesPerUser: c.watch.maxDmWatchesPerUser } : {}),
-        ...(c.watch?.memberCacheMs !== undefined ? { memberCacheMs: c.watch.memberCacheMs } : {}),
-        ...(c.watch?.minUpdateIntervalMs !== undefined
-          ? { minUpdateIntervalMs: c.watch.minUpdateIntervalMs }
-          : {}),
-      })
-    : undefined;
-  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
-  // retried every interval instead of keeping the app from listening.
-  let watchRetry: NodeJS.Timeout | undefined;
-  let watchStopped = false;
-  let watchStarting: Promise<void> | undefined;
-  const startWatch = (): void => {
-    if (!watch || watchStopped) return;
-    watchStarting = watch.start().catch((err: unknown) => {
-      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
-      if (watchStopped) return;
-      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
-      watchRetry.unref?.();
-    });
-  };
+  const wiring = wireWatch(config, {
+    store: c.store,
+    logger,
+    platform: c.platform,
+    slackFor,
+    access,
+    digests,
+    metrics: metrics.watch,
+    tuning: c.watch,
+  });
+  const watch = wiring.watch;
   const deps: BotDeps = {
     config,
     platform: c.platform,
@@ -315,17 +274,14 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
         worker.start();
         digestRunner.start();
       }
-      if (!c.watch?.manual) startWatch();
+      if (!c.watch?.manual) wiring.start();
       return server;
     },
     stop: async () => {
       if (stopped) return;
       stopped = true;
       // The watch first: its polls under way finish and its leases are handed back.
-      watchStopped = true;
-      if (watchRetry) clearTimeout(watchRetry);
-      await watchStarting;
-      await watch?.stop();
+      await wiring.stop();
       await digestRunner.stop();
       await worker.stop();
       await bolt.stop();

@@ -8,8 +8,9 @@
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
 
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
 import { context, header, isLinkableUrl, link, message, section } from "./kit.js";
-import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { ADS_PER_HOUR } from "./livestream.js";
 import type { Message } from "./types.js";
 

@@ -2,9 +2,9 @@
  * The notice a workspace's managers get (once a day per channel and code) when Slack refuses a
  * channel's video notifications for good (src/notify/dead-letters.ts sends it).
  */
+import { escapeTruncate } from "./escape.js";
 import { code as inlineCode } from "./kit.js";
-import { escapeTruncate } from "./limits.js";
-import { type VideoView, videoTitleOf } from "./video.js";
+import { type VideoView, videoTitleOf } from "./video-view.js";
 
 export function refusedNotice(
   s: Pick<VideoView, "profileId" | "videoId" | "title"> & { channelId: string },

@@ -6,12 +6,13 @@
  * Every foreign text (video titles, profile names, livestream titles) is escaped; a title links
  * the video (VIDEO_URL_TEMPLATE).
  */
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
 import { chunkLines, code, context, header, link, message, section } from "./kit.js";
-import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { ADS_PER_HOUR } from "./livestream.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
-import { type VideoLinks, videoUrl } from "./video.js";
+import { type VideoLinks, videoUrl } from "./video-view.js";
 
 /** What a digest reads of one recorded entry (src/notify/digest/types.ts's DigestEntry has it). */
 export interface DigestEntryView {

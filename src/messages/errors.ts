@@ -5,8 +5,8 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
+import { escapeTruncate } from "./escape.js";
 import { code, context, message, section } from "./kit.js";
-import { escapeTruncate } from "./limits.js";
 import type { Message } from "./types.js";
 import { WEBHOOK_EVENTS } from "./vocabulary.js";
 

@@ -7,6 +7,8 @@
  * path and query (they often carry a secret).
  */
 import type { HomeView } from "@slack/types";
+import { slackDate, utcText } from "./dates.js";
+import { escapeMrkdwn, escapeTruncate, truncateMrkdwn } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -22,7 +24,6 @@ import {
   toDate,
   when,
 } from "./kit.js";
-import { escapeMrkdwn, escapeTruncate, slackDate, truncateMrkdwn, utcText } from "./limits.js";
 import { VIEW_LIMITS } from "./modal.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import { type ModeClock, type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";

@@ -15,6 +15,7 @@ export {
   renderRevokedDm,
   renderSummary,
 } from "./broadcast.js";
+export { relative, slackDate, utcText } from "./dates.js";
 export { refusedNotice } from "./dead-letters.js";
 export {
   type DigestEntryView,
@@ -38,6 +39,7 @@ export {
   storeUnavailableMessage,
   workspaceNotAllowedMessage,
 } from "./errors.js";
+export { ELLIPSIS, escapeMrkdwn, escapeTruncate, htmlToText, truncate, truncateMrkdwn } from "./escape.js";
 export {
   channelProblemText,
   claimedElsewhereText,
@@ -77,19 +79,7 @@ export {
   message,
   section,
 } from "./kit.js";
-export {
-  assertWithinLimits,
-  ELLIPSIS,
-  escapeMrkdwn,
-  escapeTruncate,
-  htmlToText,
-  LIMITS,
-  relative,
-  slackDate,
-  truncate,
-  truncateMrkdwn,
-  utcText,
-} from "./limits.js";
+export { assertWithinLimits, LIMITS } from "./limits.js";
 export {
   ADS_PER_HOUR,
   ingestMessage,
@@ -167,24 +157,26 @@ export {
 export type { KnownBlock, Message } from "./types.js";
 export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
 export {
-  MAX_NAMES_INLINE,
   MAX_PRESET_LINES,
-  type MilestoneView,
-  type PresetView,
   parentMetadata,
   progressBar,
-  renderMilestone,
   renderParent,
   STAGE_EMOJI,
   STALL_MS,
   VIDEO_STATUS_EVENT,
+  type VideoStatusMetadata,
+} from "./video.js";
+export { renderMilestone } from "./video-thread.js";
+export {
+  MAX_NAMES_INLINE,
+  type MilestoneView,
+  type PresetView,
   type VideoLinks,
   type VideoStage,
-  type VideoStatusMetadata,
   type VideoView,
   videoTitleOf,
   videoUrl,
-} from "./video.js";
+} from "./video-view.js";
 export { assertViewWithinLimits } from "./view-limits.js";
 export {
   hasEvents,

@@ -2,16 +2,9 @@
  * Small Block Kit builders that keep every piece inside its limit (see limits.ts), plus the mrkdwn
  * pieces the renderers share (links, mentions, inline code).
  */
-import {
-  escapeMrkdwn,
-  escapeTruncate,
-  LIMITS,
-  relative,
-  slackDate,
-  truncate,
-  truncateMrkdwn,
-  utcText,
-} from "./limits.js";
+import { relative, slackDate, utcText } from "./dates.js";
+import { escapeMrkdwn, escapeTruncate, truncate, truncateMrkdwn } from "./escape.js";
+import { LIMITS } from "./limits.js";
 import type {
   ActionsBlock,
   Button,

@@ -5,6 +5,8 @@
  * Every field of a livestream may be missing (sparse responses) and some may be null (spec 2.1,
  * 2.2): a missing value reads "unknown", a null one what null means for that field.
  */
+import { relative, slackDate, utcText } from "./dates.js";
+import { escapeTruncate, htmlToText, truncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions as actionsBlock,
@@ -23,7 +25,7 @@ import {
   toDate,
   when,
 } from "./kit.js";
-import { escapeTruncate, htmlToText, LIMITS, relative, slackDate, truncate, utcText } from "./limits.js";
+import { LIMITS } from "./limits.js";
 import type { ImageElement, KnownBlock, Message } from "./types.js";
 
 /**

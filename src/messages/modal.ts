@@ -10,9 +10,9 @@
  */
 import type { Checkboxes, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";
 import { z } from "zod";
+import { escapeTruncate, truncate } from "./escape.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { code, context, section } from "./kit.js";
-import { escapeTruncate, truncate } from "./limits.js";
 import { profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
 import {

@@ -8,9 +8,9 @@
  * mention or a link). The menu's options are plain text.
  */
 import type { ActionsBlock, PlainTextOption, StaticSelect } from "@slack/types";
+import { escapeMrkdwn, escapeTruncate, truncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import { code, context, message, section } from "./kit.js";
-import { escapeMrkdwn, escapeTruncate, truncate } from "./limits.js";
 import type { KnownBlock, Message } from "./types.js";
 
 /** The profile in mrkdwn: `Northwind News (`x2vq8nw`)`, or its id alone when its name is not known. */

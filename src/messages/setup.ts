@@ -16,9 +16,9 @@ import type {
   StaticSelect,
 } from "@slack/types";
 import { z } from "zod";
+import { escapeTruncate } from "./escape.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
-import { escapeTruncate } from "./limits.js";
 import {
   eventCheckboxes,
   NO_EVENT_CHOSEN,

@@ -3,9 +3,10 @@
  * `/webhook show` and the App Home: every channel that receives a profile's notifications, with
  * its filter (events, formats, mention), and an Unsubscribe button per channel for managers.
  */
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import { button, channel, code, confirmDialog, context, mention, message, section } from "./kit.js";
-import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 

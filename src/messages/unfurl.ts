@@ -3,8 +3,8 @@
  * on-air state, ads left this hour and recording, thumbnail. Built from the status card's pieces
  * (livestream.ts); pure. Never reads `ls.ingest`, and its fields list never asks for it.
  */
+import { truncate } from "./escape.js";
 import { code, context, isLinkableUrl, link, section } from "./kit.js";
-import { truncate } from "./limits.js";
 import {
   advertising,
   LIVESTREAM_CARD_FIELDS,

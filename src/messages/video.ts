@@ -1,6 +1,6 @@
 /**
- * Messages of the video notifications: the parent message (one per video, updated in place) and
- * the milestone replies of its thread. Pure: the state and the clock in, `{ text, blocks }` out.
+ * The parent message of a video's notifications (one per video, updated in place; the milestone
+ * replies of its thread are in video-thread.ts). Pure: the state and the clock in, `{ text, blocks }` out.
  *
  * Times are Slack date tokens (shown in each reader's time zone, never stale), not "3 min ago":
  * the parent stays on screen long after it was rendered, and the same state renders the same
@@ -11,103 +11,36 @@
  * map can be rebuilt (docs/notifications.md).
  */
 
-import { canonicalJson } from "./json.js";
-import {
-  chunkLines,
-  code,
-  context,
-  header,
-  isLinkableUrl,
-  link,
-  mentionMarkup,
-  message,
-  section,
-} from "./kit.js";
-import { escapeTruncate, slackDate, truncate, utcText } from "./limits.js";
+import { escapeTruncate } from "./escape.js";
+import { chunkLines, code, context, header, message, section } from "./kit.js";
 import type { KnownBlock, Message } from "./types.js";
-import { IGNORED_PRESETS_CAP, MENTIONS_PER_CHANNEL_PER_HOUR } from "./vocabulary.js";
-
-/**
- * What the video messages read of a video's state: src/notify/video/state.ts's VideoState has this
- * shape (the reducer's state, with its milestones and presets).
- */
-export type VideoStage = "created" | "encoding" | "formats_ready" | "published" | "complete" | "deleted";
-
-export interface PresetView {
-  status: "processing" | "ready" | "error" | "deleted";
-  /** 0..100. */
-  progress: number;
-}
-
-export interface MilestoneView {
-  /** "published", "complete", "deleted", "error:<preset>", "format-deleted:<preset>", "event:<type>:<timestamp>". */
-  key: string;
-  /** Event type of the delivery. */
-  type: string;
-  timestamp: number;
-  data: Record<string, unknown>;
-}
-
-export interface VideoView {
-  profileId: string;
-  videoId: string | null;
-  ownerId: string | null;
-  stage: VideoStage;
-  stageAt: number;
-  firstEventAt: number;
-  lastEventAt: number;
-  presets: Record<string, PresetView>;
-  createdAt: number | null;
-  publishedAt: number | null;
-  completeAt: number | null;
-  deletedAt: number | null;
-  eventCount: number;
-  /** Hashes of the preset names the state ignored (at most IGNORED_PRESETS_CAP). */
-  ignoredPresets?: readonly string[] | undefined;
-  /** What the platform said of the video: its title, no such video, or not known. */
-  title?: { title: string | null } | { notConfirmed: true } | { unknown: string } | undefined;
-  /** The profile's display name (else name), when known. */
-  profileName?: string | undefined;
-}
-
-/** How videos are linked: VIDEO_URL_TEMPLATE (`{id}` = the video id), or none. */
-export interface VideoLinks {
-  videoUrlTemplate?: string | undefined;
-}
-
-/** The video's URL: the template with the id URL-encoded, or undefined (no template, no video). */
-export function videoUrl(videoId: string | null, links: VideoLinks = {}): string | undefined {
-  const t = links.videoUrlTemplate;
-  if (!t || videoId === null || videoId === "") return undefined;
-  const url = t.replaceAll("{id}", encodeURIComponent(videoId));
-  return isLinkableUrl(url) ? url : undefined;
-}
-
-/** ` · <url|Open the video>` (escaped), or "" without a link. */
-function videoLink(s: VideoView, links: VideoLinks): string {
-  const url = videoUrl(s.videoId, links);
-  return url === undefined ? "" : ` · 🔗 ${link(url, "Open the video")}`;
-}
-
-/** The video's title when the platform gave one (src/notify/title.ts), else null. */
-export function videoTitleOf(s: Pick<VideoView, "title">): string | null {
-  return s.title !== undefined && "title" in s.title ? s.title.title : null;
-}
+import {
+  at,
+  compareNames,
+  ID_MAX,
+  INLINE_NAME_MAX,
+  MAX_NAMES_INLINE,
+  NAME_MAX,
+  nameList,
+  namesWith,
+  oneLine,
+  type PresetView,
+  plainCode,
+  plainNameList,
+  sortedPresets,
+  TITLE_INLINE_MAX,
+  truncatePlain,
+  type VideoLinks,
+  type VideoStage,
+  type VideoView,
+  videoLink,
+  videoTitleOf,
+} from "./video-view.js";
+import { IGNORED_PRESETS_CAP } from "./vocabulary.js";
 
 /** Whether the platform said it has no such video (404 on its title read). */
 function notConfirmed(s: VideoView): boolean {
   return s.title !== undefined && "notConfirmed" in s.title;
-}
-
-/**
- * The title as a context line of plain text: nothing in it is interpreted (no mention, link or
- * formatting), whatever the video's owner typed.
- */
-function titleContext(title: string): KnownBlock {
-  return {
-    type: "context",
-    elements: [{ type: "plain_text", text: truncatePlain(oneLine(title), TITLE_INLINE_MAX), emoji: false }],
-  };
 }
 
 export const VIDEO_STATUS_EVENT = "video_status";
@@ -128,16 +61,8 @@ export function parentMetadata(s: VideoView): VideoStatusMetadata | undefined {
 
 /** Preset lines shown in the parent; the rest is summed up as "and N more". */
 export const MAX_PRESET_LINES = 20;
-/** Preset names listed inline (fallback text, complete milestone, error summary). */
-export const MAX_NAMES_INLINE = 10;
 /** After this long without an event, an unfinished encoding says so. */
 export const STALL_MS = 30 * 60_000;
-const NAME_MAX = 60;
-const INLINE_NAME_MAX = 40;
-const ID_MAX = 80;
-const TITLE_INLINE_MAX = 150;
-const DATA_BLOCK_MAX = 1500;
-const DETAILS_MAX = 500;
 
 export const STAGE_EMOJI: Record<VideoStage, string> = {
   created: "🆕",
@@ -156,24 +81,6 @@ const STAGE_LABEL: Record<VideoStage, string> = {
   complete: "Complete",
   deleted: "Video deleted",
 };
-
-const collator = new Intl.Collator("en", { numeric: true });
-
-function compareNames(a: string, b: string): number {
-  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/** Presets in natural name order (240p, 480p, 1080p). */
-function sortedPresets(s: VideoView): [string, PresetView][] {
-  return Object.entries(s.presets).sort(([a], [b]) => compareNames(a, b));
-}
-
-/** A Slack date token of an event timestamp, with its UTC text as fallback. */
-function at(ms: number): string {
-  const d = new Date(ms);
-  return slackDate(d, utcText(d));
-}
-
 function pct(progress: number): number {
   return Number.isFinite(progress) ? Math.min(100, Math.max(0, Math.floor(progress))) : 0;
 }
@@ -184,42 +91,11 @@ export function progressBar(progress: number, cells = 10): string {
   return "▰".repeat(filled) + "▱".repeat(cells - filled);
 }
 
-/** "a, b and 3 more" of names as inline code (for mrkdwn: no link, mention or formatting). */
-function nameList(names: readonly string[], max = MAX_NAMES_INLINE): string {
-  const shown = names.slice(0, max).map((n) => code(oneLine(n), INLINE_NAME_MAX));
-  const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
-}
-
-/** The same list for the fallback text (escaped as a whole by `message`). */
-function plainNameList(names: readonly string[], max: number): string {
-  const shown = names.slice(0, max).map((n) => plainCode(n));
-  const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
-}
-
-/**
- * A foreign name as inline code in the fallback text: backticks neutralised, one line, bounded
- * (`message` escapes `<`, `>` and `&` of the whole text), so it never shows as a link or formatting.
- */
-function plainCode(name: string, max = INLINE_NAME_MAX): string {
-  return `\`${truncatePlain(oneLine(name).replace(/`/g, "'"), max)}\``;
-}
-
 /** "+N more formats not shown" when the video named more presets than the state keeps. */
 function ignoredNote(s: VideoView): string | undefined {
   const n = s.ignoredPresets?.length ?? 0;
   if (n === 0) return undefined;
   return `+${n}${n >= IGNORED_PRESETS_CAP ? "+" : ""} more format${n === 1 ? "" : "s"} not shown`;
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s+/g, " ").trim() || "?";
-}
-
-/** At most `max` code units, never ending with half a surrogate pair (an emoji cut in two). */
-function truncatePlain(s: string, max: number): string {
-  return truncate(s, max);
 }
 
 function presetLine(name: string, p: PresetView): string {
@@ -290,12 +166,6 @@ function countsText(c: Counts): string {
   if (c.error) parts.push(`${c.error} failed`);
   if (c.deleted) parts.push(`${c.deleted} deleted`);
   return parts.join(", ");
-}
-
-function namesWith(s: VideoView, status: PresetView["status"]): string[] {
-  return sortedPresets(s)
-    .filter(([, p]) => p.status === status)
-    .map(([name]) => name);
 }
 
 function titleLine(s: VideoView, links: VideoLinks): string {
@@ -429,91 +299,4 @@ export function renderParent(s: VideoView, now: Date, links: VideoLinks = {}): M
   const last = s.eventCount > 0 ? `Last event ${at(s.lastEventAt)} · ${events}` : "No event yet";
   blocks.push(context([...timeline(s), last]));
   return message(parentFallback(s), blocks);
-}
-
-/** Compact JSON of foreign data as a code block: backticks neutralised, escaped, bounded. */
-function dataBlock(data: Record<string, unknown>, max: number): string {
-  const raw = Object.hasOwn(data, "_truncated") ? data._truncated : undefined;
-  const json = Object.keys(data).length === 1 && typeof raw === "string" ? `${raw}…` : canonicalJson(data);
-  return `\`\`\`${escapeTruncate(json.replace(/`/g, "'"), max) || " "}\`\`\``;
-}
-
-const VIDEO_REF_FIELDS = new Set(["owner_id", "video_id", "preset_name", "status"]);
-
-/** Fields of the data other than the video reference (error details, when the platform sends them). */
-function extraFields(data: Record<string, unknown>): Record<string, unknown> | undefined {
-  const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !VIDEO_REF_FIELDS.has(k)));
-  return Object.keys(extra).length > 0 ? extra : undefined;
-}
-
-function presetOf(m: MilestoneView, prefix: string): string {
-  return m.key.slice(prefix.length);
-}
-
-/**
- * A milestone as a short message: a reply in the parent's thread, or a standalone message for
- * events without a video (then it names the profile).
- */
-/**
- * `mention`: a subscription's stored mention (null, "here" or a user id, validated again by
- * mentionMarkup), put first on a format-error reply only. `heldBack`: one was asked for and held
- * back, and why (src/notify/mentions.ts), which the reply says.
- */
-export function renderMilestone(
-  m: MilestoneView,
-  s: VideoView,
-  links: VideoLinks = {},
-  mention: string | null = null,
-  heldBack: "hourly" | "unconfirmed" | null = null,
-): Message {
-  const title = videoTitleOf(s);
-  const video =
-    s.videoId === null
-      ? ""
-      : title === null
-        ? `Video ${truncatePlain(oneLine(s.videoId), ID_MAX)}: `
-        : `${truncatePlain(oneLine(title), TITLE_INLINE_MAX)}: `;
-  let line: string;
-  let fallback: string;
-  if (m.key === "published") {
-    line = `✅ Published ${at(m.timestamp)}`;
-    fallback = `${video}published`;
-  } else if (m.key === "complete") {
-    const ready = namesWith(s, "ready");
-    line = `🏁 Complete: all formats ready${ready.length ? ` (${nameList(ready)})` : ""}`;
-    fallback = `${video}complete, all formats ready${ready.length ? ` (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
-  } else if (m.key === "deleted") {
-    line = `🗑️ Video deleted ${at(m.timestamp)}`;
-    fallback = `${video}deleted`;
-  } else if (m.key.startsWith("error:")) {
-    const preset = presetOf(m, "error:");
-    line = preset ? `⚠️ Encoding of ${code(preset, NAME_MAX)} failed` : "⚠️ Encoding of a format failed";
-    fallback = `${video}encoding of ${preset ? plainCode(preset) : "a format"} failed`;
-    const extra = extraFields(m.data);
-    if (extra) line += `\n${dataBlock(extra, DETAILS_MAX)}`;
-    const markup = mentionMarkup(mention);
-    if (markup) line = `${markup} ${line}`;
-  } else if (m.key.startsWith("format-deleted:")) {
-    const preset = presetOf(m, "format-deleted:");
-    line = preset ? `🗑️ Format ${code(preset, NAME_MAX)} deleted` : "🗑️ A format was deleted";
-    fallback = `${video}${preset ? `format ${plainCode(preset)}` : "a format was"} deleted`;
-  } else {
-    line = `ℹ️ Event ${code(m.type, 100)} received ${at(m.timestamp)}\n${dataBlock(m.data, DATA_BLOCK_MAX)}`;
-    fallback = `${video}event ${truncatePlain(oneLine(m.type), 100)} received`;
-  }
-  const blocks: KnownBlock[] = [section(line + videoLink(s, links))];
-  if (title !== null) blocks.push(titleContext(title));
-  if (s.videoId === null) blocks.push(context([`Profile ${code(s.profileId, ID_MAX)}`]));
-  if (heldBack !== null && m.key.startsWith("error:"))
-    blocks.push(
-      context([
-        heldBack === "hourly"
-          ? `🔕 No mention: this channel had its ${MENTIONS_PER_CHANNEL_PER_HOUR} mentions of the last hour already.`
-          : "🔕 No mention: the platform does not confirm this video.",
-      ]),
-    );
-  const msg = message(fallback.charAt(0).toUpperCase() + fallback.slice(1), blocks);
-  // The fallback text is escaped: the mention (validated markup, nothing else) goes before it.
-  const markup = m.key.startsWith("error:") ? mentionMarkup(mention) : "";
-  return markup ? { ...msg, text: `${markup} ${msg.text}` } : msg;
 }

@@ -4,6 +4,8 @@
  * Home's watch section (state, Unwatch buttons for managers and for the viewer's own DM watches, a
  * health line when polls fail). Foreign text (titles) is escaped and bounded.
  */
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -17,7 +19,6 @@ import {
   message,
   section,
 } from "./kit.js";
-import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 

@@ -5,6 +5,8 @@
  * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
 import {
   actions,
@@ -19,7 +21,6 @@ import {
   toDate,
   when,
 } from "./kit.js";
-import { escapeTruncate, slackDate, utcText } from "./limits.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import { type ModeClock, type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock, Message } from "./types.js";

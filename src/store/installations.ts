@@ -6,10 +6,9 @@
  *   install:enterprise:<E>   an org-wide installation (Enterprise Grid, org_deploy_enabled)
  *
  * Value: `{ v: 1, installation }` in plain form, or, when STORE_ENCRYPTION_KEY is set, a versioned
- * envelope `{ v: 1, enc: "aes-256-gcm+hkdf-sha256", iv, tag, data }` (base64): AES-256-GCM with a
- * random 12-byte IV, the key derived from STORE_ENCRYPTION_KEY with HKDF-SHA256, and the store key
- * as additional authenticated data, so a value copied under another workspace's key does not
- * decrypt either. A value that fails authentication (tampered with, or written with another key)
+ * envelope `{ v: 1, enc: "aes-256-gcm+hkdf-sha256", iv, tag, data }` sealed by crypto.ts with the
+ * store key as additional authenticated data, so a value copied under another workspace's key does
+ * not decrypt either. A value that fails authentication (tampered with, or written with another key)
  * raises `StoreCorruptError` saying so; it is never treated as absent.
  *
  * A plain value read while a key is set is accepted (installations written before the key was
@@ -22,17 +21,13 @@
  * after a read that found nothing (an uninstalled workspace stays uninstalled), and a read that
  * fails writes nothing.
  */
-import crypto from "node:crypto";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../log.js";
+import { deriveKey, encryptedDoc, open, seal } from "./crypto.js";
 import { Documents, KEEP } from "./documents.js";
 import { InstallationMissingError, StoreCorruptError } from "./errors.js";
 import type { Store } from "./keyv.js";
-
-export const ENVELOPE_ALG = "aes-256-gcm+hkdf-sha256";
-const HKDF_SALT = "platform-slack-bot/store-encryption";
-const HKDF_INFO = "installation:v1";
 
 const ID_RE = /^[^\s:]{1,100}$/;
 
@@ -66,65 +61,7 @@ function asInstallation(v: z.output<typeof installationSchema>): Installation {
 }
 
 const plainDoc = z.object({ v: z.literal(1), installation: installationSchema }).strict();
-const encryptedDoc = z
-  .object({
-    v: z.literal(1),
-    enc: z.literal(ENVELOPE_ALG),
-    iv: z.base64(),
-    tag: z.base64(),
-    data: z.base64(),
-  })
-  .strict();
 const storedDoc = z.union([plainDoc, encryptedDoc]);
-type EncryptedDoc = z.infer<typeof encryptedDoc>;
-
-/** Derives the AES-256 key from STORE_ENCRYPTION_KEY (a string of 32 characters or more). */
-export function deriveKey(secret: string): Buffer {
-  return Buffer.from(crypto.hkdfSync("sha256", Buffer.from(secret, "utf8"), HKDF_SALT, HKDF_INFO, 32));
-}
-
-export function seal(key: Buffer, storeKey: string, value: unknown): EncryptedDoc {
-  const iv = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(storeKey, "utf8"));
-  const data = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
-  return {
-    v: 1,
-    enc: ENVELOPE_ALG,
-    iv: iv.toString("base64"),
-    tag: cipher.getAuthTag().toString("base64"),
-    data: data.toString("base64"),
-  };
-}
-
-/** The decrypted value; throws StoreCorruptError when it does not authenticate. */
-export function open(key: Buffer, storeKey: string, doc: EncryptedDoc): unknown {
-  const iv = Buffer.from(doc.iv, "base64");
-  const tag = Buffer.from(doc.tag, "base64");
-  if (iv.length !== 12 || tag.length !== 16)
-    throw new StoreCorruptError(storeKey, "encrypted value has a malformed IV or tag");
-  let text: string;
-  try {
-    const decipher = crypto.createDecipheriv("aes-256-gcm", key, iv);
-    decipher.setAAD(Buffer.from(storeKey, "utf8"));
-    decipher.setAuthTag(tag);
-    text = Buffer.concat([decipher.update(Buffer.from(doc.data, "base64")), decipher.final()]).toString(
-      "utf8",
-    );
-  } catch (err) {
-    throw new StoreCorruptError(
-      storeKey,
-      "encrypted value failed authentication: it was altered, or STORE_ENCRYPTION_KEY is not the key it was written with",
-      { cause: err },
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new StoreCorruptError(storeKey, "decrypted value is not JSON", { cause: err });
-  }
-}
-
 /** Where an installation is filed: its team, or its organization for an org-wide one. */
 export function queryOf(i: Installation): {
   teamId?: string;

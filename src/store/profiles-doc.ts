@@ -1,10 +1,10 @@
 /**
  * The profiles and managers documents of settings.ts: their types, schemas (every stored
- * version), the conversions of older versions, and the delivery-route token helpers (a profile
- * keeps its route's id, the sha256 of the token, never the token).
+ * version) and the conversions of older versions (a profile keeps its route's id, the sha256 of
+ * the token, never the token: crypto.ts).
  */
-import crypto from "node:crypto";
 import { z } from "zod";
+import { CALLBACK_TOKEN_RE, ROUTE_ID_RE, routeIdOf } from "./crypto.js";
 import { type Subscription, subscriptionSchema } from "./subscriptions.js";
 
 export interface ProfileSettings {
@@ -33,42 +33,6 @@ export interface Manager {
   userId: string;
   addedBy: string;
   addedAt: string;
-}
-
-/** 32 to 64 characters of base64url: what `newCallbackToken()` makes (32), with room to grow. */
-export const CALLBACK_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
-
-/** A fresh delivery-route token: 24 random bytes (192 bits), base64url → 32 characters. */
-export function newCallbackToken(): string {
-  return crypto.randomBytes(24).toString("base64url");
-}
-
-export function isCallbackToken(token: unknown): token is string {
-  return typeof token === "string" && CALLBACK_TOKEN_RE.test(token);
-}
-
-/** A route id: the sha256 of a callback token, 64 lowercase hex digits. */
-export const ROUTE_ID_RE = /^[0-9a-f]{64}$/;
-
-export function isRouteId(routeId: unknown): routeId is string {
-  return typeof routeId === "string" && ROUTE_ID_RE.test(routeId);
-}
-
-/** The sha256 of a token (32 bytes). */
-export const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(token, "utf8").digest();
-
-/** The route id of a token (sha256, hex): what profiles keep and what the route is stored under. */
-export function routeIdOf(token: string): string {
-  return sha256(token).toString("hex");
-}
-
-/**
- * Whether `token` is the token of route `routeId`: their sha256 compared in constant time (both
- * are 32 bytes). false for a malformed token or id.
- */
-export function tokenMatchesRouteId(token: string, routeId: string): boolean {
-  if (!isCallbackToken(token) || !isRouteId(routeId)) return false;
-  return crypto.timingSafeEqual(sha256(token), Buffer.from(routeId, "hex"));
 }
 
 // --- Schemas -------------------------------------------------------------------------------------

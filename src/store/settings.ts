@@ -61,18 +61,15 @@ import {
 
 export {
   CALLBACK_TOKEN_RE,
-  idSchema,
   isCallbackToken,
   isRouteId,
-  type Manager,
   newCallbackToken,
-  type ProfileInput,
-  type ProfileSettings,
   ROUTE_ID_RE,
   routeIdOf,
   sha256,
   tokenMatchesRouteId,
-} from "./profiles-doc.js";
+} from "./crypto.js";
+export { idSchema, type Manager, type ProfileInput, type ProfileSettings } from "./profiles-doc.js";
 
 // --- Keys ----------------------------------------------------------------------------------------
 

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import type { Installation } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
+import { ENVELOPE_ALG } from "../../src/store/crypto.js";
 import { InstallationRepo, openStore, type Store, StoreCorruptError } from "../../src/store/index.js";
-import { ENVELOPE_ALG, installationKeys } from "../../src/store/installations.js";
+import { installationKeys } from "../../src/store/installations.js";
 import { ENCRYPTION_KEY, type OAuthBot, startOAuthBot } from "./helper.js";
 
 const logs: string[] = [];

@@ -1,0 +1,103 @@
+/**
+ * The live watch's part of the composition (compose.ts): the WatchService built on the store, fed
+ * the worker's per-workspace clients and the one authorizer, its digests and pauses, its tuning;
+ * started in the background (a store down at start-up is retried every interval instead of
+ * keeping the app from listening) and stopped first.
+ */
+import type { Config } from "./config.js";
+import type { Logger } from "./log.js";
+import type { Digests } from "./notify/digest/index.js";
+import type { Store } from "./store/index.js";
+import { WatchService, type WatchServiceOptions } from "./watch/service.js";
+
+/** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
+export type WatchTuning = Partial<
+  Pick<
+    WatchServiceOptions,
+    | "tickMs"
+    | "concurrency"
+    | "minUpdateIntervalMs"
+    | "maxWatchesPerTeam"
+    | "maxDmWatchesPerUser"
+    | "memberCacheMs"
+  >
+> & {
+  manual?: boolean;
+};
+
+export interface WatchWiringOptions {
+  /** Without a store there is no watch (`/live watch` answers that watching is off). */
+  store: Store | undefined;
+  logger: Logger;
+  platform: WatchServiceOptions["platform"];
+  slackFor: WatchServiceOptions["slackFor"];
+  access: WatchServiceOptions["access"];
+  digests: Digests;
+  metrics: WatchServiceOptions["metrics"];
+  tuning: WatchTuning | undefined;
+}
+
+export interface WatchWiring {
+  /** The live-watch poller (undefined without a store). */
+  watch: WatchService | undefined;
+  /** Starts the watch in the background, retried until the store answers. */
+  start(): void;
+  /** Stops the retries, waits for a start under way, then stops the watch (its leases handed back). */
+  stop(): Promise<void>;
+}
+
+export function wireWatch(config: Config, opts: WatchWiringOptions): WatchWiring {
+  const { logger, digests, tuning } = opts;
+  // Live watch: the same per-workspace clients as the worker (paced by the service itself); access
+  // is decided again at every poll by the same authorizer.
+  const watch = opts.store
+    ? new WatchService({
+        store: opts.store,
+        logger,
+        platform: opts.platform,
+        slackFor: opts.slackFor,
+        access: opts.access,
+        maxWatched: config.liveWatchMax,
+        held: {
+          held: async (teamId, profileId, channelId) =>
+            (await digests.holdOf(teamId, profileId, channelId)) !== null,
+          recordBroadcast: (b) => digests.recordBroadcast(b),
+        },
+        intervalMs: config.live.watchIntervalMs,
+        graceMs: config.live.offAirGraceMs,
+        metrics: opts.metrics,
+        ...(tuning?.tickMs ? { tickMs: tuning.tickMs } : {}),
+        ...(tuning?.concurrency ? { concurrency: tuning.concurrency } : {}),
+        ...(tuning?.maxWatchesPerTeam ? { maxWatchesPerTeam: tuning.maxWatchesPerTeam } : {}),
+        ...(tuning?.maxDmWatchesPerUser ? { maxDmWatchesPerUser: tuning.maxDmWatchesPerUser } : {}),
+        ...(tuning?.memberCacheMs !== undefined ? { memberCacheMs: tuning.memberCacheMs } : {}),
+        ...(tuning?.minUpdateIntervalMs !== undefined
+          ? { minUpdateIntervalMs: tuning.minUpdateIntervalMs }
+          : {}),
+      })
+    : undefined;
+  // The watch starts in the background: a store that is down at start-up (/readyz says so) is
+  // retried every interval instead of keeping the app from listening.
+  let watchRetry: NodeJS.Timeout | undefined;
+  let watchStopped = false;
+  let watchStarting: Promise<void> | undefined;
+  const startWatch = (): void => {
+    if (!watch || watchStopped) return;
+    watchStarting = watch.start().catch((err: unknown) => {
+      logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
+      if (watchStopped) return;
+      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
+      watchRetry.unref?.();
+    });
+  };
+  return {
+    watch,
+    start: startWatch,
+    stop: async () => {
+      watchStopped = true;
+      if (watchRetry) clearTimeout(watchRetry);
+      await watchStarting;
+      await watch?.stop();
+    },
+  };
+}
