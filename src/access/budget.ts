@@ -12,9 +12,9 @@
  * Redis unreachable: fails open to this replica's own buckets (same sizes), so each replica still
  * holds a person to the budget and status cards keep working while the store is down.
  */
-import { createHash } from "node:crypto";
 import type { Logger } from "../log.js";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../store/index.js";
+import { runScript, script } from "../store/lease/index.js";
 
 export type BudgetName = "user" | "workspace";
 
@@ -124,7 +124,7 @@ export class MemoryReadBudget implements ReadBudget {
  * Returns {1} when taken, else {0, 'user'|'workspace', wait ms}. A bucket is a hash {t = tokens,
  * at = ms}; it expires when it would be full again.
  */
-const TAKE = `local tm = redis.call('TIME')
+const TAKE = script(`local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
 local function level(key, rate)
   if rate <= 0 then return nil end
@@ -154,9 +154,7 @@ local function spend(key, l, rate)
 end
 spend(KEYS[1], u, ur)
 spend(KEYS[2], w, wr)
-return {1}`;
-
-const TAKE_SHA = createHash("sha1").update(TAKE).digest("hex");
+return {1}`);
 
 /** At most one warn line per this interval while Redis cannot be asked. */
 const FALLBACK_LOG_INTERVAL_MS = 10_000;
@@ -176,13 +174,8 @@ export class RedisReadBudget implements ReadBudget {
     this.local = new MemoryReadBudget(sizes);
   }
 
-  private async eval(keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalSha(TAKE_SHA, { keys, arguments: args });
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.includes("NOSCRIPT")) throw err;
-      return this.redis.eval(TAKE, { keys, arguments: args });
-    }
+  private eval(keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.redis, TAKE, keys, args);
   }
 
   async take(teamId: string, userId: string): Promise<BudgetTake> {

@@ -1,7 +1,7 @@
 /**
  * The outbox worker: claims due videos, folds their stored deliveries into the video's state, and
  * makes Slack show that state: one parent message per video (posted once, then chat.update), and
- * milestones as thread replies.
+ * milestones as thread replies (the Slack steps: show.ts; after a Slack failure: outcome.ts).
  *
  * Crash safety: the state (with which milestones are posted) is written before the deliveries are
  * acknowledged, and applying a delivery twice changes nothing, so a restart at whatever point replays
@@ -34,93 +34,26 @@
  * (once the title is known, or after the same 2 s), and marked done in the state.
  */
 import { randomUUID } from "node:crypto";
-import type { WebClient } from "@slack/web-api";
-import type { Logger } from "../log.js";
-import { parentMetadata, renderMilestone, renderParent } from "../messages/index.js";
-import type { PlatformNames } from "../platform/index.js";
-import {
-  type ActivityRepo,
-  InstallationMissingError,
-  type SettingsRepo,
-  StoreUnavailableError,
-} from "../store/index.js";
-import { reportRefused, setAsideDamaged, setAsideRefused } from "./dead-letters.js";
+import { StoreUnavailableError } from "../store/index.js";
+import { setAsideDamaged, setAsideRefused } from "./dead-letters.js";
 import type { Digests } from "./digest/index.js";
 import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.js";
-import { type ChannelGate, PER_CHANNEL_METHOD } from "./gate.js";
 import { GoneWorkspaces } from "./gone.js";
-import { mentionFor } from "./mentions.js";
-import { LostPosts, PARENT, replyMetadata, withMarker } from "./posted.js";
-import { type RevokedCheck, RevokedRoutes, setAsideRevoked } from "./revoked.js";
-import { classifySlackError } from "./slack-errors.js";
+import { LostPosts } from "./posted.js";
+import { RevokedRoutes, setAsideRevoked } from "./revoked.js";
+import { show } from "./show.js";
 import { lastVideoOf, recordTally, type Tally } from "./tally.js";
 import { VideoTitles } from "./title.js";
-import type { Outbox, OutboxItem, VideoKey } from "./types.js";
+import type { OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
-import { parentHash } from "./video/hash.js";
 import type { VideoState } from "./video/state.js";
+import { LeaseLost, type Outcome, type WorkerConfig, type WorkerOptions } from "./worker-options.js";
 
-export interface WorkerOptions {
-  outbox: Outbox;
-  /**
-   * The Web API client for a workspace (retries off: the worker paces and retries per channel).
-   * Throws InstallationMissingError when the workspace has no installation (multi-workspace mode):
-   * its deliveries are dead-lettered with the code `not_installed`.
-   */
-  slackFor: (teamId: string) => Promise<WebClient>;
-  settings: SettingsRepo;
-  /**
-   * Access decided again before each fan-out and post (src/notify/revoked.ts): why the workspace
-   * may no longer get the profile's notifications (src/access `revoked`), or undefined. Without
-   * it, nothing is checked (tests of the worker alone).
-   */
-  revoked?: RevokedCheck;
-  /** Per-profile counters for the App Home (optional). */
-  activity?: ActivityRepo;
-  /** Digests and pauses (src/notify/digest/); without it, every channel gets live messages. */
-  digests?: Pick<Digests, "holdOf" | "recordVideo">;
-  /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
-  names?: Pick<PlatformNames, "videoTitle" | "profile">;
-  gate: ChannelGate;
-  logger: Logger;
-  /** The workspace's managers, told when Slack refuses the notifications for good. */
-  managersOf: (teamId: string) => Promise<readonly string[]>;
-  /** VIDEO_URL_TEMPLATE: the link of a video in its messages (none when unset). */
-  videoUrlTemplate?: string | undefined;
-  owner?: string;
-  now?: () => number;
-  /** Idle poll interval when nothing is due (ms). */
-  pollMs?: number;
-  leaseMs?: number;
-  coalesceMs?: number;
-  /** Videos processed at once. */
-  concurrency?: number;
-  /** Deliveries folded per claim. */
-  batch?: number;
-  onPosted?: (kind: "post" | "update" | "thread", channel: string) => void;
-  onFailed?: (reason: string) => void;
-  onRateLimited?: (channel: string, seconds: number) => void;
-}
-
-type Outcome = { dueAt: number | null };
-
-/** This worker's lease on the video ended (expired and maybe taken): stop touching it. */
-class LeaseLost extends Error {}
-
-/** The options without a default. */
-type Optional =
-  | "onPosted"
-  | "onFailed"
-  | "onRateLimited"
-  | "activity"
-  | "videoUrlTemplate"
-  | "revoked"
-  | "names"
-  | "digests";
+export type { WorkerOptions } from "./worker-options.js";
 
 export class NotifyWorker {
-  private readonly o: Required<Omit<WorkerOptions, Optional>> & Pick<WorkerOptions, Optional>;
+  private readonly o: WorkerConfig;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
@@ -353,249 +286,8 @@ export class NotifyWorker {
     return { dueAt: this.titles?.pollAt(next, null) ?? null };
   }
 
-  /** Brings Slack up to date with the state, within the channel's pace. */
-  private async show(
-    key: VideoKey,
-    initial: VideoState,
-    items: OutboxItem[],
-    tally: Tally,
-  ): Promise<Outcome> {
-    let state = initial;
-    const { gate } = this.o;
-    const channel = state.channelId;
-    const blocked = gate.blockedUntil(channel);
-    if (blocked) return { dueAt: blocked };
-    const posted = () => {
-      tally.posted = (tally.posted ?? 0) + 1;
-    };
-    const save = async (next: VideoState) => {
-      state = next;
-      if (!(await this.unsaved.writeState(this.o.outbox, this.o.owner, key, next, isFinal(next))))
-        throw new LeaseLost();
-    };
-    /** Before each Slack call: the lease must still be ours, for long enough to record the result. */
-    const hold = async () => {
-      if (!(await this.o.outbox.renew(this.o.owner, key, this.o.now() + this.o.leaseMs)))
-        throw new LeaseLost();
-    };
-    /** No app in the workspace: the items are dead letters, nothing is posted or retried. */
-    const drop = async (code: string): Promise<Outcome> => {
-      tally.failed = (tally.failed ?? 0) + items.length;
-      this.o.onFailed?.(code);
-      for (const item of items) await this.o.outbox.deadLetter(item, code, this.o.now());
-      await save({
-        ...state,
-        milestones: state.milestones.map((m) => (m.posted ? m : { ...m, posted: true })),
-        posting: undefined,
-      });
-      return { dueAt: null };
-    };
-    /** Records what is about to be posted (unless stored already): see src/notify/posted.ts. */
-    const intend = async (what: string) => {
-      const { intent, stored } = this.posts.intentFor(state, what, this.o.now());
-      if (!stored) await save({ ...state, posting: intent });
-      return intent;
-    };
-    let client: WebClient;
-    try {
-      client = await this.o.slackFor(state.teamId);
-    } catch (err) {
-      // A store failure is tried again (thrown); a workspace without an installation is not.
-      if (!(err instanceof InstallationMissingError)) throw err;
-      this.o.logger.error(
-        { team: state.teamId, profile: state.profileId, deliveries: items.length },
-        "the app is not installed in the workspace; its notifications are dead-lettered",
-      );
-      return drop("not_installed");
-    }
-    // Slack said the app is gone from the workspace (per process, for a while): no call.
-    const goneCode = this.gone.check(state.teamId, client);
-    if (goneCode !== undefined) return drop(goneCode);
-
-    /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
-    let calling = PER_CHANNEL_METHOD;
-    let updateAt: number | null = null;
-    try {
-      // 1. The parent message: posted once, then updated in place (coalesced).
-      if (state.videoId !== null) {
-        // A video waiting for its turn to post is not rendered (most passes under a burst).
-        const wait =
-          state.parentTs === null ? this.titles?.holdUntil(state) || gate.takePostSlot(channel, key) : 0;
-        if (wait) return { dueAt: wait };
-        const links = { videoUrlTemplate: this.o.videoUrlTemplate };
-        const msg = renderParent(state, new Date(this.o.now()), links);
-        // Metadata (video_status: id, profile, stage) lets the map be rebuilt from Slack.
-        const metadata = parentMetadata(state);
-        const hash = parentHash(msg);
-        if (state.parentTs === null) {
-          // Posted before without a record: that message becomes the parent (updated below).
-          const found = await this.posts.find(client, state, PARENT);
-          if (found) {
-            await save({
-              ...state,
-              parentTs: found,
-              renderedHash: null,
-              lastRenderAt: null,
-              posting: undefined,
-            });
-          } else {
-            const intent = await intend(PARENT);
-            await hold();
-            const res = await this.posts.post(
-              client,
-              {
-                channel,
-                text: msg.text,
-                blocks: msg.blocks,
-                ...(metadata ? { metadata: withMarker(metadata, intent) } : {}),
-                unfurl_links: false,
-              },
-              intent,
-            );
-            gate.succeeded(channel);
-            this.o.onPosted?.("post", channel);
-            posted();
-            await save({
-              ...state,
-              parentTs: res.ts ?? null,
-              renderedHash: hash,
-              lastRenderAt: this.o.now(),
-              posting: undefined,
-            });
-          }
-        }
-        if (state.parentTs !== null && hash !== state.renderedHash) {
-          const since = this.o.now() - (state.lastRenderAt ?? 0);
-          const urgent = state.milestones.some((m) => !m.posted);
-          if (since < this.o.coalesceMs && !urgent)
-            return { dueAt: (state.lastRenderAt ?? 0) + this.o.coalesceMs };
-          // The title alone rides on the video's next write when more is coming (title.ts).
-          const ride = this.titles?.updateAt(state, new Date(this.o.now()), links);
-          if (ride) return { dueAt: ride };
-          // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
-          updateAt = gate.methodBlockedUntil(state.teamId, "chat.update") || null;
-          if (updateAt === null) {
-            await hold();
-            calling = "chat.update";
-            await client.chat.update({
-              channel,
-              ts: state.parentTs,
-              text: msg.text,
-              blocks: msg.blocks,
-              ...(metadata ? { metadata } : {}),
-            });
-            calling = PER_CHANNEL_METHOD;
-            gate.succeeded(channel);
-            this.o.onPosted?.("update", channel);
-            posted();
-            await save({ ...state, renderedHash: hash, lastRenderAt: this.o.now() });
-          }
-        }
-      }
-      // 2. Milestones: thread replies under the parent (standalone for events without a video).
-      for (const m of [...state.milestones].sort((a, b) => a.timestamp - b.timestamp)) {
-        if (m.posted) continue;
-        const wait = gate.takePostSlot(channel, key);
-        if (wait) return { dueAt: wait };
-        const markPosted = (s: VideoState): VideoState => ({
-          ...s,
-          milestones: s.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
-          posting: undefined,
-        });
-        // Posted before without a record: nothing to post again.
-        if (await this.posts.find(client, state, m.key, state.parentTs ?? undefined)) {
-          await save(markPosted(state));
-          continue;
-        }
-        // The subscription's mention on format errors, at most a few per channel per hour.
-        const ping = m.key.startsWith("error:") ? await mentionFor(this.o, state, !!this.titles) : null;
-        if (ping?.waitUntil) return { dueAt: ping.waitUntil }; // for the title read (mentions.ts)
-        const msg = renderMilestone(
-          m,
-          state,
-          { videoUrlTemplate: this.o.videoUrlTemplate },
-          ping?.mention ?? null,
-          ping?.heldBack,
-        );
-        const intent = await intend(m.key);
-        await hold();
-        await this.posts.post(
-          client,
-          {
-            channel,
-            text: msg.text,
-            blocks: msg.blocks,
-            thread_ts: state.parentTs ?? undefined,
-            metadata: replyMetadata(state, intent),
-            unfurl_links: false,
-          },
-          intent,
-        );
-        gate.succeeded(channel);
-        this.o.onPosted?.("thread", channel);
-        posted();
-        await save(markPosted(state));
-      }
-      // Back at the pause's end, or sooner to post the replies that arrive meanwhile.
-      return { dueAt: updateAt === null ? null : Math.min(updateAt, this.o.now() + this.o.coalesceMs) };
-    } catch (err) {
-      if (err instanceof LeaseLost) throw err;
-      const f = classifySlackError(err);
-      switch (f.kind) {
-        case "gone":
-          // One line per workspace (per pause), not per video or item.
-          if (this.gone.mark(state.teamId, client, f.code))
-            this.o.logger.warn(
-              { team: state.teamId, code: f.code },
-              "Slack says the app is gone from the workspace; its notifications are dead-lettered and not retried",
-            );
-          return drop(f.code);
-        case "auth":
-          // The token is not usable: nothing is dropped; everything waits until it is fixed.
-          this.o.logger.error(
-            { team: state.teamId, code: f.code },
-            "Slack refused the bot's token; notifications wait",
-          );
-          // A pause of the channel: the video's new deliveries are folded meanwhile (enqueue
-          // brings a video waiting this long forward), not sent to Slack with the refused token.
-          return { dueAt: gate.rateLimited(channel, 60) };
-        case "rate_limited": {
-          this.o.onRateLimited?.(channel, f.retryAfterSeconds);
-          this.o.logger.warn(
-            { channel, team: state.teamId, method: calling, retryAfter: f.retryAfterSeconds },
-            calling === PER_CHANNEL_METHOD
-              ? "Slack rate-limited the channel; pausing it"
-              : "Slack rate-limited the method in the workspace; pausing it there",
-          );
-          const until = gate.rateLimited(channel, f.retryAfterSeconds, {
-            teamId: state.teamId,
-            method: calling,
-          });
-          // A paused method (not the channel): replies may go on before the pause ends.
-          return {
-            dueAt: calling === PER_CHANNEL_METHOD ? until : Math.min(until, this.o.now() + this.o.coalesceMs),
-          };
-        }
-        case "message_gone":
-          await save({ ...state, parentTs: null, renderedHash: null, posting: undefined });
-          return { dueAt: this.o.now() };
-        case "transient": {
-          const at = gate.failed(channel);
-          this.o.logger.warn({ err, channel, until: at }, "Slack call failed; backing off the channel");
-          return { dueAt: at };
-        }
-        case "permanent":
-          tally.failed = (tally.failed ?? 0) + items.length;
-          await reportRefused(this.o, state, items, f.code);
-          // What Slack refused is recorded; nothing is retried until new deliveries arrive.
-          await save({
-            ...state,
-            milestones: state.milestones.map((m) => ({ ...m, posted: true })),
-            renderedHash: null,
-            posting: undefined,
-          });
-          return { dueAt: null };
-      }
-    }
+  private show(key: VideoKey, state: VideoState, items: OutboxItem[], tally: Tally): Promise<Outcome> {
+    const { o: opts, unsaved, posts, gone, titles } = this;
+    return show({ opts, unsaved, posts, gone, titles }, key, state, items, tally);
   }
 }

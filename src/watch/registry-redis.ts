@@ -13,9 +13,9 @@
  * are computed inside the script: fine for a single Redis or a replica set, not for Redis Cluster
  * (like the schedule and the outbox).
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreCorruptError } from "../store/index.js";
+import { runScript, type Script, script } from "../store/lease/index.js";
 import {
   type AddOutcome,
   byAge,
@@ -27,12 +27,6 @@ import {
   type WatchKey,
   type WatchRegistry,
 } from "./registry.js";
-
-interface Script {
-  lua: string;
-  sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(lua).digest("hex") });
 
 /**
  * KEYS: index, team, ls, profiles. ARGV: team field, ls field, value, livestream, profile ('' =
@@ -132,13 +126,8 @@ export class RedisWatchRegistry implements WatchRegistry {
     return `${this.prefix}ls:${livestreamId}`;
   }
 
-  private async eval(s: Script, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalSha(s.sha, { keys, arguments: args });
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.includes("NOSCRIPT")) throw err;
-      return this.redis.eval(s.lua, { keys, arguments: args });
-    }
+  private eval(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.redis, s, keys, args);
   }
 
   private parse(key: string, raw: string): z.infer<typeof valueSchema> {

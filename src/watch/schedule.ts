@@ -12,12 +12,21 @@
  * the holder polls it again, and if the holder dies another replica takes it within about 1.5
  * intervals of its last poll.
  *
- * memory / sqlite: one process, an in-process min-heap (lazy deletion) rebuilt from the watch
+ * memory / sqlite: one process, the shared DueHeap (lazy deletion, src/store/lease/) rebuilt from the watch
  * registry at start; leases are trivially ours. Several processes on one sqlite file are not
  * coordinated (use Redis for replicas).
  */
-import { createHash } from "node:crypto";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store } from "../store/index.js";
+import {
+  claimArgs,
+  claimFromHeap,
+  claimScript,
+  type DueEntry,
+  DueHeap,
+  runScript,
+  type Script,
+  script,
+} from "../store/lease/index.js";
 
 export interface WatchSchedule {
   /** Schedules the livestream at `dueAt` unless it is already scheduled. */
@@ -36,82 +45,44 @@ export interface WatchSchedule {
 
 // --- memory ---------------------------------------------------------------------------------------
 
-interface HeapEntry {
-  id: string;
-  due: number;
-  gen: number;
-}
-
 export class MemorySchedule implements WatchSchedule {
-  private heap: HeapEntry[] = [];
-  /** Current generation of each scheduled id; heap entries of older generations are stale. */
-  private readonly gens = new Map<string, number>();
+  private readonly heap = new DueHeap();
+  /** Each scheduled id's current heap entry; other entries of the id are stale. */
+  private readonly entries = new Map<string, DueEntry>();
   private readonly leased = new Set<string>();
-  private genSeq = 0;
+  private readonly isCurrent = (e: DueEntry): boolean => this.entries.get(e.key) === e;
 
   private push(id: string, due: number): void {
-    const gen = ++this.genSeq;
-    this.gens.set(id, gen);
-    this.heap.push({ id, due, gen });
-    let i = this.heap.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if ((this.heap[p] as HeapEntry).due <= (this.heap[i] as HeapEntry).due) break;
-      [this.heap[p], this.heap[i]] = [this.heap[i] as HeapEntry, this.heap[p] as HeapEntry];
-      i = p;
-    }
-  }
-
-  private pop(): HeapEntry | undefined {
-    const top = this.heap[0];
-    const last = this.heap.pop();
-    if (top === undefined || last === undefined || this.heap.length === 0) return top;
-    this.heap[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.heap.length && (this.heap[l] as HeapEntry).due < (this.heap[m] as HeapEntry).due) m = l;
-      if (r < this.heap.length && (this.heap[r] as HeapEntry).due < (this.heap[m] as HeapEntry).due) m = r;
-      if (m === i) break;
-      [this.heap[m], this.heap[i]] = [this.heap[i] as HeapEntry, this.heap[m] as HeapEntry];
-      i = m;
-    }
-    return top;
+    const entry = { dueAt: due, key: id };
+    this.entries.set(id, entry);
+    this.heap.push(entry);
   }
 
   async add(id: string, dueAt: number): Promise<void> {
-    if (!this.gens.has(id)) this.push(id, dueAt);
+    if (!this.entries.has(id)) this.push(id, dueAt);
   }
 
   async remove(id: string): Promise<void> {
-    this.gens.delete(id);
+    this.entries.delete(id);
     this.leased.delete(id);
   }
 
   async claimDue(_owner: string, now: number, max: number, leaseMs: number): Promise<string[]> {
-    const out: string[] = [];
-    while (out.length < max) {
-      const top = this.heap[0];
-      if (top === undefined || top.due > now) break;
-      this.pop();
-      if (this.gens.get(top.id) !== top.gen) continue; // stale entry
-      this.leased.add(top.id);
-      this.push(top.id, now + leaseMs);
-      out.push(top.id);
-    }
-    return out;
+    return claimFromHeap(this.heap, now, max, this.isCurrent, (id) => {
+      this.leased.add(id);
+      this.push(id, now + leaseMs);
+      return true;
+    });
   }
 
   async reschedule(_owner: string, id: string, dueAt: number): Promise<boolean> {
-    if (!this.gens.has(id)) return false;
+    if (!this.entries.has(id)) return false;
     this.push(id, dueAt);
     return true;
   }
 
   async holds(_owner: string, id: string): Promise<boolean> {
-    return this.gens.has(id);
+    return this.entries.has(id);
   }
 
   async releaseAll(): Promise<void> {
@@ -119,50 +90,29 @@ export class MemorySchedule implements WatchSchedule {
   }
 
   async size(): Promise<number> {
-    return this.gens.size;
+    return this.entries.size;
   }
 }
 
 // --- Redis ----------------------------------------------------------------------------------------
 
-const sha = (lua: string) => createHash("sha1").update(lua).digest("hex");
-
-/** KEYS: sched. ARGV: owner, now, max, leaseMs, lease prefix. */
-const CLAIM = `local owner, now, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local claimed = {}
-while #claimed < max do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, max - #claimed)
-  if #due == 0 then break end
-  for _, id in ipairs(due) do
-    local lk = ARGV[5] .. id
-    local holder = redis.call('GET', lk)
-    if holder == false or holder == owner then
-      redis.call('SET', lk, owner, 'PX', lease)
-      redis.call('ZADD', KEYS[1], 'XX', now + lease, id)
-      claimed[#claimed + 1] = id
-    else
-      local left = redis.call('PTTL', lk)
-      if left < 1 then left = lease end
-      redis.call('ZADD', KEYS[1], 'XX', now + left, id)
-    end
-  end
-end
-return claimed`;
+/** The shared claim (src/store/lease/claim.ts). KEYS: sched. ARGV: owner, now, max, leaseMs, lease prefix. */
+const CLAIM = claimScript();
 
 /** KEYS: lease, sched. ARGV: owner, dueAt, leaseMs, id. */
-const RESCHEDULE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+const RESCHEDULE = script(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if redis.call('ZADD', KEYS[2], 'XX', 'CH', ARGV[2], ARGV[4]) == 0 and not redis.call('ZSCORE', KEYS[2], ARGV[4]) then
   redis.call('DEL', KEYS[1])
   return 0
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-return 1`;
+return 1`);
 
 /** KEYS: lease, sched. ARGV: owner, now, id. */
-const RELEASE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+const RELEASE = script(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
-return 1`;
+return 1`);
 
 export class RedisSchedule implements WatchSchedule {
   readonly prefix: string;
@@ -180,14 +130,8 @@ export class RedisSchedule implements WatchSchedule {
     return `${this.prefix}lease:${id}`;
   }
 
-  private async eval(lua: string, keys: string[], args: string[]): Promise<unknown> {
-    const digest = sha(lua);
-    try {
-      return await this.redis.evalSha(digest, { keys, arguments: args });
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.includes("NOSCRIPT")) throw err;
-      return this.redis.eval(lua, { keys, arguments: args });
-    }
+  private eval(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.redis, s, keys, args);
   }
 
   add(id: string, dueAt: number): Promise<void> {
@@ -208,7 +152,7 @@ export class RedisSchedule implements WatchSchedule {
       const out = await this.eval(
         CLAIM,
         [this.sched],
-        [owner, String(now), String(max), String(Math.max(1, Math.floor(leaseMs))), `${this.prefix}lease:`],
+        claimArgs(owner, now, max, leaseMs, `${this.prefix}lease:`),
       );
       return Array.isArray(out) ? out.map(String) : [];
     });

@@ -1,9 +1,9 @@
 /**
  * The digest log in process memory (memory:// stores: tests, one process). Every method runs
  * without awaiting inside, so it is atomic for the process. Due keys are found through a min-heap
- * (the outbox's DueHeap, lazy deletion): a claim looks at the due keys only.
+ * (the shared DueHeap, src/store/lease/, lazy deletion): a claim looks at the due keys only.
  */
-import { DueHeap } from "../outbox/index.js";
+import { DueHeap } from "../../store/lease/index.js";
 import {
   DIGEST_LOG_BOUND,
   type DigestKey,

@@ -14,8 +14,8 @@
  * interleaves, whatever the number of replicas); the fenced ones (renew, setState, settle,
  * release) check `GET lease == owner` first. Like the outbox, a lease is only ever given a length.
  */
-import { createHash } from "node:crypto";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
+import { runScript, type Script, script } from "../../store/lease/index.js";
 import {
   DIGEST_LOG_BOUND,
   type DigestKey,
@@ -23,12 +23,6 @@ import {
   type RecordOutcome,
   type StoredEntry,
 } from "./types.js";
-
-interface Script {
-  lua: string;
-  sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(lua).digest("hex") });
 
 /** Lua: the key (ARGV[k]) due at `due` at the latest; remembered in `want` while leased. */
 const WAKE_FN = `local function wake(due_key, want_key, lease_key, key, at)
@@ -291,13 +285,6 @@ export class RedisDigestLog implements DigestLog {
   /** EVALSHA, loading the script with EVAL when Redis does not know it yet. */
   private eval(op: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
     this.check();
-    return this.store.run(`digest.${op}`, async () => {
-      try {
-        return await this.client.evalSha(s.sha, { keys, arguments: args });
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
-        return this.client.eval(s.lua, { keys, arguments: args });
-      }
-    });
+    return this.store.run(`digest.${op}`, () => runScript(this.client, s, keys, args));
   }
 }

@@ -19,7 +19,6 @@ export {
   type OutboxOptions,
   PULL_FORWARD_MS,
 } from "./common.js";
-export { DueHeap } from "./due-heap.js";
 export { MemoryOutbox } from "./memory.js";
 export { RedisOutbox } from "./redis.js";
 export { SqliteOutbox } from "./sqlite.js";

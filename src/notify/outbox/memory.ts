@@ -6,6 +6,7 @@
  * Values are copied through JSON on the way in and out, like the durable backends do.
  */
 import { StoreUnavailableError } from "../../store/index.js";
+import { claimFromHeap, type DueEntry, DueHeap } from "../../store/lease/index.js";
 import {
   type DeadLetter,
   type EnqueueOutcome,
@@ -32,7 +33,6 @@ import {
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
-import { type DueEntry, DueHeap } from "./due-heap.js";
 
 interface Slot {
   dueAt: number;
@@ -135,24 +135,20 @@ export class MemoryOutbox implements Outbox {
 
   async claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
     this.check();
-    const claimed: VideoKey[] = [];
-    while (claimed.length < max) {
-      const entry = this.due.popDue(now, this.isCurrent);
-      if (!entry) break;
-      const key = entry.key;
+    const claimed = claimFromHeap(this.due, now, max, this.isCurrent, (key) => {
       const slot = this.schedule.get(key) as Slot;
       // Due but leased (a caller's clock behind): back when the lease ends, out of the way.
       if (slot.owner !== null && slot.leaseUntil > now) {
         this.moveDue(slot, key, slot.leaseUntil);
-        continue;
+        return false;
       }
       slot.owner = owner;
       slot.leaseUntil = now + leaseMs;
       this.moveDue(slot, key, now + leaseMs); // not due for anyone else while leased
       const state = this.states.get(key);
       if (state) state.expiresAt = Math.max(state.expiresAt, now + leaseMs + this.retention.final);
-      claimed.push(key);
-    }
+      return true;
+    });
     if (this.now() >= this.nextStateSweepAt) {
       this.nextStateSweepAt = this.now() + STATE_SWEEP_EVERY_MS;
       this.dropExpiredStates(STATE_SWEEP_MAX);

@@ -35,8 +35,8 @@
  * Every call goes through `store.run()`: bounded by opTimeoutMs, and with the client's offline
  * queue disabled a Redis that is down rejects at once, as StoreUnavailableError.
  */
-import { createHash } from "node:crypto";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
+import { claimArgs, claimScript, runScript, type Script, script } from "../../store/lease/index.js";
 import {
   type DeadLetter,
   type EnqueueOutcome,
@@ -62,13 +62,6 @@ import {
   retentionOf,
   routeQuotaOf,
 } from "./common.js";
-
-interface Script {
-  lua: string;
-  sha: string;
-}
-
-const script = (lua: string): Script => ({ lua, sha: createHash("sha1").update(lua).digest("hex") });
 
 /**
  * Lua: a state key (if it exists) lives at least `ms` more; one without expiry (written before
@@ -103,33 +96,13 @@ keep(KEYS[6], ARGV[6])
 return id`);
 
 /**
- * KEYS: sched. ARGV: owner, now, max, leaseMs, lease key prefix, state key prefix, final
- * retention. → claimed videos, earliest due first; each one's state kept past the lease. A due video whose lease another owner still holds (the callers' clocks disagree with
- * Redis's) is pushed back to when that lease ends, so it does not hide the videos behind it; every
- * video looked at leaves the due range, hence the loop ends.
+ * The shared claim (src/store/lease/claim.ts). KEYS: sched. ARGV: owner, now, max, leaseMs, lease
+ * key prefix, state key prefix, final retention. → claimed videos, earliest due first; each one's
+ * state kept past the lease. A due video whose lease another owner still holds (the callers'
+ * clocks disagree with Redis's) is pushed back to when that lease ends, so it does not hide the
+ * videos behind it; every video looked at leaves the due range, hence the loop ends.
  */
-const CLAIM = script(`${KEEP}
-local owner, now, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local claimed = {}
-while #claimed < max do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, max - #claimed)
-  if #due == 0 then break end
-  for _, video in ipairs(due) do
-    local lk = ARGV[5] .. video
-    local holder = redis.call('GET', lk)
-    if holder == false or holder == owner then
-      redis.call('SET', lk, owner, 'PX', lease)
-      redis.call('ZADD', KEYS[1], 'XX', now + lease, video)
-      keep(ARGV[6] .. video, lease + tonumber(ARGV[7]))
-      claimed[#claimed + 1] = video
-    else
-      local left = redis.call('PTTL', lk)
-      if left < 1 then left = lease end
-      redis.call('ZADD', KEYS[1], 'XX', now + left, video)
-    end
-  end
-end
-return claimed`);
+const CLAIM = claimScript({ prelude: KEEP, onClaim: "keep(ARGV[6] .. key, lease + tonumber(ARGV[7]))" });
 
 const FENCE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n";
 
@@ -276,11 +249,7 @@ export class RedisOutbox implements Outbox {
       CLAIM,
       [this.k("sched")],
       [
-        owner,
-        String(now),
-        String(Math.floor(max)),
-        String(positiveMs(leaseMs)),
-        this.k("lease:"),
+        ...claimArgs(owner, now, max, leaseMs, this.k("lease:")),
         this.k("state:"),
         String(this.retention.final),
       ],
@@ -441,13 +410,6 @@ export class RedisOutbox implements Outbox {
   /** EVALSHA, loading the script with EVAL when Redis does not know it yet (first use, restart). */
   private eval(op: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
     this.check();
-    return this.store.run(`outbox.${op}`, async () => {
-      try {
-        return await this.client.evalSha(s.sha, { keys, arguments: args });
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
-        return this.client.eval(s.lua, { keys, arguments: args });
-      }
-    });
+    return this.store.run(`outbox.${op}`, () => runScript(this.client, s, keys, args));
   }
 }

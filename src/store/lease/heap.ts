@@ -1,9 +1,9 @@
 /**
- * The memory outbox's schedule index: a binary min-heap of (due time, video key), earliest first
- * (ties by key, the order claimDue promises). Lazy deletion: rescheduling a video pushes a new
- * entry and leaves the old one; the owner tells `popDue` which entries are still current. A claim
- * therefore looks at the due entries it takes (plus stale ones it drops) and costs O(log n) each,
- * whatever the number of videos waiting.
+ * The in-process schedule index (memory outbox, digest log, watch schedule): a binary min-heap of
+ * (due time, key), earliest first (ties by key, the order claimDue promises). Lazy deletion:
+ * rescheduling a key pushes a new entry and leaves the old one; the owner tells `popDue` which
+ * entries are still current. A claim therefore looks at the due entries it takes (plus stale ones
+ * it drops) and costs O(log n) each, whatever the number of keys waiting.
  */
 export interface DueEntry {
   dueAt: number;
