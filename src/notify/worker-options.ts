@@ -42,6 +42,11 @@ export interface WorkerOptions {
   now?: () => number;
   /** Idle poll interval when nothing is due (ms). */
   pollMs?: number;
+  /**
+   * How long a stored delivery waits before it wakes an idle loop (ms): the deliveries that arrive
+   * meanwhile (a video's events come in bursts) are folded in the same pass.
+   */
+  gatherMs?: number;
   leaseMs?: number;
   coalesceMs?: number;
   /** Videos processed at once. */

@@ -72,6 +72,7 @@ export class NotifyWorker {
       owner: `worker-${randomUUID()}`,
       now: Date.now,
       pollMs: 250,
+      gatherMs: 20,
       leaseMs: 30_000,
       coalesceMs: 3_000,
       concurrency: 4,
@@ -102,18 +103,18 @@ export class NotifyWorker {
   }
 
   /**
-   * Something was enqueued: look now instead of at the next poll. Coalesced: however many kicks
-   * arrive within one tick (a delivery each), one idle loop wakes up once, after them, and claims
-   * once; a loop whose claim finds work wakes the next idle one (see `run`). So a delivery costs
+   * Something was enqueued: look soon instead of at the next poll. Coalesced: however many kicks
+   * arrive within `gatherMs` (a delivery each), one idle loop wakes up once, after them, and claims
+   * once (a video's events, which come in bursts, are folded in one pass); a loop whose claim finds work wakes the next idle one (see `run`). So a delivery costs
    * at most one claim, and none while every loop is busy (they claim again when done).
    */
   kick(): void {
     if (this.wakeQueued) return;
     this.wakeQueued = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.wakeQueued = false;
       this.wakeOne();
-    });
+    }, this.o.gatherMs);
   }
 
   /** Wakes one idle loop; records the wake-up for the loops that are claiming right now. */
