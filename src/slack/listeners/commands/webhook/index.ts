@@ -9,9 +9,10 @@ import type { BotDeps } from "../../../context.js";
 import { type ProfileCommand, parseWebhook, type WebhookCommand } from "../../../grammar.js";
 import { blockAction, type CommandHandler, slashCommand } from "../../../request.js";
 import { helpHandler } from "../help.js";
+import { ctxOf } from "./ctx.js";
 import { managers } from "./managers.js";
 import { pick } from "./pick.js";
-import { chooseProfile, ctxOf } from "./profile.js";
+import { chooseProfile } from "./profile.js";
 import { runFor } from "./run.js";
 
 /** A profile command: which profile is meant, then the command for it. */

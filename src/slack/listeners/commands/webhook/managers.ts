@@ -3,7 +3,7 @@ import { managersMessage } from "../../../../messages/index.js";
 import { ephemeral } from "../../../context.js";
 import type { WebhookCommand } from "../../../grammar.js";
 import type { CommandHandler } from "../../../request.js";
-import { allowed, ctxOf } from "./profile.js";
+import { allowed, ctxOf } from "./ctx.js";
 
 export const managers: CommandHandler<Extract<WebhookCommand, { kind: "managers" }>> = {
   what: () => "Could not run /webhook managers",

@@ -4,7 +4,7 @@ import { pickNotValidMessage, refusalMessage } from "../../../../messages/index.
 import { ephemeral, type Reply } from "../../../context.js";
 import { decodePick } from "../../../profiles.js";
 import type { ActionHandler, ActionRequest } from "../../../request.js";
-import { ctxOf } from "./profile.js";
+import { ctxOf } from "./ctx.js";
 import { runFor } from "./run.js";
 
 /** The answer takes the menu's place; for a message to the channel, the menu goes first. */

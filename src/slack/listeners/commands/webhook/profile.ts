@@ -3,8 +3,7 @@
  * menu to choose from: src/slack/profiles.ts), authorized (src/access) before anything reaches the
  * platform.
  */
-import type { Action, Decision, ProfileAction, Resource, Subject } from "../../../../access/index.js";
-import type { Logger } from "../../../../log.js";
+import type { ProfileAction } from "../../../../access/index.js";
 import {
   describePlatformError,
   profileMenuProblemMessage,
@@ -12,28 +11,10 @@ import {
   refusalMessage,
 } from "../../../../messages/index.js";
 import { isPlatformError, ManagedProfilesError } from "../../../../platform/index.js";
-import { type BotDeps, ephemeral, type Reply } from "../../../context.js";
+import { ephemeral } from "../../../context.js";
 import type { ProfileCommand } from "../../../grammar.js";
 import { boundProfiles, findProfile, isKnownProfileId, mayAsk, pickCarry } from "../../../profiles.js";
-import type { Answerable } from "../../../request.js";
-
-export interface Ctx {
-  deps: BotDeps;
-  subject: Subject;
-  respond: Reply;
-  log: Logger;
-  teamId: string;
-  userId: string;
-  channelId: string;
-  triggerId: string | undefined;
-}
-
-/** The webhook context of a request, answered through `respond`. */
-export function ctxOf(req: Answerable, respond: Reply, triggerId: string | undefined): Ctx {
-  const { deps, subject, log } = req;
-  const { teamId, userId } = subject;
-  return { deps, subject, respond, log, teamId, userId, channelId: subject.channelId ?? "", triggerId };
-}
+import type { Ctx } from "./ctx.js";
 
 /** The action each profile command is authorized as. */
 export const ACTION_OF: Record<ProfileCommand["kind"], ProfileAction> = {
@@ -51,16 +32,6 @@ export const ACTION_OF: Record<ProfileCommand["kind"], ProfileAction> = {
 
 /** The editor's trigger lives 3 s: a name is looked up for at most this long before it opens. */
 const EDITOR_LOOKUP_MS = 1500;
-
-export type Allowed = Extract<Decision, { allowed: true }>;
-
-/** Asks the authorizer; a refusal is answered ephemerally (why), and null is returned. */
-export async function allowed(ctx: Ctx, action: Action, resource: Resource): Promise<Allowed | null> {
-  const d = await ctx.deps.access.authorize(ctx.subject, action, resource);
-  if (d.allowed) return d;
-  await ctx.respond(ephemeral(refusalMessage(d)));
-  return null;
-}
 
 /**
  * The profile a command means: the one named (by id, or by name among the bound profiles), else

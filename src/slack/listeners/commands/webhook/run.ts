@@ -2,9 +2,10 @@
 import { openEventsEditor } from "../../../events-editor.js";
 import type { ProfileCommand } from "../../../grammar.js";
 import type { OfKind } from "../../../request.js";
+import { type Allowed, allowed, type Ctx } from "./ctx.js";
 import { events } from "./events.js";
 import { pause, resume } from "./pause.js";
-import { ACTION_OF, type Allowed, allowed, type Ctx } from "./profile.js";
+import { ACTION_OF } from "./profile.js";
 import { remove, set, show, test } from "./settings.js";
 import { subscribe } from "./subscribe.js";
 import { subscriptions, unsubscribe } from "./subscriptions.js";
