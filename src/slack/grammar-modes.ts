@@ -1,6 +1,6 @@
 /**
- * The words of `/webhook pause` and of `/webhook subscribe … digest=… at=…` (grammar.ts reads
- * the rest): pure parsers, text in, a value or a usage problem out.
+ * The words of `/webhook pause` and of `/webhook subscribe … digest=… at=… preset=… mention=…`
+ * (grammar.ts reads the rest): pure parsers, text in, a value or a usage problem out.
  */
 import type { Parsed } from "./grammar.js";
 
@@ -57,5 +57,34 @@ export function parseAtWord(word: string): Parsed<string> {
   return {
     ok: false,
     problem: `\`at=\` takes a time of day as HH:MM (00:00 to 23:59), for example \`at=09:00\`${at ? ` ("${echo(at)}" is not one)` : ""}.`,
+  };
+}
+
+const PRESET = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** `preset=720p,1080p` (or `presets=`) → the format names, once each; else a problem. */
+export function parsePresetWord(w: string): Parsed<string[]> {
+  const names = w
+    .slice(w.indexOf("=") + 1)
+    .split(",")
+    .filter((n) => n !== "");
+  const bad = names.find((n) => !PRESET.test(n));
+  if (names.length === 0 || names.length > 50 || bad !== undefined)
+    return {
+      ok: false,
+      problem: `\`preset=\` takes format names separated by commas, for example \`preset=720p,1080p\`${bad ? ` ("${echo(bad)}" is not one)` : ""}.`,
+    };
+  return { ok: true, value: [...new Set(names)] };
+}
+
+/** `mention=@here` (or `<!here>`) → "here"; `mention=<@U123>` (`<@U123|name>`) → "U123"; else a problem. */
+export function parseMentionWord(raw: string): Parsed<string> {
+  if (raw === "@here" || raw === "<!here>" || raw === "<!here|here>" || raw === "<!here|@here>")
+    return { ok: true, value: "here" };
+  const m = /^<@([UW][A-Z0-9]{2,20})(\|[^<>&]{0,80})?>$/.exec(raw);
+  if (m?.[1]) return { ok: true, value: m[1] };
+  return {
+    ok: false,
+    problem: "`mention=` takes `@here` or one person's @mention (for example `mention=@alex`), nothing else.",
   };
 }

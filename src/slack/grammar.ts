@@ -3,7 +3,13 @@
  * problem out. Nothing here talks to Slack, the platform or the store.
  */
 import { isPlatformId, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../messages/index.js";
-import { parseAtWord, parseDigestWord, parsePauseWords } from "./grammar-modes.js";
+import {
+  parseAtWord,
+  parseDigestWord,
+  parseMentionWord,
+  parsePauseWords,
+  parsePresetWord,
+} from "./grammar-modes.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -224,20 +230,6 @@ function parseUserMention(raw: string | undefined): Parsed<string> {
   };
 }
 
-const PRESET = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/** `mention=@here` (or `<!here>`) → "here"; `mention=<@U123>` (`<@U123|name>`) → "U123"; else a problem. */
-function parseMention(raw: string): Parsed<string> {
-  if (raw === "@here" || raw === "<!here>" || raw === "<!here|here>" || raw === "<!here|@here>")
-    return { ok: true, value: "here" };
-  const m = /^<@([UW][A-Z0-9]{2,20})(\|[^<>&]{0,80})?>$/.exec(raw);
-  if (m?.[1]) return { ok: true, value: m[1] };
-  return {
-    ok: false,
-    problem: "`mention=` takes `@here` or one person's @mention (for example `mention=@alex`), nothing else.",
-  };
-}
-
 /** `/webhook subscribe [profile] [event ...] [preset=<name,...>] [mention=<@user or @here>]` */
 function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
   const first = rest[0];
@@ -265,21 +257,13 @@ function parseSubscribe(rest: readonly string[]): Parsed<WebhookCommand> {
       at = a.value;
     } else if (lower.startsWith("preset=") || lower.startsWith("presets=")) {
       if (presets !== null) return { ok: false, problem: "Give `preset=` only once." };
-      const names = w
-        .slice(w.indexOf("=") + 1)
-        .split(",")
-        .filter((n) => n !== "");
-      const bad = names.find((n) => !PRESET.test(n));
-      if (names.length === 0 || names.length > 50 || bad !== undefined)
-        return {
-          ok: false,
-          problem: `\`preset=\` takes format names separated by commas, for example \`preset=720p,1080p\`${bad ? ` ("${truncateForEcho(bad)}" is not one)` : ""}.`,
-        };
-      presets = [...new Set(names)];
+      const p = parsePresetWord(w);
+      if (!p.ok) return p;
+      presets = p.value;
     } else if (lower.startsWith("mention=")) {
       if (mentionGiven) return { ok: false, problem: "Give `mention=` only once." };
       mentionGiven = true;
-      const m = parseMention(w.slice(8));
+      const m = parseMentionWord(w.slice(8));
       if (!m.ok) return m;
       mention = m.value;
     } else eventWords.push(w);

@@ -2,8 +2,8 @@
 import type { App } from "@slack/bolt";
 import type { BotDeps } from "../context.js";
 import { register as actions } from "./actions/index.js";
-import { register as live } from "./commands/live.js";
-import { register as webhook } from "./commands/webhook.js";
+import { register as live } from "./commands/live/index.js";
+import { register as webhook } from "./commands/webhook/index.js";
 import { register as events } from "./events/index.js";
 import { register as views } from "./views/index.js";
 

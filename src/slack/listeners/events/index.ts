@@ -1,11 +1,13 @@
 /**
- * Events API: the App Home tab, link previews (`link_shared`, src/slack/unfurl.ts), and forgetting a workspace when the app is uninstalled or its bot
- * token revoked (src/slack/uninstall.ts). `tokens_revoked` naming only user tokens changes nothing:
- * the bot asks for no user scopes, and its own token still works.
+ * Events API: the App Home tab, link previews (`link_shared`, src/slack/unfurl.ts), and forgetting a
+ * workspace when the app is uninstalled or its bot token revoked (src/slack/uninstall.ts).
+ * `tokens_revoked` naming only user tokens changes nothing: the bot asks for no user scopes, and
+ * its own token still works.
  */
 import type { App } from "@slack/bolt";
-import { type AuthContext, type BotDeps, subjectOf } from "../../context.js";
+import type { AuthContext, BotDeps } from "../../context.js";
 import { publishHome } from "../../home.js";
+import { slackEvent } from "../../request.js";
 import { type LinkSharedEvent, previewLinks } from "../../unfurl.js";
 import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
 
@@ -28,37 +30,46 @@ function target(context: AuthContext & { isEnterpriseInstall?: boolean }): Unins
 export const LIFECYCLE_EVENTS = ["app_uninstalled", "tokens_revoked"] as const;
 
 export function register(app: App, deps: BotDeps): void {
-  app.event("app_home_opened", async ({ event, body, client, context }) => {
-    if (event.tab !== "home") return;
-    const subject = subjectOf(client, context, body);
-    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: "app_home_opened" });
-    // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
-    await publishHome(deps, subject).catch((err: unknown) =>
-      log.error({ err }, "could not publish the App Home"),
-    );
-  });
+  // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
+  app.event(
+    "app_home_opened",
+    slackEvent(deps, "app_home_opened", {
+      wants: (event) => event.tab === "home",
+      run: ({ subject }) => publishHome(deps, subject),
+      failure: "could not publish the App Home",
+    }),
+  );
 
-  app.event("link_shared", async ({ event, body, client, context }) => {
-    const subject = subjectOf(client, context, body);
-    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: "link_shared" });
-    // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
-    await previewLinks(deps, subject, event as LinkSharedEvent, log);
-  });
+  // Authorized inside ("link.unfurl", per livestream): refused or unknown = no preview.
+  app.event(
+    "link_shared",
+    slackEvent(deps, "link_shared", {
+      run: ({ subject, event, log }) => previewLinks(deps, subject, event as LinkSharedEvent, log),
+    }),
+  );
 
-  app.event("app_uninstalled", async ({ context }) => {
-    await forgetWorkspace(deps, target(context), "app_uninstalled");
-  });
+  app.event(
+    "app_uninstalled",
+    slackEvent(deps, "app_uninstalled", {
+      run: ({ context }) => forgetWorkspace(deps, target(context), "app_uninstalled"),
+    }),
+  );
 
-  app.event("tokens_revoked", async ({ event, context }) => {
-    const bots = event.tokens.bot ?? [];
-    const t = target(context);
-    if (bots.length === 0) {
-      deps.logger.info(
-        { team: t.teamId, users: event.tokens.oauth?.length ?? 0 },
-        "user tokens revoked; the bot's installation is kept",
-      );
-      return;
-    }
-    await forgetWorkspace(deps, t, "tokens_revoked");
-  });
+  app.event(
+    "tokens_revoked",
+    slackEvent(deps, "tokens_revoked", {
+      run: async ({ event, context, log }) => {
+        const bots = event.tokens.bot ?? [];
+        const t = target(context);
+        if (bots.length === 0) {
+          log.info(
+            { users: event.tokens.oauth?.length ?? 0 },
+            "user tokens revoked; the bot's installation is kept",
+          );
+          return;
+        }
+        await forgetWorkspace(deps, t, "tokens_revoked");
+      },
+    }),
+  );
 }

@@ -1,0 +1,61 @@
+/**
+ * The App Home's Unwatch buttons, no platform read: a channel's watch (managers, "live.unwatch")
+ * and the viewer's own DM watch (anyone, "live.unwatch.dm": the value names the livestream only,
+ * the watch is always the presser's own). On the App Home the Home is published again.
+ */
+import {
+  isPlatformId,
+  parseUnwatchValue,
+  refusalMessage,
+  usageError,
+  watchDmStoppedMessage,
+  watchStoppedMessage,
+  watchUnavailableMessage,
+} from "../../../messages/index.js";
+import { dmKey } from "../../../watch/registry.js";
+import { ephemeral } from "../../context.js";
+import { publishHome } from "../../home.js";
+import type { ActionHandler } from "../../request.js";
+
+const NO_WATCH = "This button does not name a watch: use `/live unwatch <id or URL>` in its channel.";
+
+export const watchUnwatch: ActionHandler = {
+  what: () => "Could not stop the watch",
+  run: async ({ deps, subject, action, answer, respond, onHome }) => {
+    const target = parseUnwatchValue(action.value);
+    const d = await deps.access.authorize(subject, "live.unwatch", {
+      kind: "livestream",
+      livestreamId: target?.livestreamId ?? "",
+    });
+    if (!d.allowed) await answer(ephemeral(refusalMessage(d)));
+    else if (target === null) await answer(ephemeral(usageError("/live", NO_WATCH)));
+    else if (!deps.watch) await answer(ephemeral(watchUnavailableMessage()));
+    else {
+      const { removed } = await deps.watch.unwatch({ teamId: subject.teamId, ...target });
+      if (onHome) await publishHome(deps, subject);
+      else await respond(ephemeral(watchStoppedMessage({ ...target, removed })));
+    }
+  },
+};
+
+export const watchUnwatchDm: ActionHandler = {
+  what: () => "Could not stop the DMs",
+  run: async ({ deps, subject, action, answer, respond, onHome }) => {
+    const livestreamId = action.value ?? "";
+    const d = await deps.access.authorize(subject, "live.unwatch.dm", { kind: "livestream", livestreamId });
+    if (!d.allowed) await answer(ephemeral(refusalMessage(d)));
+    else if (!isPlatformId(livestreamId))
+      await answer(
+        ephemeral(
+          usageError("/live", "This button does not name a livestream: use `/live unwatch <id> dm`."),
+        ),
+      );
+    else if (!deps.watch) await answer(ephemeral(watchUnavailableMessage()));
+    else {
+      const key = { teamId: subject.teamId, channelId: dmKey(subject.userId), livestreamId };
+      const { removed } = await deps.watch.unwatch(key);
+      if (onHome) await publishHome(deps, subject);
+      else await respond(ephemeral(watchDmStoppedMessage({ livestreamId, removed })));
+    }
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * `/live watch <id or URL>` (managers: this channel is told when it goes on and off air) and
+ * `/live watch <id or URL> dm` (anyone who may read the livestream: the asker alone, by DM).
+ */
+import {
+  refusalMessage,
+  watchDmStartedMessage,
+  watchDmUnavailableMessage,
+  watchLimitMessage,
+  watchStartedMessage,
+  watchUnavailableMessage,
+} from "../../../../messages/index.js";
+import { slackErrorCode } from "../../../../watch/dm.js";
+import { dmKey } from "../../../../watch/registry.js";
+import { WatchLimitError } from "../../../../watch/store.js";
+import { type Asker, ephemeral, inChannel } from "../../../context.js";
+import type { LiveCommand } from "../../../grammar.js";
+import type { CommandHandler, OfKind } from "../../../request.js";
+
+/** What `/live watch` reads (with the owning profile, in the same GET). */
+export const WATCH_FIELDS = ["livestream_id", "title"] as const;
+
+/** A channel's watch, or the asker's own DM watch (keyed by the asker: never anyone else's). */
+export function watchKey(subject: Asker, cmd: { livestreamId: string; dm: boolean }) {
+  const channelId = cmd.dm ? dmKey(subject.userId) : (subject.channelId ?? "");
+  return { teamId: subject.teamId, channelId, livestreamId: cmd.livestreamId };
+}
+
+export const watch: CommandHandler<OfKind<LiveCommand, "watch">> = {
+  what: (cmd) => `Could not watch ${cmd.livestreamId}`,
+  run: async ({ deps, subject, respond, log }, cmd) => {
+    const key = watchKey(subject, cmd);
+    const action = cmd.dm ? "live.watch.dm" : "live.watch";
+    const r = await deps.access.readLivestream(subject, action, cmd.livestreamId, WATCH_FIELDS);
+    if (!r.allowed) {
+      await respond(ephemeral(refusalMessage(r)));
+      return;
+    }
+    const watch = deps.watch;
+    if (!watch) {
+      await respond(ephemeral(watchUnavailableMessage()));
+      return;
+    }
+    if (cmd.dm) {
+      // Opened now (and remembered): an installation without `im:write` is told so, and nothing is watched.
+      try {
+        await watch.dms.channel(subject.teamId, subject.userId, subject.client);
+      } catch (err) {
+        log.info({ err }, "could not open a DM with the person; nothing watched");
+        await respond(ephemeral(watchDmUnavailableMessage(slackErrorCode(err))));
+        return;
+      }
+    }
+    try {
+      const { added } = await watch.watch({
+        ...key,
+        enterpriseId: subject.enterpriseId,
+        // Kept with the watch: the poller decides access again with it before every read.
+        profileId: r.livestream.profile?.profile_id,
+        by: subject.userId,
+      });
+      const opts = {
+        livestreamId: cmd.livestreamId,
+        title: r.livestream.title ?? "",
+        added,
+        intervalMs: deps.config.live.watchIntervalMs,
+        graceMs: deps.config.live.offAirGraceMs,
+      };
+      if (cmd.dm) await respond(ephemeral(watchDmStartedMessage(opts)));
+      else {
+        const m = watchStartedMessage({ ...opts, channelId: key.channelId, by: subject.userId });
+        await respond(added ? inChannel(m) : ephemeral(m));
+      }
+    } catch (err) {
+      if (!(err instanceof WatchLimitError)) throw err;
+      await respond(ephemeral(watchLimitMessage(err.limit, err.scope)));
+    }
+  },
+};

@@ -1,0 +1,27 @@
+/** `/webhook events <profile> [event…]`: shows the events, or changes only them (the editor: run.ts). */
+import { webhookEventsMessage } from "../../../../messages/index.js";
+import { ephemeral } from "../../../context.js";
+import type { ProfileCommand } from "../../../grammar.js";
+import { profileLabel } from "../../../profiles.js";
+import type { OfKind } from "../../../request.js";
+import { subscriptionsForEvents } from "../../../subscription-ops.js";
+import type { Runner } from "./run.js";
+
+export const events: Runner<OfKind<ProfileCommand, "events">> = async (ctx, cmd, id) => {
+  const { deps } = ctx;
+  if (cmd.events === null) {
+    const webhook = await deps.platform.getProfileWebhook(id);
+    const profileName = await profileLabel(deps, id);
+    await ctx.respond(ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook })));
+    return;
+  }
+  const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
+  const chosen = [...(webhook.events ?? cmd.events)];
+  await deps.settings.updateProfile(ctx.teamId, id, (saved) =>
+    saved ? { ...saved, events: chosen, subscriptions: subscriptionsForEvents(saved, chosen) } : undefined,
+  );
+  const profileName = await profileLabel(deps, id);
+  await ctx.respond(
+    ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook, updatedBy: ctx.userId })),
+  );
+};

@@ -1,0 +1,47 @@
+/**
+ * `/webhook set|show|events|remove|test|managers|subscribe|unsubscribe|subscriptions|pause|resume|help`,
+ * each subcommand's handler by name, and the profile menu's choice (pick.ts). A profile is named by
+ * its id or its name; without one, the workspace's only profile is meant, else a menu (profile.ts).
+ */
+import type { App, BlockStaticSelectAction } from "@slack/bolt";
+import { ACTIONS, webhookHelp } from "../../../../messages/index.js";
+import type { BotDeps } from "../../../context.js";
+import { type ProfileCommand, parseWebhook, type WebhookCommand } from "../../../grammar.js";
+import { blockAction, type CommandHandler, slashCommand } from "../../../request.js";
+import { helpHandler } from "../help.js";
+import { ctxOf } from "./ctx.js";
+import { managers } from "./managers.js";
+import { pick } from "./pick.js";
+import { chooseProfile } from "./profile.js";
+import { runFor } from "./run.js";
+
+/** A profile command: which profile is meant, then the command for it. */
+const forProfile: CommandHandler<ProfileCommand> = {
+  what: (cmd) => `Could not run /webhook ${cmd.kind}${cmd.profile ? ` for profile ${cmd.profile}` : ""}`,
+  run: async (req, cmd) => {
+    const ctx = ctxOf(req, req.respond, req.triggerId);
+    const id = await chooseProfile(ctx, cmd);
+    if (id !== null) await runFor(ctx, cmd, id);
+  },
+};
+
+export function register(app: App, deps: BotDeps): void {
+  app.command(
+    "/webhook",
+    slashCommand<WebhookCommand>(deps, "/webhook", parseWebhook, {
+      help: helpHandler("/webhook", webhookHelp),
+      managers,
+      set: forProfile,
+      show: forProfile,
+      events: forProfile,
+      remove: forProfile,
+      test: forProfile,
+      subscribe: forProfile,
+      unsubscribe: forProfile,
+      subscriptions: forProfile,
+      pause: forProfile,
+      resume: forProfile,
+    }),
+  );
+  app.action<BlockStaticSelectAction>(ACTIONS.profilePick, blockAction(deps, ACTIONS.profilePick, pick));
+}

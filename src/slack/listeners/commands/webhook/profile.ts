@@ -1,0 +1,82 @@
+/**
+ * Which profile a `/webhook` subcommand means (named by id or name, the workspace's only one, or a
+ * menu to choose from: src/slack/profiles.ts), authorized (src/access) before anything reaches the
+ * platform.
+ */
+import type { ProfileAction } from "../../../../access/index.js";
+import {
+  describePlatformError,
+  profileMenuProblemMessage,
+  profilePickerMessage,
+  refusalMessage,
+} from "../../../../messages/index.js";
+import { isPlatformError, ManagedProfilesError } from "../../../../platform/index.js";
+import { ephemeral } from "../../../context.js";
+import type { ProfileCommand } from "../../../grammar.js";
+import { boundProfiles, findProfile, isKnownProfileId, mayAsk, pickCarry } from "../../../profiles.js";
+import type { Ctx } from "./ctx.js";
+
+/** The action each profile command is authorized as. */
+export const ACTION_OF: Record<ProfileCommand["kind"], ProfileAction> = {
+  set: "webhook.set",
+  show: "webhook.show",
+  events: "webhook.events",
+  remove: "webhook.remove",
+  test: "webhook.test",
+  subscribe: "webhook.subscribe",
+  unsubscribe: "webhook.unsubscribe",
+  subscriptions: "webhook.subscriptions",
+  pause: "webhook.pause",
+  resume: "webhook.pause",
+};
+
+/** The editor's trigger lives 3 s: a name is looked up for at most this long before it opens. */
+const EDITOR_LOOKUP_MS = 1500;
+
+/**
+ * The profile a command means: the one named (by id, or by name among the bound profiles), else
+ * the workspace's only one. Null when answered already: refused before asking the platform, or no
+ * profile given and none or several set up (the menu, or why there is none).
+ */
+export async function chooseProfile(ctx: Ctx, cmd: ProfileCommand): Promise<string | null> {
+  const { deps, subject } = ctx;
+  const action = ACTION_OF[cmd.kind];
+  const refused = async () => {
+    const d = await mayAsk(deps, subject, action);
+    if (!d.allowed) await ctx.respond(ephemeral(refusalMessage(d)));
+    return !d.allowed;
+  };
+  if (cmd.profile !== null) {
+    if (await isKnownProfileId(deps, subject, cmd.profile)) return cmd.profile;
+    if (cmd.kind === "events" && cmd.events === null && ctx.triggerId !== undefined) {
+      // The editor: a refusal shows in it (it authorizes inside), and the lookup is brief.
+      if (!(await mayAsk(deps, subject, action)).allowed) return cmd.profile;
+      return findProfile(deps, subject, cmd.profile, AbortSignal.timeout(EDITOR_LOOKUP_MS));
+    }
+    if (await refused()) return null;
+    return findProfile(deps, subject, cmd.profile);
+  }
+  const only = await deps.settings.defaultProfileId(ctx.teamId);
+  if (only !== undefined) return only;
+  if (await refused()) return null;
+  const carry = pickCarry(cmd);
+  let profiles: Awaited<ReturnType<typeof boundProfiles>>;
+  try {
+    profiles = await boundProfiles(deps, subject);
+  } catch (err) {
+    if (!(err instanceof ManagedProfilesError)) throw err;
+    const e = err.platformError;
+    const detail = e && isPlatformError(e) ? describePlatformError(e) : undefined;
+    ctx.log.info({ problem: err.problem }, "no menu of profiles");
+    await ctx.respond(ephemeral(profileMenuProblemMessage(err.problem, { carry, detail })));
+    return null;
+  }
+  await ctx.respond(
+    ephemeral(
+      profiles.length === 0
+        ? profileMenuProblemMessage("none_bound", { carry })
+        : profilePickerMessage({ carry, profiles }),
+    ),
+  );
+  return null;
+}

@@ -1,0 +1,43 @@
+/** A profile command for a profile: authorized as its action, then its runner. */
+import { openEventsEditor } from "../../../events-editor.js";
+import type { ProfileCommand } from "../../../grammar.js";
+import type { OfKind } from "../../../request.js";
+import { type Allowed, allowed, type Ctx } from "./ctx.js";
+import { events } from "./events.js";
+import { pause, resume } from "./pause.js";
+import { ACTION_OF } from "./profile.js";
+import { remove, set, show, test } from "./settings.js";
+import { subscribe } from "./subscribe.js";
+import { subscriptions, unsubscribe } from "./subscriptions.js";
+
+/** What a profile command does once authorized for profile `id`. */
+export type Runner<C extends ProfileCommand> = (ctx: Ctx, cmd: C, id: string, d: Allowed) => Promise<void>;
+
+const RUNNERS: { [K in ProfileCommand["kind"]]: Runner<OfKind<ProfileCommand, K>> } = {
+  set,
+  show,
+  events,
+  remove,
+  test,
+  subscribe,
+  unsubscribe,
+  subscriptions,
+  pause,
+  resume,
+};
+
+export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise<void> {
+  if (cmd.kind === "events" && cmd.events === null && ctx.triggerId) {
+    // The editor opens at once (the trigger lives 3 s) and is authorized inside.
+    await openEventsEditor(
+      ctx.deps,
+      ctx.subject,
+      { triggerId: ctx.triggerId, profileId: id, channelId: ctx.channelId },
+      ctx.log,
+    );
+    return;
+  }
+  const d = await allowed(ctx, ACTION_OF[cmd.kind], { kind: "profile", profileId: id });
+  if (!d) return;
+  await (RUNNERS[cmd.kind] as Runner<ProfileCommand>)(ctx, cmd, id, d);
+}

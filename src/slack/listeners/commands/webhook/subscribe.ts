@@ -1,0 +1,51 @@
+/** `/webhook subscribe [profile] …`: this channel's subscription (filters, mention, digest). */
+import { notOursMessage, subscribedMessage } from "../../../../messages/index.js";
+import { WEBHOOK_EVENTS } from "../../../../platform/index.js";
+import { ephemeral, inChannel } from "../../../context.js";
+import type { ProfileCommand } from "../../../grammar.js";
+import { modeClock } from "../../../modes.js";
+import { profileLabel } from "../../../profiles.js";
+import type { OfKind } from "../../../request.js";
+import { subscribe as save, userTimeZone } from "../../../subscription-ops.js";
+import type { Runner } from "./run.js";
+
+/** A digest's time of day when `at=` is not given. */
+export const DEFAULT_DIGEST_AT = "09:00";
+
+export const subscribe: Runner<OfKind<ProfileCommand, "subscribe">> = async (ctx, cmd, id) => {
+  const { deps } = ctx;
+  // A digest's time of day is the subscriber's, in their Slack time zone.
+  const digest =
+    cmd.digest === undefined || cmd.digest === "off"
+      ? cmd.digest
+      : {
+          every: cmd.digest.every,
+          at: cmd.digest.at ?? DEFAULT_DIGEST_AT,
+          ...(await userTimeZone(ctx.subject.client, ctx.userId)),
+        };
+  const r = await save(deps, {
+    teamId: ctx.teamId,
+    profileId: id,
+    channelId: ctx.channelId,
+    userId: ctx.userId,
+    events: cmd.events,
+    presets: cmd.presets,
+    mention: cmd.mention,
+    ...(digest !== undefined ? { digest } : {}),
+    ...(cmd.keepFilters ? { keepFilters: true } : {}),
+  });
+  const profileName = await profileLabel(deps, id);
+  if (r.kind === "not-ours") await ctx.respond(ephemeral(notOursMessage(id, profileName)));
+  else
+    await ctx.respond(
+      inChannel(
+        subscribedMessage({
+          profileId: id,
+          profileName,
+          ...r,
+          allEvents: WEBHOOK_EVENTS.length,
+          clock: modeClock(deps),
+        }),
+      ),
+    );
+};

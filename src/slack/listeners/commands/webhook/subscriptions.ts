@@ -1,0 +1,46 @@
+/** `/webhook unsubscribe [profile]` (this channel) and `/webhook subscriptions [profile]` (the list). */
+import { notOursMessage, subscriptionsMessage } from "../../../../messages/index.js";
+import { WEBHOOK_EVENTS } from "../../../../platform/index.js";
+import { ephemeral, inChannel } from "../../../context.js";
+import type { ProfileCommand } from "../../../grammar.js";
+import { modeClock } from "../../../modes.js";
+import { profileLabel } from "../../../profiles.js";
+import type { OfKind } from "../../../request.js";
+import { unsubscribe as remove } from "../../../subscription-ops.js";
+import { subscriptionOutcomeMessage } from "../../answers.js";
+import type { Runner } from "./run.js";
+
+export const unsubscribe: Runner<OfKind<ProfileCommand, "unsubscribe">> = async (ctx, _cmd, id) => {
+  const r = await remove(ctx.deps, ctx.teamId, id, ctx.channelId);
+  const name = await profileLabel(ctx.deps, id);
+  const m = subscriptionOutcomeMessage(r, id, ctx.channelId, ctx.userId, name);
+  await ctx.respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
+};
+
+export const subscriptions: Runner<OfKind<ProfileCommand, "subscriptions">> = async (ctx, _cmd, id) => {
+  const { deps } = ctx;
+  // The list is open to anyone; the Unsubscribe buttons only to managers.
+  const asManager = await deps.access.authorize(ctx.subject, "webhook.unsubscribe", {
+    kind: "profile",
+    profileId: id,
+  });
+  const p = await deps.settings.getProfile(ctx.teamId, id);
+  const profileName = await profileLabel(deps, id);
+  if (!p) {
+    await ctx.respond(ephemeral(notOursMessage(id, profileName)));
+    return;
+  }
+  await ctx.respond(
+    ephemeral(
+      subscriptionsMessage({
+        profileId: id,
+        profileName,
+        subscriptions: p.subscriptions,
+        foreign: p.foreignUrl !== null,
+        isManager: asManager.allowed,
+        allEvents: WEBHOOK_EVENTS.length,
+        clock: modeClock(deps),
+      }),
+    ),
+  );
+};

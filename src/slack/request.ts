@@ -1,0 +1,225 @@
+/**
+ * The one request wrapper of every listener (a per-request context, like probot's): it acks first
+ * (cheap: nothing is read before it, src/slack/acks-first.ts), says who is asking (`subjectOf`),
+ * binds the child logger (team, user, and the command, action, view or event) and turns a failure
+ * into the one plain answer (`answerErrors`: same texts, same metric). Handlers are plain
+ * functions of the request object, so a test can call them without the app.
+ */
+import type {
+  AllMiddlewareArgs,
+  BlockAction,
+  BlockElementAction,
+  ButtonAction,
+  EventFromType,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewOutput,
+} from "@slack/bolt";
+import type { View, WebClient } from "@slack/web-api";
+import type { Logger } from "../log.js";
+import {
+  type Asker,
+  type AuthContext,
+  answerErrors,
+  type BotDeps,
+  type Reply,
+  subjectOf,
+} from "./context.js";
+import type { Parsed } from "./grammar.js";
+
+/** What every handler receives. */
+export interface Request {
+  deps: BotDeps;
+  subject: Asker;
+  log: Logger;
+  client: WebClient;
+}
+
+/** A request that can be answered (a command, a button). */
+export interface Answerable extends Request {
+  /** Bolt's `respond` (the response_url). */
+  respond: Reply;
+}
+
+export interface CommandRequest extends Answerable {
+  triggerId: string | undefined;
+  /** Why the text did not parse: the help handler answers with the usage then. */
+  usage?: string;
+}
+
+export interface CommandHandler<C> {
+  /** The failure's answer: "Could not …". */
+  what: (cmd: C) => string;
+  /** Failures not counted in `commandFailures` (help). */
+  uncounted?: true;
+  run: (req: CommandRequest, cmd: C) => Promise<void>;
+}
+
+/** The commands of `C` whose kind may be `K` (a kind such as `"watch" | "unwatch"` included). */
+export type OfKind<C, K> = C extends { kind: infer CK } ? (K extends CK ? C : never) : never;
+
+export type CommandHandlers<C extends { kind: string }> = {
+  [K in C["kind"]]: CommandHandler<OfKind<C, K>>;
+};
+
+/** Runs `work`, a failure answered once through `respond` (counted unless `uncounted`). */
+export function answering(
+  req: Request,
+  respond: Reply,
+  what: string,
+  work: () => Promise<void>,
+  uncounted?: true,
+): Promise<void> {
+  return answerErrors(respond, req.log, what, work, uncounted ? undefined : req.deps.metrics);
+}
+
+/** A slash command: parsed, then the handler of its subcommand (`help` for text that does not parse). */
+export function slashCommand<C extends { kind: string }>(
+  deps: BotDeps,
+  name: string,
+  parse: (text: string) => Parsed<C>,
+  handlers: CommandHandlers<C>,
+) {
+  return async ({
+    command,
+    ack,
+    respond,
+    client,
+    context,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    await ack();
+    const subject = subjectOf(client, context, command);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, command: name });
+    const parsed = parse(command.text);
+    const cmd = parsed.ok ? parsed.value : ({ kind: "help" } as C);
+    const req: CommandRequest = {
+      deps,
+      subject,
+      log,
+      client,
+      respond,
+      triggerId: command.trigger_id || undefined,
+      ...(parsed.ok ? {} : { usage: parsed.problem }),
+    };
+    const handler = handlers[cmd.kind as C["kind"]] as CommandHandler<C>;
+    await answering(req, respond, handler.what(cmd), () => handler.run(req, cmd), handler.uncounted);
+  };
+}
+
+export interface ActionRequest<E extends BlockElementAction = ButtonAction> extends Answerable {
+  body: BlockAction<E>;
+  action: E;
+  /** The button is on the App Home (no response_url). */
+  onHome: boolean;
+  /** Where refusals go: a message from the app on the App Home, else the response_url. */
+  answer: Reply;
+}
+
+export type ActionHandler<E extends BlockElementAction = ButtonAction> = {
+  run: (req: ActionRequest<E>) => Promise<void>;
+} & (
+  | {
+      what: (req: ActionRequest<E>) => string;
+      uncounted?: true;
+      /** Where a failure is answered (default `answer`). */
+      answerTo?: (req: ActionRequest<E>) => Reply;
+    }
+  /** No answer: a failure is logged (warn) with this message. */
+  | { quiet: string }
+);
+
+/** A button or menu (`block_actions`). */
+export function blockAction<E extends BlockElementAction = ButtonAction>(
+  deps: BotDeps,
+  actionId: string,
+  handler: ActionHandler<E>,
+) {
+  return async ({
+    ack,
+    body,
+    action,
+    respond,
+    client,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<E>> & AllMiddlewareArgs) => {
+    await ack();
+    const subject = subjectOf(client, context, body);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, action: actionId });
+    const onHome = body.view?.type === "home";
+    // The App Home has no response_url: answers go to the person as a message from the app.
+    const answer: Reply = onHome
+      ? (args) =>
+          client.chat.postMessage({
+            channel: subject.userId,
+            text: args.text ?? "",
+            blocks: "blocks" in args ? args.blocks : undefined,
+          })
+      : respond;
+    const req: ActionRequest<E> = { deps, subject, log, client, respond, body, action, onHome, answer };
+    if ("quiet" in handler) {
+      await handler.run(req).catch((err: unknown) => log.warn({ err }, handler.quiet));
+      return;
+    }
+    const to = handler.answerTo?.(req) ?? answer;
+    await answering(req, to, handler.what(req), () => handler.run(req), handler.uncounted);
+  };
+}
+
+export interface ViewRequest extends Request {
+  view: ViewOutput;
+}
+
+/** What a submission reads as: errors keep the modal open; else the view shown while it is saved. */
+export type Submission<T> = { errors: Record<string, string> } | { saving: View; value: T };
+
+export interface ViewHandler<T> {
+  read: (view: ViewOutput) => Submission<T>;
+  save: (req: ViewRequest, value: T) => Promise<void>;
+  /** Logged (error) when saving fails. */
+  failure: string;
+}
+
+/** A modal submission: acked with its errors, or with the saving view, then saved. */
+export function viewSubmission<T>(deps: BotDeps, callbackId: string, handler: ViewHandler<T>) {
+  return async ({ ack, body, view, client, context }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
+    const read = handler.read(view);
+    if ("errors" in read) {
+      await ack({ response_action: "errors", errors: read.errors });
+      return;
+    }
+    const subject = subjectOf(client, context, body);
+    await ack({ response_action: "update", view: read.saving });
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: callbackId });
+    await handler
+      .save({ deps, subject, log, client, view }, read.value)
+      .catch((err: unknown) => log.error({ err }, handler.failure));
+  };
+}
+
+export interface EventRequest<E extends string> extends Request {
+  event: EventFromType<E>;
+  context: AuthContext & { isEnterpriseInstall?: boolean };
+}
+
+export interface EventHandler<E extends string> {
+  /** Whether the event is for this handler at all (checked before anything else). */
+  wants?: (event: EventFromType<E>) => boolean;
+  run: (req: EventRequest<E>) => Promise<unknown>;
+  /** Logged (error) when `run` fails; without it the failure goes to Bolt. */
+  failure?: string;
+}
+
+/** An Events API event (Bolt acks those itself). */
+export function slackEvent<E extends string>(deps: BotDeps, name: E, handler: EventHandler<E>) {
+  return async ({ body, client, context, ...args }: SlackEventMiddlewareArgs<E> & AllMiddlewareArgs) => {
+    const event: EventFromType<E> = args.payload;
+    if (handler.wants && !handler.wants(event)) return;
+    const subject = subjectOf(client, context, body);
+    const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: name });
+    const work = handler.run({ deps, subject, log, client, event, context });
+    const failure = handler.failure;
+    await (failure ? work.catch((err: unknown) => log.error({ err }, failure)) : work);
+  };
+}
