@@ -9,6 +9,8 @@
  *   4. lifecycle  Slack calls for one video lifecycle, against one post per event.
  *   5. burst      10,000 deliveries for 100 videos into one channel: drain time, nothing lost, RSS.
  *   6. watch      1,000 watched livestreams at a 30 s interval: GETs/s, token requests, CPU, RSS.
+ *   8. outside    CPU per delivery at one fixed rate, read from /proc/<pid>/stat of each server
+ *                 process: bare node:http and the bot on each store, side by side.
  *   7. scale      the burst into three replicas on one Redis, one killed and Redis restarted, vs one
  *                 replica: every video once, CPU per delivery per replica, total rate.
  *
@@ -35,6 +37,7 @@ import {
   ingestText,
   lifecycleText,
   machineLine,
+  outsideText,
   scaleText,
   sideBySideTable,
   slowTable,
@@ -44,12 +47,23 @@ import { type BurstResult, runBurst } from "./suites/burst.js";
 import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
+import { OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
 import { runScale, type ScaleResult } from "./suites/scale.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
 import { runWatchBench, type WatchBenchResult } from "./suites/watch.js";
 
-const SUITES = ["ingest", "commands", "slow", "tokens", "lifecycle", "burst", "watch", "scale"] as const;
+const SUITES = [
+  "ingest",
+  "outside",
+  "commands",
+  "slow",
+  "tokens",
+  "lifecycle",
+  "burst",
+  "watch",
+  "scale",
+] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
 
@@ -63,6 +77,8 @@ const HELP = `npm run bench [-- options]
   --rounds N          measured runs per ingest target, one after the other (default 3; quick 1)
   --backlog N         videos waiting for Slack before each bot target's second run (default 10000; 0 = skip)
   --no-worker         ingest: the bot's worker off (the route alone; default: on, as users run it)
+  --outside-rate N    outside: deliveries per second sent to each target (default 1000)
+  --outside-duration S  outside: measured seconds per round and target (default 10; quick 3)
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
@@ -97,6 +113,8 @@ interface Options {
   worker: boolean;
   redisUrl: string;
   profile: boolean;
+  outsideRate: number;
+  outsideDurationS: number;
   commands: number;
   commandRate: number;
   commandDurationS: number;
@@ -146,6 +164,8 @@ function options(argv: string[]): Options | null {
       "no-worker": { type: "boolean" },
       "redis-url": { type: "string" },
       profile: { type: "boolean" },
+      "outside-rate": { type: "string" },
+      "outside-duration": { type: "string" },
       commands: { type: "string" },
       "command-rate": { type: "string" },
       "command-duration": { type: "string" },
@@ -175,6 +195,8 @@ function options(argv: string[]): Options | null {
     worker: !(values["no-worker"] ?? false),
     redisUrl: values["redis-url"] ?? process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
     profile: values.profile ?? false,
+    outsideRate: Math.round(positive(values["outside-rate"] ?? "1000", "outside-rate", 100_000)),
+    outsideDurationS: positive(values["outside-duration"] ?? (QUICK ? "3" : "10"), "outside-duration", 600),
     commands: Math.round(positive(values.commands ?? "1000", "commands", 5000)),
     commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
     commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
@@ -206,6 +228,7 @@ interface Report {
   machine: MachineInfo;
   options: Omit<Options, "out">;
   ingest: IngestResult | null;
+  outside: OutsideResult | null;
   commands: CommandsResult | null;
   tokens: TokenSimResult | null;
   lifecycle: LifecycleResult | null;
@@ -238,6 +261,7 @@ async function main(): Promise<number> {
 
   const failures: string[] = [];
   let ingest: IngestResult | null = null;
+  let outside: OutsideResult | null = null;
   let lifecycle: LifecycleResult | null = null;
   let commands: CommandsResult | null = null;
   let tokens: TokenSimResult | null = null;
@@ -267,6 +291,28 @@ async function main(): Promise<number> {
     for (const t of ingest.targets) {
       if (t.error) failures.push(`ingest ${t.name}: ${t.error}`);
       for (const p of t.check?.problems ?? []) failures.push(`ingest ${t.name}: ${p}`);
+    }
+  }
+  if (opts.suites.includes("outside")) {
+    const targets = OUTSIDE_TARGETS.filter((t) => t === "bare" || opts.targets.includes(t));
+    log(`\nCPU per delivery from outside, ${opts.outsideRate}/s (${targets.join(", ")})`);
+    try {
+      outside = await runOutside({
+        targets,
+        rate: opts.outsideRate,
+        connections: opts.connections,
+        durationS: opts.outsideDurationS,
+        warmupS: opts.warmupS,
+        rounds: opts.rounds,
+        redisUrl: opts.redisUrl,
+        log,
+      });
+      for (const t of outside.targets) {
+        if (t.error) failures.push(`outside ${t.name}: ${t.error}`);
+        for (const p of t.check?.problems ?? []) failures.push(`outside ${t.name}: ${p}`);
+      }
+    } catch (err) {
+      failed("outside", err);
     }
   }
   if (opts.suites.includes("commands")) {
@@ -378,6 +424,7 @@ async function main(): Promise<number> {
     machine,
     options: kept,
     ingest,
+    outside,
     commands,
     tokens,
     lifecycle,
@@ -385,13 +432,14 @@ async function main(): Promise<number> {
     slow,
     watch,
     scale,
-    goals: goals({ ingest, commands, tokens, lifecycle, burst, slow, watch, scale }),
+    goals: goals({ ingest, outside, machine, commands, tokens, lifecycle, burst, slow, watch, scale }),
     failures,
     ok: failures.length === 0,
   };
 
   const text: string[] = ["", `== bench ${report.startedAt} (${report.elapsedS} s)`, machineLine(machine)];
   if (ingest) text.push(...ingestText(ingest));
+  if (outside) text.push(...outsideText(outside, machine));
   if (commands) {
     text.push(
       "",

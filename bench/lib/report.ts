@@ -3,6 +3,7 @@ import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import type { OutsideResult } from "../suites/outside.js";
 import type { ScaleResult, ScaleRun } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
@@ -249,6 +250,34 @@ export function ingestText(ingest: IngestResult): string[] {
   }
   for (const t of ingest.targets) if (t.profile) text.push("", profileText(t.label, t.profile));
   return text;
+}
+
+export function outsideText(outside: OutsideResult, machine: MachineInfo): string[] {
+  const rows = outside.targets.map((t) => [
+    t.label,
+    t.usPerDelivery === null ? "–" : String(Math.round(t.usPerDelivery)),
+    t.rounds.map((r) => (r.usPerDelivery === null ? "–" : Math.round(r.usPerDelivery))).join(" → "),
+    t.vsBare === null ? "" : `${t.vsBare.toFixed(2)}×`,
+    t.answeredPerSecond === null ? "–" : String(Math.round(t.answeredPerSecond)),
+    t.p99Ms === null ? "–" : t.p99Ms.toFixed(1),
+    t.error ?? (t.check?.ok ? "ok" : (t.check?.problems.join("; ") ?? "–")),
+  ]);
+  return [
+    "",
+    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered; ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
+    table(
+      [
+        { header: "target" },
+        { header: "µs/delivery", align: "right" },
+        { header: "by round", align: "right" },
+        { header: "vs bare", align: "right" },
+        { header: "answered/s", align: "right" },
+        { header: "p99 ms", align: "right" },
+        { header: "check" },
+      ],
+      rows,
+    ),
+  ];
 }
 
 export function lifecycleText(lifecycle: LifecycleResult): string[] {

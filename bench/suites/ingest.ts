@@ -120,12 +120,12 @@ export interface IngestResult {
 }
 
 /** Resources a target needs around its process: made before it starts, removed after it ends. */
-interface Prepared {
+export interface Prepared {
   spec: TargetSpec;
   cleanup: () => Promise<string | null>;
 }
 
-async function prepare(
+export async function prepare(
   name: IngestTargetName,
   o: IngestOptions,
   runTag: string,
@@ -165,7 +165,7 @@ async function prepare(
 }
 
 /** Polls until the target's stored count stops moving (writes in flight have landed). */
-async function settledCounts(t: TargetHandle) {
+export async function settledCounts(t: TargetHandle) {
   let last = await t.counts();
   for (let i = 0; i < 50; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -176,7 +176,7 @@ async function settledCounts(t: TargetHandle) {
   return last;
 }
 
-function check(loads: LoadResult[], stored: number): IngestCheck {
+export function check(loads: LoadResult[], stored: number): IngestCheck {
   const sum = (f: (l: LoadResult) => number) => loads.reduce((n, l) => n + f(l), 0);
   const accepted = sum((l) => l.ok2xx);
   const cutOff = sum((l) => l.inFlightAtStop);

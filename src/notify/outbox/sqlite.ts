@@ -44,11 +44,13 @@ import {
 } from "./common.js";
 import {
   ACK_ITEMS,
+  ANY_DUE,
   CLAIM_DUE,
   DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
   MAX_LIST,
+  migrateLeanTables,
   migrateRouteCounts,
   migrateStateTable,
   NOTE_PUT,
@@ -95,6 +97,7 @@ export class SqliteOutbox implements Outbox {
         for (const statement of SCHEMA) db.exec(statement);
         migrateStateTable(db, (opts.now ?? Date.now)() + retentionOf(opts).normal);
         migrateRouteCounts(db);
+        migrateLeanTables(db);
       });
       return new SqliteOutbox(store, db, opts);
     });
@@ -129,6 +132,16 @@ export class SqliteOutbox implements Outbox {
   }
 
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
+    // Nothing due and no state sweep due: answered from what is committed, without a write (the
+    // worker asks after every delivery; most of those asks find nothing due). Not while writes
+    // wait for the next commit: one of them may schedule a video.
+    if (this.now() < this.nextStateSweepAt && !this.closed && !this.db.writesQueued()) {
+      try {
+        if (this.db.get(ANY_DUE, now, now) === undefined) return Promise.resolve([]);
+      } catch {
+        // Let the write path report it.
+      }
+    }
     return this.write("claimDue", () => {
       const db = this.db;
       if (this.now() >= this.nextStateSweepAt) {

@@ -1,0 +1,220 @@
+/**
+ * CPU per delivery, measured from outside: the same fixed rate of deliveries (autocannon's
+ * overallRate, from this runner process) against bare node:http and the bot on each store, all
+ * started at once, each in its own process; the rounds go round the targets in turn, so drift in
+ * the machine's load touches them alike. A server's CPU is read from /proc/<pid>/stat (utime +
+ * stime, clock ticks) before and after each round, not asked of the process itself, and divided
+ * by the deliveries it answered. The bot runs its worker, as users run it. Linux only.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { deliveryGenerator } from "../lib/deliveries.js";
+import { type LoadResult, runLoad } from "../lib/load.js";
+import { startTarget, type TargetHandle } from "../lib/target.js";
+import {
+  check,
+  type IngestCheck,
+  type IngestOptions,
+  type Prepared,
+  prepare,
+  settledCounts,
+  TARGET_LABELS,
+} from "./ingest.js";
+
+export const OUTSIDE_TARGETS = ["bare", "memory", "redis", "sqlite"] as const;
+export type OutsideTargetName = (typeof OUTSIDE_TARGETS)[number];
+
+export interface OutsideOptions {
+  targets: readonly OutsideTargetName[];
+  /** Deliveries per second, every target alike. */
+  rate: number;
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+  redisUrl: string;
+  log: (line: string) => void;
+}
+
+export interface OutsideTargetResult {
+  name: OutsideTargetName;
+  label: string;
+  /** CPU ticks (user + system) of the server process per round, and deliveries answered. */
+  rounds: Array<{ ticks: number; answered: number; usPerDelivery: number | null }>;
+  /** Over all rounds: CPU µs per answered delivery. */
+  usPerDelivery: number | null;
+  /** Deliveries answered per second over the rounds (should be the rate). */
+  answeredPerSecond: number | null;
+  p99Ms: number | null;
+  /** usPerDelivery / bare's. */
+  vsBare: number | null;
+  check: IngestCheck | null;
+  error: string | null;
+}
+
+export interface OutsideResult {
+  rate: number;
+  connections: number;
+  durationS: number;
+  rounds: number;
+  clockTicksPerSecond: number;
+  targets: OutsideTargetResult[];
+}
+
+function clockTicks(): number {
+  try {
+    const n = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+    return Number.isFinite(n) && n > 0 ? n : 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+export function processTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+interface Running {
+  name: OutsideTargetName;
+  prepared: Prepared;
+  target: TargetHandle;
+  body: (i: number) => string;
+  next: number;
+  loads: LoadResult[];
+  result: OutsideTargetResult;
+}
+
+export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
+  const hz = clockTicks();
+  const runTag = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}o`;
+  const ingestOpts: IngestOptions = {
+    targets: [],
+    connections: o.connections,
+    durationS: o.durationS,
+    warmupS: o.warmupS,
+    redisUrl: o.redisUrl,
+    backlog: 0,
+    rounds: o.rounds,
+    worker: true,
+    log: o.log,
+  };
+  const running: Running[] = [];
+  const failed: OutsideTargetResult[] = [];
+  const blank = (name: OutsideTargetName): OutsideTargetResult => ({
+    name,
+    label: name === "bare" ? TARGET_LABELS.bare : `${TARGET_LABELS[name]}, worker on`,
+    rounds: [],
+    usPerDelivery: null,
+    answeredPerSecond: null,
+    p99Ms: null,
+    vsBare: null,
+    check: null,
+    error: null,
+  });
+  try {
+    for (const name of o.targets) {
+      const result = blank(name);
+      let prepared: Prepared | undefined;
+      try {
+        prepared = await prepare(name, ingestOpts, runTag, 0);
+        const target = await startTarget(prepared.spec, { readyTimeoutMs: 60_000 });
+        const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+        running.push({ name, prepared, target, body: gen.body, next: 0, loads: [], result });
+      } catch (err) {
+        result.error = err instanceof Error ? err.message : String(err);
+        failed.push(result);
+        await prepared?.cleanup().catch(() => null);
+      }
+    }
+    const load = async (r: Running, durationS: number) => {
+      const run = await runLoad({
+        url: r.target.url,
+        path: r.target.path,
+        connections: o.connections,
+        durationS,
+        overallRate: o.rate,
+        body: r.body,
+        startIndex: r.next,
+        title: `${r.name} at ${o.rate}/s`,
+      });
+      r.next = run.nextIndex;
+      r.loads.push(run);
+      return run;
+    };
+    o.log(`  warm-up ${o.warmupS} s each at ${o.rate}/s…`);
+    for (const r of running) await load(r, o.warmupS);
+    for (let round = 0; round < Math.max(1, o.rounds); round++) {
+      // Each round starts with the next target: none always runs first.
+      for (let k = 0; k < running.length; k++) {
+        const r = running[(round + k) % running.length] as Running;
+        try {
+          const before = processTicks(r.target.pid);
+          const run = await load(r, o.durationS);
+          const ticks = processTicks(r.target.pid) - before;
+          r.result.rounds.push({
+            ticks,
+            answered: run.answered,
+            usPerDelivery: run.answered > 0 ? (ticks / hz) * 1e6 * (1 / run.answered) : null,
+          });
+        } catch (err) {
+          r.result.error ??= err instanceof Error ? err.message : String(err);
+        }
+      }
+      o.log(
+        `  round ${round + 1}: ${running.map((r) => `${r.name} ${fmt(r.result.rounds.at(-1))}`).join(", ")}`,
+      );
+    }
+    for (const r of running) {
+      try {
+        const counts = await settledCounts(r.target);
+        r.result.check = check(r.loads, counts.stored);
+      } catch (err) {
+        r.result.error ??= err instanceof Error ? err.message : String(err);
+      }
+      const ticks = r.result.rounds.reduce((n, x) => n + x.ticks, 0);
+      const answered = r.result.rounds.reduce((n, x) => n + x.answered, 0);
+      const measured = r.loads.slice(1);
+      const seconds = measured.reduce((n, l) => n + l.durationS, 0);
+      r.result.usPerDelivery = answered > 0 ? ((ticks / hz) * 1e6) / answered : null;
+      r.result.answeredPerSecond = seconds > 0 ? answered / seconds : null;
+      r.result.p99Ms = measured.length > 0 ? Math.max(...measured.map((l) => l.latencyMs.p99)) : null;
+    }
+  } finally {
+    for (const r of running) {
+      await r.target.close();
+      try {
+        await r.prepared.cleanup();
+      } catch (err) {
+        const message = `clean-up failed: ${err instanceof Error ? err.message : String(err)}`;
+        r.result.error = r.result.error ? `${r.result.error}; ${message}` : message;
+      }
+    }
+  }
+  const all = [...running.map((r) => r.result), ...failed];
+  const bare = all.find((t) => t.name === "bare")?.usPerDelivery ?? null;
+  for (const t of all) t.vsBare = bare && t.usPerDelivery !== null ? t.usPerDelivery / bare : null;
+  return {
+    rate: o.rate,
+    connections: o.connections,
+    durationS: o.durationS,
+    rounds: Math.max(1, o.rounds),
+    clockTicksPerSecond: hz,
+    targets: o.targets.flatMap((name) => all.filter((t) => t.name === name)),
+  };
+}
+
+function fmt(r: { usPerDelivery: number | null } | undefined): string {
+  return r?.usPerDelivery == null ? "–" : `${Math.round(r.usPerDelivery)} µs`;
+}
+
+/** The goal per store: CPU per delivery vs bare node:http's, at the same fixed rate. */
+export const OUTSIDE_GOALS: Record<Exclude<OutsideTargetName, "bare">, number> = {
+  memory: 1.5,
+  redis: 1.5,
+  sqlite: 2.5,
+};
