@@ -146,8 +146,10 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       r.loads.push(run);
       return run;
     };
-    o.log(`  warm-up ${o.warmupS} s each at ${o.rate}/s…`);
-    for (const r of running) await load(r, o.warmupS);
+    // At least 3 s: at a fixed rate 1 s is too few requests for the JIT to settle.
+    const warmupS = Math.max(3, o.warmupS);
+    o.log(`  warm-up ${warmupS} s each at ${o.rate}/s…`);
+    for (const r of running) await load(r, warmupS);
     for (let round = 0; round < Math.max(1, o.rounds); round++) {
       // Each round starts with the next target: none always runs first.
       for (let k = 0; k < running.length; k++) {
