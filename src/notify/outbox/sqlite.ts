@@ -1,7 +1,7 @@
 /**
  * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table),
- * on the store's one synchronous connection (src/store/sqlite.ts: WAL, synchronous=FULL, so a
- * committed enqueue survives a power cut). Another process on the same file waits up to the
+ * on the store's one synchronous connection (src/store/sqlite.ts: WAL, each commit answered only
+ * once the WAL is fsynced, so an answered enqueue survives a power cut). Another process on the same file waits up to the
  * store's busy timeout (`opTimeoutMs`) for the write lock.
  *
  * Atomicity: every write (enqueue, claimDue, renew, ack, release, setState, deadLetter, once,
