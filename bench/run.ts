@@ -9,6 +9,8 @@
  *   4. lifecycle  Slack calls for one video lifecycle, against one post per event.
  *   5. burst      10,000 deliveries for 100 videos into one channel: drain time, nothing lost, RSS.
  *   6. watch      1,000 watched livestreams at a 30 s interval: GETs/s, token requests, CPU, RSS.
+ *   8. outside    CPU per delivery at one fixed rate, read from /proc/<pid>/stat of each server
+ *                 process: bare node:http and the bot on each store, side by side.
  *   7. scale      the burst into three replicas on one Redis, one killed and Redis restarted, vs one
  *                 replica: every video once, CPU per delivery per replica, total rate.
  *
@@ -75,8 +77,8 @@ const HELP = `npm run bench [-- options]
   --rounds N          measured runs per ingest target, one after the other (default 3; quick 1)
   --backlog N         videos waiting for Slack before each bot target's second run (default 10000; 0 = skip)
   --no-worker         ingest: the bot's worker off (the route alone; default: on, as users run it)
-  --outside-rate N    outside: deliveries per second, the same for every target (default 1000)
-  --outside-rounds N  outside: measured runs per target (default 4; quick 1)
+  --outside-rate N    outside: deliveries per second sent to each target (default 1000)
+  --outside-duration S  outside: measured seconds per round and target (default 10; quick 3)
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
@@ -112,7 +114,7 @@ interface Options {
   redisUrl: string;
   profile: boolean;
   outsideRate: number;
-  outsideRounds: number;
+  outsideDurationS: number;
   commands: number;
   commandRate: number;
   commandDurationS: number;
@@ -163,7 +165,7 @@ function options(argv: string[]): Options | null {
       "redis-url": { type: "string" },
       profile: { type: "boolean" },
       "outside-rate": { type: "string" },
-      "outside-rounds": { type: "string" },
+      "outside-duration": { type: "string" },
       commands: { type: "string" },
       "command-rate": { type: "string" },
       "command-duration": { type: "string" },
@@ -193,10 +195,8 @@ function options(argv: string[]): Options | null {
     worker: !(values["no-worker"] ?? false),
     redisUrl: values["redis-url"] ?? process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
     profile: values.profile ?? false,
-    outsideRate: Math.round(positive(values["outside-rate"] ?? "1000", "outside-rate", 20_000)),
-    outsideRounds: Math.round(
-      positive(values["outside-rounds"] ?? (QUICK ? "1" : "4"), "outside-rounds", 20),
-    ),
+    outsideRate: Math.round(positive(values["outside-rate"] ?? "1000", "outside-rate", 100_000)),
+    outsideDurationS: positive(values["outside-duration"] ?? (QUICK ? "3" : "10"), "outside-duration", 600),
     commands: Math.round(positive(values.commands ?? "1000", "commands", 5000)),
     commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
     commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
@@ -294,22 +294,22 @@ async function main(): Promise<number> {
     }
   }
   if (opts.suites.includes("outside")) {
-    const targets = OUTSIDE_TARGETS.filter((t) => opts.targets.includes(t));
-    log(`\nCPU per delivery measured from outside (${targets.join(", ")}; ${opts.outsideRate}/s each)`);
+    const targets = OUTSIDE_TARGETS.filter((t) => t === "bare" || opts.targets.includes(t));
+    log(`\nCPU per delivery from outside, ${opts.outsideRate}/s (${targets.join(", ")})`);
     try {
       outside = await runOutside({
         targets,
         rate: opts.outsideRate,
-        durationS: opts.durationS,
-        warmupS: Math.max(2, opts.warmupS),
-        rounds: opts.outsideRounds,
         connections: opts.connections,
+        durationS: opts.outsideDurationS,
+        warmupS: opts.warmupS,
+        rounds: opts.rounds,
         redisUrl: opts.redisUrl,
         log,
       });
       for (const t of outside.targets) {
         if (t.error) failures.push(`outside ${t.name}: ${t.error}`);
-        for (const p of t.problems) failures.push(`outside ${t.name}: ${p}`);
+        for (const p of t.check?.problems ?? []) failures.push(`outside ${t.name}: ${p}`);
       }
     } catch (err) {
       failed("outside", err);
@@ -432,14 +432,14 @@ async function main(): Promise<number> {
     slow,
     watch,
     scale,
-    goals: goals({ ingest, outside, commands, tokens, lifecycle, burst, slow, watch, scale }),
+    goals: goals({ ingest, outside, machine, commands, tokens, lifecycle, burst, slow, watch, scale }),
     failures,
     ok: failures.length === 0,
   };
 
   const text: string[] = ["", `== bench ${report.startedAt} (${report.elapsedS} s)`, machineLine(machine)];
   if (ingest) text.push(...ingestText(ingest));
-  if (outside) text.push(...outsideText(outside));
+  if (outside) text.push(...outsideText(outside, machine));
   if (commands) {
     text.push(
       "",

@@ -23,6 +23,8 @@ export interface LoadOptions {
   /** First index to use; the run returns the next free one. */
   startIndex: number;
   title?: string;
+  /** A fixed rate, requests per second over all connections (autocannon's overallRate); none = as fast as answered. */
+  overallRate?: number;
 }
 
 export interface LatencySummary {
@@ -89,6 +91,7 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
         title: o.title,
         connections: o.connections,
         pipelining: 1,
+        ...(o.overallRate ? { overallRate: o.overallRate } : {}),
         duration: o.durationS,
         timeout: 10,
         method: "POST",

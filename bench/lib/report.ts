@@ -252,6 +252,34 @@ export function ingestText(ingest: IngestResult): string[] {
   return text;
 }
 
+export function outsideText(outside: OutsideResult, machine: MachineInfo): string[] {
+  const rows = outside.targets.map((t) => [
+    t.label,
+    t.usPerDelivery === null ? "–" : String(Math.round(t.usPerDelivery)),
+    t.rounds.map((r) => (r.usPerDelivery === null ? "–" : Math.round(r.usPerDelivery))).join(" → "),
+    t.vsBare === null ? "" : `${t.vsBare.toFixed(2)}×`,
+    t.answeredPerSecond === null ? "–" : String(Math.round(t.answeredPerSecond)),
+    t.p99Ms === null ? "–" : t.p99Ms.toFixed(1),
+    t.error ?? (t.check?.ok ? "ok" : (t.check?.problems.join("; ") ?? "–")),
+  ]);
+  return [
+    "",
+    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered; ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
+    table(
+      [
+        { header: "target" },
+        { header: "µs/delivery", align: "right" },
+        { header: "by round", align: "right" },
+        { header: "vs bare", align: "right" },
+        { header: "answered/s", align: "right" },
+        { header: "p99 ms", align: "right" },
+        { header: "check" },
+      ],
+      rows,
+    ),
+  ];
+}
+
 export function lifecycleText(lifecycle: LifecycleResult): string[] {
   const text: string[] = [];
   text.push(
@@ -359,34 +387,4 @@ export function scaleText(r: ScaleResult): string[] {
     ),
   ];
   return text;
-}
-
-export function outsideText(r: OutsideResult): string[] {
-  const rows = r.targets.map((t) => [
-    t.label,
-    t.error ? `error: ${t.error}` : t.rounds.map((x) => int(x.usPerDelivery)).join(" → "),
-    int(t.usPerDelivery),
-    t.name === "bare" ? "1.0×" : times(t.vsBare),
-    ms(Math.max(0, ...t.rounds.map((x) => x.p99Ms))),
-    int(t.accepted),
-    t.stored === null ? "–" : int(t.stored),
-    t.problems.length ? t.problems.join("; ") : "ok",
-  ]);
-  return [
-    "",
-    `CPU per delivery measured from outside: ${r.rate} deliveries/s from a client in its own process, ${r.rounds} × ${r.durationS} s per target, each in a fresh process; CPU = user + system time of the target's process from /proc/<pid>/stat (${r.clockTicksPerSecond} ticks/s), per delivery answered 2xx`,
-    table(
-      [
-        { header: "target" },
-        { header: "µs/delivery by round", align: "right" },
-        { header: "µs/delivery", align: "right" },
-        { header: "vs bare", align: "right" },
-        { header: "worst p99 ms", align: "right" },
-        { header: "2xx", align: "right" },
-        { header: "stored", align: "right" },
-        { header: "check" },
-      ],
-      rows,
-    ),
-  ];
 }

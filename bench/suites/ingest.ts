@@ -127,7 +127,7 @@ export interface Prepared {
 
 export async function prepare(
   name: IngestTargetName,
-  o: Pick<IngestOptions, "worker" | "redisUrl">,
+  o: IngestOptions,
   runTag: string,
   backlog: number,
 ): Promise<Prepared> {
@@ -176,7 +176,7 @@ export async function settledCounts(t: TargetHandle) {
   return last;
 }
 
-function check(loads: LoadResult[], stored: number): IngestCheck {
+export function check(loads: LoadResult[], stored: number): IngestCheck {
   const sum = (f: (l: LoadResult) => number) => loads.reduce((n, l) => n + f(l), 0);
   const accepted = sum((l) => l.ok2xx);
   const cutOff = sum((l) => l.inFlightAtStop);

@@ -1,62 +1,65 @@
 /**
- * CPU per delivery measured from outside: each target in its own fresh process (bare node:http,
- * then the bot with the memory, Redis and sqlite stores, worker on, nothing waiting) takes the SAME
- * fixed rate of deliveries from a load client in another process (bench/lib/rate-client.ts), and
- * its CPU is read from the kernel (/proc/<pid>/stat: user + system time of every thread), not
- * from the process's own counters. µs per delivery = that CPU / deliveries answered 2xx, per
- * round; ratios are to the bare server at the same rate. At a fixed rate below saturation the bare
- * server pays its full per-request cost too, which is what a deployment sees.
+ * CPU per delivery, measured from outside: the same fixed rate of deliveries (autocannon's
+ * overallRate, from this runner process) against bare node:http and the bot on each store, all
+ * started at once, each in its own process; the rounds go round the targets in turn, so drift in
+ * the machine's load touches them alike. A server's CPU is read from /proc/<pid>/stat (utime +
+ * stime, clock ticks) before and after each round, not asked of the process itself, and divided
+ * by the deliveries it answered. The bot runs its worker, as users run it. Linux only.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { type RateResult, sendAtRate } from "../lib/rate-client.js";
+import { deliveryGenerator } from "../lib/deliveries.js";
+import { type LoadResult, runLoad } from "../lib/load.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
-import { type IngestTargetName, type Prepared, prepare, settledCounts, TARGET_LABELS } from "./ingest.js";
+import {
+  check,
+  type IngestCheck,
+  type IngestOptions,
+  type Prepared,
+  prepare,
+  settledCounts,
+  TARGET_LABELS,
+} from "./ingest.js";
 
 export const OUTSIDE_TARGETS = ["bare", "memory", "redis", "sqlite"] as const;
+export type OutsideTargetName = (typeof OUTSIDE_TARGETS)[number];
 
 export interface OutsideOptions {
-  targets: readonly IngestTargetName[];
-  /** Deliveries per second, the same for every target. */
+  targets: readonly OutsideTargetName[];
+  /** Deliveries per second, every target alike. */
   rate: number;
+  connections: number;
   durationS: number;
   warmupS: number;
   rounds: number;
-  connections: number;
   redisUrl: string;
   log: (line: string) => void;
 }
 
-export interface OutsideRound {
-  ok2xx: number;
-  other: number;
-  cpuUs: number;
-  usPerDelivery: number | null;
-  p99Ms: number;
-}
-
-export interface OutsideTarget {
-  name: IngestTargetName;
+export interface OutsideTargetResult {
+  name: OutsideTargetName;
   label: string;
-  rounds: OutsideRound[];
-  /** CPU over all rounds / deliveries answered 2xx over all rounds. */
+  /** CPU ticks (user + system) of the server process per round, and deliveries answered. */
+  rounds: Array<{ ticks: number; answered: number; usPerDelivery: number | null }>;
+  /** Over all rounds: CPU µs per answered delivery. */
   usPerDelivery: number | null;
-  /** usPerDelivery / the bare server's. */
+  /** Deliveries answered per second over the rounds (should be the rate). */
+  answeredPerSecond: number | null;
+  p99Ms: number | null;
+  /** usPerDelivery / bare's. */
   vsBare: number | null;
-  /** Items the target holds afterwards vs deliveries it answered 2xx (bot targets). */
-  stored: number | null;
-  accepted: number;
-  problems: string[];
+  check: IngestCheck | null;
   error: string | null;
 }
 
 export interface OutsideResult {
   rate: number;
+  connections: number;
   durationS: number;
   rounds: number;
   clockTicksPerSecond: number;
-  targets: OutsideTarget[];
+  targets: OutsideTargetResult[];
 }
 
 function clockTicks(): number {
@@ -68,104 +71,152 @@ function clockTicks(): number {
   }
 }
 
-/** User + system CPU of a process and all its threads, from the kernel, in µs. */
-export function processCpuUs(pid: number, ticksPerSecond: number): number {
+/** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+export function processTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may hold spaces) start at its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return ((utime + stime) * 1e6) / ticksPerSecond;
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(rest[11]) + Number(rest[12]);
 }
 
-async function measure(
-  name: IngestTargetName,
-  opts: OutsideOptions,
-  runTag: string,
-  ticks: number,
-): Promise<OutsideTarget> {
-  const result: OutsideTarget = {
+interface Running {
+  name: OutsideTargetName;
+  prepared: Prepared;
+  target: TargetHandle;
+  body: (i: number) => string;
+  next: number;
+  loads: LoadResult[];
+  result: OutsideTargetResult;
+}
+
+export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
+  const hz = clockTicks();
+  const runTag = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}o`;
+  const ingestOpts: IngestOptions = {
+    targets: [],
+    connections: o.connections,
+    durationS: o.durationS,
+    warmupS: o.warmupS,
+    redisUrl: o.redisUrl,
+    backlog: 0,
+    rounds: o.rounds,
+    worker: true,
+    log: o.log,
+  };
+  const running: Running[] = [];
+  const failed: OutsideTargetResult[] = [];
+  const blank = (name: OutsideTargetName): OutsideTargetResult => ({
     name,
-    label: name === "bare" ? TARGET_LABELS[name] : `${TARGET_LABELS[name]}, worker on`,
+    label: name === "bare" ? TARGET_LABELS.bare : `${TARGET_LABELS[name]}, worker on`,
     rounds: [],
     usPerDelivery: null,
+    answeredPerSecond: null,
+    p99Ms: null,
     vsBare: null,
-    stored: null,
-    accepted: 0,
-    problems: [],
+    check: null,
     error: null,
-  };
-  let prepared: Prepared | undefined;
-  let target: TargetHandle | undefined;
+  });
   try {
-    prepared = await prepare(name, { worker: true, redisUrl: opts.redisUrl }, runTag, 0);
-    target = await startTarget(prepared.spec, { readyTimeoutMs: 60_000 });
-    const job = {
-      url: target.url,
-      path: target.path,
-      ownerId: target.ownerId,
-      runTag: `${runTag}${name.slice(0, 1)}o`,
-      baseTimestamp: Date.now(),
-      rate: opts.rate,
-      connections: opts.connections,
-    };
-    opts.log(
-      `  ${name}: ${opts.rate}/s, warm-up ${opts.warmupS} s, then ${opts.rounds} × ${opts.durationS} s…`,
-    );
-    const runs: RateResult[] = [await sendAtRate({ ...job, durationS: opts.warmupS, startIndex: 0 })];
-    let next = runs[0]?.nextIndex ?? 0;
-    for (let r = 0; r < Math.max(1, opts.rounds); r++) {
-      const before = processCpuUs(target.pid, ticks);
-      const run = await sendAtRate({ ...job, durationS: opts.durationS, startIndex: next });
-      const cpuUs = processCpuUs(target.pid, ticks) - before;
-      next = run.nextIndex;
-      runs.push(run);
-      result.rounds.push({
-        ok2xx: run.ok2xx,
-        other: run.other,
-        cpuUs,
-        usPerDelivery: run.ok2xx > 0 ? cpuUs / run.ok2xx : null,
-        p99Ms: run.latencyMs.p99,
+    for (const name of o.targets) {
+      const result = blank(name);
+      let prepared: Prepared | undefined;
+      try {
+        prepared = await prepare(name, ingestOpts, runTag, 0);
+        const target = await startTarget(prepared.spec, { readyTimeoutMs: 60_000 });
+        const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+        running.push({ name, prepared, target, body: gen.body, next: 0, loads: [], result });
+      } catch (err) {
+        result.error = err instanceof Error ? err.message : String(err);
+        failed.push(result);
+        await prepared?.cleanup().catch(() => null);
+      }
+    }
+    const load = async (r: Running, durationS: number) => {
+      const run = await runLoad({
+        url: r.target.url,
+        path: r.target.path,
+        connections: o.connections,
+        durationS,
+        overallRate: o.rate,
+        body: r.body,
+        startIndex: r.next,
+        title: `${r.name} at ${o.rate}/s`,
       });
+      r.next = run.nextIndex;
+      r.loads.push(run);
+      return run;
+    };
+    // At least 3 s: at a fixed rate 1 s is too few requests for the JIT to settle.
+    const warmupS = Math.max(3, o.warmupS);
+    o.log(`  warm-up ${warmupS} s each at ${o.rate}/s…`);
+    for (const r of running) await load(r, warmupS);
+    for (let round = 0; round < Math.max(1, o.rounds); round++) {
+      // Each round starts with the next target: none always runs first.
+      for (let k = 0; k < running.length; k++) {
+        const r = running[(round + k) % running.length] as Running;
+        try {
+          const before = processTicks(r.target.pid);
+          const run = await load(r, o.durationS);
+          const ticks = processTicks(r.target.pid) - before;
+          r.result.rounds.push({
+            ticks,
+            answered: run.answered,
+            usPerDelivery: run.answered > 0 ? (ticks / hz) * 1e6 * (1 / run.answered) : null,
+          });
+        } catch (err) {
+          r.result.error ??= err instanceof Error ? err.message : String(err);
+        }
+      }
+      o.log(
+        `  round ${round + 1}: ${running.map((r) => `${r.name} ${fmt(r.result.rounds.at(-1))}`).join(", ")}`,
+      );
     }
-    const cpu = result.rounds.reduce((n, r) => n + r.cpuUs, 0);
-    const ok = result.rounds.reduce((n, r) => n + r.ok2xx, 0);
-    result.usPerDelivery = ok > 0 ? cpu / ok : null;
-    result.accepted = runs.reduce((n, r) => n + r.ok2xx, 0);
-    const other = runs.reduce((n, r) => n + r.other, 0);
-    if (other > 0) result.problems.push(`${other} deliveries not answered 2xx`);
-    const counts = await settledCounts(target);
-    if (name !== "bare") {
-      result.stored = counts.stored;
-      if (counts.stored !== result.accepted)
-        result.problems.push(`${result.accepted} answered 2xx, ${counts.stored} stored`);
+    for (const r of running) {
+      try {
+        const counts = await settledCounts(r.target);
+        r.result.check = check(r.loads, counts.stored);
+      } catch (err) {
+        r.result.error ??= err instanceof Error ? err.message : String(err);
+      }
+      const ticks = r.result.rounds.reduce((n, x) => n + x.ticks, 0);
+      const answered = r.result.rounds.reduce((n, x) => n + x.answered, 0);
+      const measured = r.loads.slice(1);
+      const seconds = measured.reduce((n, l) => n + l.durationS, 0);
+      r.result.usPerDelivery = answered > 0 ? ((ticks / hz) * 1e6) / answered : null;
+      r.result.answeredPerSecond = seconds > 0 ? answered / seconds : null;
+      r.result.p99Ms = measured.length > 0 ? Math.max(...measured.map((l) => l.latencyMs.p99)) : null;
     }
-    opts.log(
-      `    µs/delivery by round ${result.rounds.map((r) => Math.round(r.usPerDelivery ?? 0)).join(" → ")}` +
-        `${result.problems.length ? `; ${result.problems.join("; ")}` : ""}`,
-    );
-  } catch (err) {
-    result.error = err instanceof Error ? err.message : String(err);
   } finally {
-    await target?.close();
-    if (prepared) await prepared.cleanup().catch(() => null);
+    for (const r of running) {
+      await r.target.close();
+      try {
+        await r.prepared.cleanup();
+      } catch (err) {
+        const message = `clean-up failed: ${err instanceof Error ? err.message : String(err)}`;
+        r.result.error = r.result.error ? `${r.result.error}; ${message}` : message;
+      }
+    }
   }
-  return result;
+  const all = [...running.map((r) => r.result), ...failed];
+  const bare = all.find((t) => t.name === "bare")?.usPerDelivery ?? null;
+  for (const t of all) t.vsBare = bare && t.usPerDelivery !== null ? t.usPerDelivery / bare : null;
+  return {
+    rate: o.rate,
+    connections: o.connections,
+    durationS: o.durationS,
+    rounds: Math.max(1, o.rounds),
+    clockTicksPerSecond: hz,
+    targets: o.targets.flatMap((name) => all.filter((t) => t.name === name)),
+  };
 }
 
-export async function runOutside(opts: OutsideOptions): Promise<OutsideResult> {
-  const runTag = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
-  const ticks = clockTicks();
-  const targets: OutsideTarget[] = [];
-  for (const name of opts.targets) targets.push(await measure(name, opts, runTag, ticks));
-  const bare = targets.find((t) => t.name === "bare" && !t.error)?.usPerDelivery ?? null;
-  for (const t of targets)
-    t.vsBare = bare !== null && bare > 0 && t.usPerDelivery !== null ? t.usPerDelivery / bare : null;
-  return {
-    rate: opts.rate,
-    durationS: opts.durationS,
-    rounds: Math.max(1, opts.rounds),
-    clockTicksPerSecond: ticks,
-    targets,
-  };
+function fmt(r: { usPerDelivery: number | null } | undefined): string {
+  return r?.usPerDelivery == null ? "–" : `${Math.round(r.usPerDelivery)} µs`;
 }
+
+/** The goal per store: CPU per delivery vs bare node:http's, at the same fixed rate. */
+export const OUTSIDE_GOALS: Record<Exclude<OutsideTargetName, "bare">, number> = {
+  memory: 1.5,
+  redis: 1.5,
+  sqlite: 2.5,
+};

@@ -161,17 +161,25 @@ export interface Ingestor {
   route: CustomRoute;
 }
 
-/** The two 200 answers, encoded once. */
+/** The two 200 answers, body and headers built once (the headers as a flat list, see write()). */
 const ANSWERS = {
-  stored: JSON.stringify({ status: "stored" }),
-  duplicate: JSON.stringify({ status: "duplicate" }),
+  stored: answerOf(JSON.stringify({ status: "stored" })),
+  duplicate: answerOf(JSON.stringify({ status: "duplicate" })),
 } as const;
+
+function answerOf(body: string): { body: string; headers: readonly string[] } {
+  return { body, headers: headersOf(body) };
+}
+
+function headersOf(body: string): string[] {
+  return ["content-type", "application/json", "content-length", String(Buffer.byteLength(body))];
+}
 
 /** Answers `status` with a JSON `body`; `extra`: more headers, as name, value, name, value... */
 function write(res: ServerResponse, status: number, body: string, extra?: readonly string[]): void {
   // A length, not chunked encoding, and a string body: the head and body go out in one write. The
   // headers as a flat list, which Node writes as they are (an object is walked and copied).
-  const headers = ["content-type", "application/json", "content-length", String(Buffer.byteLength(body))];
+  const headers = headersOf(body);
   if (extra) headers.push(...extra);
   res.writeHead(status, headers);
   res.end(body);
@@ -253,8 +261,12 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     }
     o.onResult?.(r);
     if (r.status === 200) {
-      const known = r.body.status === "stored" || r.body.status === "duplicate" ? r.body.status : null;
-      write(res, 200, known ? ANSWERS[known] : JSON.stringify(r.body));
+      const known =
+        r.body.status === "stored" || r.body.status === "duplicate" ? ANSWERS[r.body.status] : null;
+      if (known) {
+        res.writeHead(200, known.headers as string[]);
+        res.end(known.body);
+      } else write(res, 200, JSON.stringify(r.body));
       return;
     }
     log.info({ status: r.status, reason: r.body.error }, "delivery refused");

@@ -75,6 +75,12 @@ export class SqliteDb extends EventEmitter {
   /** The WAL sync in flight, if any. */
   private syncing: Promise<void> | undefined;
 
+  /** The group commit's own statements, prepared once. */
+  private readonly control: Record<
+    "begin" | "savepoint" | "release" | "rollbackTo" | "rollback" | "commit",
+    Statement
+  >;
+
   constructor(file: string, busyTimeoutMs: number) {
     super();
     this.file = file;
@@ -84,6 +90,14 @@ export class SqliteDb extends EventEmitter {
       // NORMAL: the WAL sync of each commit is done by syncWal(), off the event loop.
       this.db.pragma(`synchronous = ${file === ":memory:" ? "FULL" : "NORMAL"}`);
       this.db.exec(CREATE_KEYV);
+      this.control = {
+        begin: this.db.prepare("BEGIN IMMEDIATE"),
+        savepoint: this.db.prepare("SAVEPOINT w"),
+        release: this.db.prepare("RELEASE w"),
+        rollbackTo: this.db.prepare("ROLLBACK TO w"),
+        rollback: this.db.prepare("ROLLBACK"),
+        commit: this.db.prepare("COMMIT"),
+      };
     } catch (err) {
       this.db.close();
       throw err;
@@ -103,6 +117,11 @@ export class SqliteDb extends EventEmitter {
       this.statements.set(sql, s);
     }
     return s;
+  }
+
+  /** Whether writes wait for the next group commit (not yet visible to reads). */
+  writesQueued(): boolean {
+    return this.queue.length > 0;
   }
 
   /** Rows of a statement that returns some (SELECT, RETURNING, PRAGMA); [] for one that does not. */
@@ -180,30 +199,43 @@ export class SqliteDb extends EventEmitter {
     this.queue = [];
     const now = Date.now();
     const results: Array<{ ok: boolean; value: unknown }> = [];
+    // One write alone needs no savepoint: if it throws, the whole transaction is rolled back.
+    const alone = batch.length === 1;
     let began = false;
     try {
-      this.prepare("BEGIN IMMEDIATE").run();
+      this.control.begin.run();
       began = true;
       for (const w of batch) {
         if (w.deadline < now) {
           results.push({ ok: false, value: new Error("gave up waiting for the sqlite connection") });
           continue;
         }
-        this.prepare("SAVEPOINT w").run();
+        if (alone) {
+          try {
+            results.push({ ok: true, value: w.fn() });
+          } catch (err) {
+            this.control.rollback.run();
+            began = false;
+            w.reject(err);
+            return;
+          }
+          continue;
+        }
+        this.control.savepoint.run();
         try {
           results.push({ ok: true, value: w.fn() });
-          this.prepare("RELEASE w").run();
+          this.control.release.run();
         } catch (err) {
           results.push({ ok: false, value: err });
-          this.prepare("ROLLBACK TO w").run();
-          this.prepare("RELEASE w").run();
+          this.control.rollbackTo.run();
+          this.control.release.run();
         }
       }
-      this.prepare("COMMIT").run();
+      this.control.commit.run();
     } catch (err) {
       if (began && this.db.inTransaction) {
         try {
-          this.prepare("ROLLBACK").run();
+          this.control.rollback.run();
         } catch {
           // The connection is gone: nothing was committed either way.
         }

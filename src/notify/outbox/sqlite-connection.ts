@@ -4,22 +4,40 @@
  */
 import type { SqliteDb } from "../../store/index.js";
 
+/**
+ * Small rows keyed by text, written on every delivery: WITHOUT ROWID, so a row lives in one b-tree
+ * (its primary key) instead of a rowid table plus the key's index. Columns of each.
+ */
+const LEAN_TABLES = {
+  outbox_schedule:
+    "video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0",
+  outbox_dedupe: "key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL",
+  outbox_route_count: "route TEXT PRIMARY KEY, n INTEGER NOT NULL",
+} as const;
+
+/** The indexes of the lean tables (a rebuild drops them with the old table). */
+const LEAN_INDEXES = [
+  "CREATE INDEX IF NOT EXISTS outbox_schedule_due_key ON outbox_schedule (due_at, video_key)",
+  "CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)",
+];
+
 /** Created if missing, one statement each. */
 export const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS outbox_items (
   id INTEGER PRIMARY KEY AUTOINCREMENT, video_key TEXT NOT NULL, team_id TEXT NOT NULL,
   received_at INTEGER NOT NULL, json TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS outbox_items_video ON outbox_items (video_key, id)`,
-  `CREATE INDEX IF NOT EXISTS outbox_items_received ON outbox_items (received_at)`,
-  `CREATE TABLE IF NOT EXISTS outbox_schedule (
-  video_key TEXT PRIMARY KEY, due_at INTEGER NOT NULL, owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0)`,
+  // No index on received_at: only stats() (a /metrics scrape) reads it, and it scans the pending
+  // items anyway; every enqueue and ack paid for that index.
+  `DROP INDEX IF EXISTS outbox_items_received`,
+  `CREATE TABLE IF NOT EXISTS outbox_schedule (${LEAN_TABLES.outbox_schedule}) WITHOUT ROWID`,
   // (due_at, video_key): claimDue's ORDER BY … LIMIT reads the first due rows of this index and
   // stops, however many videos wait (on due_at alone it sorted every due row in a temp b-tree).
   `CREATE INDEX IF NOT EXISTS outbox_schedule_due_key ON outbox_schedule (due_at, video_key)`,
   `DROP INDEX IF EXISTS outbox_schedule_due`,
   `CREATE TABLE IF NOT EXISTS outbox_state (
   video_key TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE IF NOT EXISTS outbox_dedupe (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS outbox_dedupe (${LEAN_TABLES.outbox_dedupe}) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)`,
   `CREATE TABLE IF NOT EXISTS outbox_dead (
   id INTEGER PRIMARY KEY AUTOINCREMENT, team_id TEXT NOT NULL, at INTEGER NOT NULL,
@@ -54,15 +72,39 @@ const ROUTE_OF_KEY = `CASE WHEN instr(substr(video_key, instr(video_key, ':') + 
 export function migrateRouteCounts(db: SqliteDb): void {
   if (db.get("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'outbox_route_count'"))
     return;
-  db.exec("CREATE TABLE outbox_route_count (route TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+  db.exec(`CREATE TABLE outbox_route_count (${LEAN_TABLES.outbox_route_count}) WITHOUT ROWID`);
   db.exec(
     `INSERT INTO outbox_route_count (route, n) SELECT ${ROUTE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
   );
 }
 
+/**
+ * After the other upgrades, in the same transaction: a lean table written by an earlier version as
+ * a rowid table is rebuilt WITHOUT ROWID, its rows copied as they are (the statements read and
+ * write both forms alike, so an earlier version still opens the file).
+ */
+export function migrateLeanTables(db: SqliteDb): void {
+  for (const [table, columns] of Object.entries(LEAN_TABLES)) {
+    const row = db.get<{ sql: string }>(
+      "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+      table,
+    );
+    if (row === undefined || /WITHOUT\s+ROWID/i.test(row.sql)) continue;
+    db.exec(`CREATE TABLE ${table}_lean (${columns}) WITHOUT ROWID`);
+    db.exec(`INSERT INTO ${table}_lean SELECT * FROM ${table} WHERE ${columns.split(" ")[0]} IS NOT NULL`);
+    db.exec(`DROP TABLE ${table}`);
+    db.exec(`ALTER TABLE ${table}_lean RENAME TO ${table}`);
+  }
+  for (const statement of LEAN_INDEXES) db.exec(statement);
+}
+
 /** The due videos to claim, earliest first, from the (due_at, video_key) index. Parameters: now, now, max. */
 export const CLAIM_DUE = `SELECT video_key FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
   ORDER BY due_at, video_key LIMIT ?`;
+
+/** A row when some video is due (CLAIM_DUE's test, one row). Parameters: now, now. */
+export const ANY_DUE = `SELECT 1 AS one FROM outbox_schedule WHERE due_at <= ? AND (owner IS NULL OR lease_until <= ?)
+  LIMIT 1`;
 
 /** Drops up to `max` states expired by `now` whose video is neither scheduled nor leased. Parameters: now, max. */
 export const SWEEP_STATES = `DELETE FROM outbox_state WHERE video_key IN (

@@ -1,7 +1,7 @@
 /**
  * Outbox in the store's sqlite file, in its own tables (`outbox_*`, next to Keyv's `keyv` table),
- * on the store's one synchronous connection (src/store/sqlite.ts: WAL, synchronous=FULL, so a
- * committed enqueue survives a power cut). Another process on the same file waits up to the
+ * on the store's one synchronous connection (src/store/sqlite.ts: WAL, each commit answered only
+ * once the WAL is fsynced, so an answered enqueue survives a power cut). Another process on the same file waits up to the
  * store's busy timeout (`opTimeoutMs`) for the write lock.
  *
  * Atomicity: every write (enqueue, claimDue, renew, ack, release, setState, deadLetter, once,
@@ -44,11 +44,13 @@ import {
 } from "./common.js";
 import {
   ACK_ITEMS,
+  ANY_DUE,
   CLAIM_DUE,
   DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
   MAX_LIST,
+  migrateLeanTables,
   migrateRouteCounts,
   migrateStateTable,
   NOTE_PUT,
@@ -95,6 +97,7 @@ export class SqliteOutbox implements Outbox {
         for (const statement of SCHEMA) db.exec(statement);
         migrateStateTable(db, (opts.now ?? Date.now)() + retentionOf(opts).normal);
         migrateRouteCounts(db);
+        migrateLeanTables(db);
       });
       return new SqliteOutbox(store, db, opts);
     });
@@ -129,6 +132,16 @@ export class SqliteOutbox implements Outbox {
   }
 
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<VideoKey[]> {
+    // Nothing due and no state sweep due: answered from what is committed, without a write (the
+    // worker asks after every delivery; most of those asks find nothing due). Not while writes
+    // wait for the next commit: one of them may schedule a video.
+    if (this.now() < this.nextStateSweepAt && !this.closed && !this.db.writesQueued()) {
+      try {
+        if (this.db.get(ANY_DUE, now, now) === undefined) return Promise.resolve([]);
+      } catch {
+        // Let the write path report it.
+      }
+    }
     return this.write("claimDue", () => {
       const db = this.db;
       if (this.now() >= this.nextStateSweepAt) {
