@@ -40,9 +40,9 @@ import { TokenRotation } from "./slack/rotation.js";
 import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./slack/workspaces.js";
 import {
   ActivityRepo,
+  CallbackRepo,
   InstallationRepo,
   openStore,
-  RouteRepo,
   SettingsRepo,
   type Store,
 } from "./store/index.js";
@@ -51,7 +51,7 @@ import type { WatchService } from "./watch/service.js";
 export interface AppCollaborators {
   platform: PlatformClient;
   settings: SettingsRepo;
-  routes: RouteRepo;
+  callbacks: CallbackRepo;
   outbox: Outbox;
   /** Per-profile counters shown on the App Home. */
   activity?: ActivityRepo;
@@ -205,7 +205,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     },
   });
   const ingestor = createIngestor({
-    routes: c.routes,
+    callbacks: c.callbacks,
     outbox: c.outbox,
     logger,
     allowedIps: config.webhookAllowedIps,
@@ -230,7 +230,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     platform: c.platform,
     names,
     settings: c.settings,
-    routes: c.routes,
+    callbacks: c.callbacks,
     outbox: c.outbox,
     activity: c.activity,
     installations,
@@ -341,7 +341,7 @@ export async function startComposedBot(
     metrics,
     pingStore: () => store.ping(),
     settings: new SettingsRepo(store, logger),
-    routes: new RouteRepo(store, logger),
+    callbacks: new CallbackRepo(store, logger),
     activity: new ActivityRepo(store, logger),
     installations,
     store,

@@ -7,7 +7,7 @@
  *  2. Every serialized line passes through `scrubSecrets` before it is written: it replaces the
  *     literal values registered as secrets (client secret, signing secret, bot token, ...) and
  *     anything shaped like a secret (Bearer credentials, JWTs, Slack tokens, RTMP/SRT ingest URLs,
- *     delivery-route tokens) wherever it appears, including messages and error stacks.
+ *     callback tokens) wherever it appears, including messages and error stacks.
  *
  * Callback URLs (a profile's webhook, in particular a foreign one set with `url=`) may carry a
  * secret in their path or query: they are logged as their origin only (scheme://host[:port]),
@@ -80,7 +80,7 @@ const PATTERNS: Array<[RegExp, string | ((match: string, ...groups: string[]) =>
   [/\b(rtmps?|srt):\/\/[^\s"'\\<>]+/gi, `$1://${REDACTED}`],
   // OAuth form bodies
   [/(client_secret=)[^&\s"]+/g, `$1${REDACTED}`],
-  // Delivery-route tokens in URLs
+  // Delivery-callback tokens in URLs
   [/(\/hooks\/platform\/)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
   // Callback URLs as JSON values, plain ("k":"v") or inside a JSON string (\"k\":\"v\"): origin only
   [new RegExp(String.raw`(\\?"(?:${CALLBACK_KEYS})\\?"\s*:\s*\\?")(https?:\/\/[^"\\\s]*)`, "gi"), toOrigin],

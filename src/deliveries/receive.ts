@@ -2,7 +2,7 @@
  * The platform's delivery route, `POST /hooks/platform/<token>`.
  *
  * Checks, cheapest first: source address (403), token (404, looked up by hash and compared in
- * constant time by RouteRepo) before a byte of the body is read (the 403/404 answers close the
+ * constant time by CallbackRepo) before a byte of the body is read (the 403/404 answers close the
  * connection, so the unread body does not matter), size (413, reading stops at the limit),
  * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
  * timestamp window (400 with the reason; src/deliveries/limits.ts). Then the delivery is stored
@@ -19,14 +19,14 @@ import type { Logger } from "../log.js";
 import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
 import { parseDelivery } from "../platform/index.js";
-import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
+import { type Callback, type CallbackRepo, StoreUnavailableError } from "../store/index.js";
 import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
 
 export interface ReceiveOptions {
-  routes: RouteRepo;
+  callbacks: CallbackRepo;
   outbox: Outbox;
   logger: Logger;
   allowedIps: readonly string[];
@@ -147,11 +147,11 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null
 
 export interface Ingestor {
   /**
-   * Validates, routes and stores one delivery body for a route token (looked up like the HTTP
+   * Validates, routes and stores one delivery body for a callback token (looked up like the HTTP
    * path does), or for a route already resolved (`/webhook test`: settings keep the route's id,
    * never its token).
    */
-  ingest(target: string | Route, body: Buffer | string): Promise<IngestResult>;
+  ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult>;
   /**
    * Answers one delivery request for `token` (the path segment after /hooks/platform/); resolves
    * once the answer is written. Used by the front listener (src/deliveries/front.ts).
@@ -182,17 +182,17 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
   const now = o.now ?? Date.now;
   const log = o.logger.child({ component: "webhooks" });
 
-  async function ingest(target: string | Route, body: Buffer | string): Promise<IngestResult> {
-    // One async frame for both (no extra call on the hot path): a token is looked up (RouteRepo
+  async function ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult> {
+    // One async frame for both (no extra call on the hot path): a token is looked up (CallbackRepo
     // answers a malformed one undefined without asking the store), a route is used as is.
-    const route = typeof target !== "string" ? target : await o.routes.get(target);
+    const route = typeof target !== "string" ? target : await o.callbacks.get(target);
     const r = route ? await store(route, body) : result(404, { error: "unknown delivery token" });
     o.onDelivered?.();
     return r;
   }
 
   /** Checks and stores one body for a known route. */
-  async function store(route: Route, body: Buffer | string): Promise<IngestResult> {
+  async function store(route: Callback, body: Buffer | string): Promise<IngestResult> {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
     let json: unknown;
@@ -230,7 +230,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
       if (allowed && !allowed(clientAddress(req, o.trustProxy))) {
         r = result(403, { error: "source address not allowed" });
       } else {
-        const route = await o.routes.get(token);
+        const route = await o.callbacks.get(token);
         if (!route) {
           r = result(404, { error: "unknown delivery token" });
         } else {

@@ -2,7 +2,7 @@
  * Messages of `/webhook`: the configuration read back from the platform plus where this
  * workspace routes it, the set / remove confirmations, and the managers list.
  *
- * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
+ * Secrets: this bot's callback URL ends with an unguessable callback token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
 import { slackDate, utcText } from "./dates.js";
@@ -35,7 +35,7 @@ import {
 const MAX_EVENTS_SHOWN = 20;
 
 /** What this workspace stored about the profile's webhook (ProfileSettings fits it). */
-export interface WebhookRouteInfo {
+export interface WebhookCallbackInfo {
   /** Channel the notifications go to; null when a foreign URL was registered. */
   channelId: string | null;
   /** The foreign callback URL registered through the bot, or null. */
@@ -54,12 +54,12 @@ export interface WebhookConfigOptions {
   profileName?: string | undefined;
   /** As read back from the platform. */
   webhook: WebhookConfig;
-  route?: WebhookRouteInfo | null;
+  route?: WebhookCallbackInfo | null;
   /**
    * Alias of `route`, so a stored ProfileSettings can be spread in as is (`route` wins). Only the
-   * fields of WebhookRouteInfo are read: the stored route id is never rendered.
+   * fields of WebhookCallbackInfo are read: the stored callback id is never rendered.
    */
-  settings?: WebhookRouteInfo | null;
+  settings?: WebhookCallbackInfo | null;
   /** The platform's callback_url is this bot's route for this workspace. */
   ownsCallback: boolean;
   isManager: boolean;
@@ -88,7 +88,7 @@ export function displayUrl(url: string): string {
   }
 }
 
-function describeCallback(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string {
+function describeCallback(o: WebhookConfigOptions, route: WebhookCallbackInfo | null | undefined): string {
   const url = o.webhook.callback_url;
   if (url === null || url === "") return "nowhere (no callback URL)";
   if (o.ownsCallback) {
@@ -112,7 +112,7 @@ function eventLines(events: readonly string[] | null): string[] {
   return lines;
 }
 
-function warnings(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string[] {
+function warnings(o: WebhookConfigOptions, route: WebhookCallbackInfo | null | undefined): string[] {
   const out: string[] = [];
   const state = webhookState(o.webhook);
   const id = profileRef(o.profileId, o.profileName);
@@ -141,7 +141,7 @@ function warnings(o: WebhookConfigOptions, route: WebhookRouteInfo | null | unde
   return out;
 }
 
-function managerButtons(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): Button[] {
+function managerButtons(o: WebhookConfigOptions, route: WebhookCallbackInfo | null | undefined): Button[] {
   const state = webhookState(o.webhook);
   const buttons: Button[] = [];
   // Rule 4 of spec 4.2: events alone can change only on a complete webhook.

@@ -57,7 +57,7 @@ export type UnsubscribeOutcome =
 
 /** Whether this bot receives the profile's events in this workspace. */
 function ours(p: ProfileSettings | undefined): p is ProfileSettings {
-  return p !== undefined && p.foreignUrl === null && p.routeId !== null;
+  return p !== undefined && p.foreignUrl === null && p.callbackId !== null;
 }
 
 /** What one subscribe or unsubscribe last sent to the platform (it may run again, see below). */

@@ -53,15 +53,15 @@ async function settleWebhook(
   deps: BotDeps,
   p: ProfileSettings,
 ): Promise<{ outcome: WebhookOutcome; reason: string }> {
-  if (p.foreignUrl !== null || p.routeId === null)
+  if (p.foreignUrl !== null || p.callbackId === null)
     return {
       outcome: "left_foreign",
       reason: "the workspace pointed it at its own URL, not at this bot; it does not depend on the app",
     };
-  const routeId = p.routeId;
+  const callbackId = p.callbackId;
   try {
     const webhook = await deps.platform.getProfileWebhook(p.profileId);
-    if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, routeId))
+    if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, callbackId))
       return {
         outcome: "left_elsewhere",
         reason: "it no longer points at this workspace's route (changed outside the bot)",
@@ -121,8 +121,8 @@ export async function forgetWorkspace(deps: BotDeps, t: UninstallTarget, reason:
         ? "uninstall: platform webhook removed"
         : "uninstall: platform webhook left in place",
     );
-    const routeId = p.routeId;
-    if (routeId) await attempt(log, "delete a route", () => deps.routes.deleteById(routeId));
+    const callbackId = p.callbackId;
+    if (callbackId) await attempt(log, "delete a route", () => deps.callbacks.deleteById(callbackId));
     if (deps.activity) {
       const activity = deps.activity;
       await attempt(log, "delete activity", () => activity.remove(teamId, p.profileId));

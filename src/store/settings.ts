@@ -1,17 +1,17 @@
 /**
  * Typed repositories over the store: per-workspace webhook settings and added managers (the
- * delivery routes behind `/hooks/platform/<token>` are in routes.ts).
+ * delivery routes behind `/hooks/platform/<token>` are in callbacks.ts).
  *
  * Data layout (keys without the store's namespace; every value carries a schema version `v`):
  *
- *   team:<T>:profiles   { v: 3, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
+ *   team:<T>:profiles   { v: 4, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
  *   team:<T>:managers   { v: 1, managers: { <userId>: { addedBy, addedAt } } }
- *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }   (routes.ts)
+ *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }   (callbacks.ts)
  *   claim:<profileId>   { v: 1, teamId, claimedAt }   (which workspace manages it: claims.ts)
  *
- * A delivery-route token is stored nowhere: a profile keeps its route id, the token's sha256 in hex
+ * A callback token is stored nowhere: a profile keeps its callback id, the token's sha256 in hex
  * (the same hex as the route's key). Profiles documents of version 1 kept the token itself
- * (`callbackToken`): one is still read, converted (route id = sha256 of the token) and rewritten
+ * (`callbackToken`): one is still read, converted (callback id = sha256 of the token) and rewritten
  * at once, so the token leaves the store without anyone doing anything. A rewrite that fails is
  * logged and tried again on the next read. The rewrite is a compare-and-set against the document
  * it converted: if another replica changed it meanwhile, the rewrite is dropped (that change is
@@ -60,14 +60,14 @@ import {
 } from "./profiles-doc.js";
 
 export {
+  CALLBACK_ID_RE,
   CALLBACK_TOKEN_RE,
+  callbackIdOf,
+  isCallbackId,
   isCallbackToken,
-  isRouteId,
   newCallbackToken,
-  ROUTE_ID_RE,
-  routeIdOf,
   sha256,
-  tokenMatchesRouteId,
+  tokenMatchesCallbackId,
 } from "./crypto.js";
 export { idSchema, type Manager, type ProfileInput, type ProfileSettings } from "./profiles-doc.js";
 
@@ -76,8 +76,8 @@ export { idSchema, type Manager, type ProfileInput, type ProfileSettings } from 
 export const keys = {
   profiles: (teamId: string) => `team:${teamId}:profiles`,
   managers: (teamId: string) => `team:${teamId}:managers`,
-  /** By route id: the token's sha256 in hex. */
-  route: (routeId: string) => `route:${routeId}`,
+  /** A callback by its id (the token's sha256 in hex); the key keeps its first name, `route:`, so stored data reads. */
+  callback: (callbackId: string) => `route:${callbackId}`,
 };
 
 function checkId(what: string, value: string): void {
@@ -110,8 +110,9 @@ export class SettingsRepo {
     const key = keys.profiles(teamId);
     const { value: stored, raw } = await this.docs.snapshot(key, storedProfilesDocSchema);
     if (stored === undefined) return emptyProfiles();
-    if (stored.v === 3) return stored;
-    // Version 1 kept route tokens in the clear; version 2 one channel per profile: rewrite it now,
+    if (stored.v === 4) return stored;
+    // Version 1 kept callback tokens in the clear, version 2 one channel per profile, version 3 the
+    // callback id as `routeId`: rewrite it now,
     // unless another writer changed it meanwhile (its write converted it, or the next one will).
     const doc = current(stored);
     try {
@@ -128,7 +129,7 @@ export class SettingsRepo {
   private upgraded(key: string, from: number): void {
     this.logger.info(
       { key, from },
-      "profiles document upgraded to version 3 (route ids, one subscription per channel)",
+      "profiles document upgraded to version 4 (callback ids, one subscription per channel)",
     );
   }
 
@@ -150,7 +151,7 @@ export class SettingsRepo {
       async (stored): Promise<Next<ProfilesDoc>> => {
         from = stored?.v;
         const doc = stored === undefined ? emptyProfiles() : current(stored);
-        if (!(await fn(doc)) && stored?.v === 3) return KEEP;
+        if (!(await fn(doc)) && stored?.v === 4) return KEEP;
         return Object.keys(doc.profiles).length === 0 && doc.defaultProfileId === null ? REMOVE : doc;
       },
     );

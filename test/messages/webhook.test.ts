@@ -188,12 +188,12 @@ describe("webhookConfigMessage", () => {
     expect(actionIds(msg)).toEqual([ACTIONS.webhookRemove]);
   });
 
-  it("accepts stored settings in place of route, without rendering their route id", () => {
-    const routeId = createHash("sha256").update(TOKEN).digest("hex");
+  it("accepts stored settings in place of route, without rendering their callback id", () => {
+    const callbackId = createHash("sha256").update(TOKEN).digest("hex");
     const settings = {
       profileId: "x1abc2",
       channelId: "C0NEWS",
-      routeId,
+      callbackId,
       foreignUrl: null,
       events: ["video.published"],
       setBy: "U0ALICE",
@@ -202,7 +202,7 @@ describe("webhookConfigMessage", () => {
     const { route: _route, ...rest } = ours();
     const msg = checked(webhookConfigMessage({ ...rest, settings }));
     expect(JSON.stringify(msg)).not.toContain(TOKEN);
-    expect(JSON.stringify(msg)).not.toContain(routeId);
+    expect(JSON.stringify(msg)).not.toContain(callbackId);
     expect(blockText(msg)).toContain("this bot → <#C0NEWS>");
   });
 
