@@ -321,17 +321,17 @@ export interface ComposedBot {
 export async function startComposedBot(
   config: Config,
   logger: Logger,
-  o: ComposeOptions = {},
+  opts: ComposeOptions = {},
 ): Promise<ComposedBot> {
   if (config.slack.mode === "oauth" && config.allowedWorkspaces.includes("*"))
     logger.warn(
       "ALLOWED_WORKSPACES is *: every Slack workspace can install this bot and use the profiles bound to it; list the team ids (T…) or enterprise ids (E…) instead",
     );
   const store = await openStore(config.store, logger, {
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    ...(o.storeOpTimeoutMs ? { opTimeoutMs: o.storeOpTimeoutMs } : {}),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
   });
-  const outbox = await createOutbox(store, logger, o.routeQuota ? { routeQuota: o.routeQuota } : {});
+  const outbox = await createOutbox(store, logger, opts.routeQuota ? { routeQuota: opts.routeQuota } : {});
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
@@ -346,10 +346,10 @@ export async function startComposedBot(
     installations,
     store,
     logger,
-    ...(o.watch ? { watch: o.watch } : {}),
-    ...(o.slowCardMs ? { slowCardMs: o.slowCardMs } : {}),
-    ...(o.worker ? { worker: o.worker } : {}),
-    ...(o.httpTimeouts ? { httpTimeouts: o.httpTimeouts } : {}),
+    ...(opts.watch ? { watch: opts.watch } : {}),
+    ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),
+    ...(opts.worker ? { worker: opts.worker } : {}),
+    ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
   });
   const server = await built.start();
   const port = (server?.address() as AddressInfo | null | undefined)?.port ?? config.port;

@@ -61,11 +61,11 @@ export class MemoryReadBudget implements ReadBudget {
 
   constructor(
     readonly sizes: BudgetSizes,
-    private readonly o: { now?: () => number; maxEntries?: number } = {},
+    private readonly opts: { now?: () => number; maxEntries?: number } = {},
   ) {}
 
   private now(): number {
-    return this.o.now?.() ?? Date.now();
+    return this.opts.now?.() ?? Date.now();
   }
 
   private level(key: string, rate: number, now: number): number {
@@ -75,7 +75,7 @@ export class MemoryReadBudget implements ReadBudget {
   }
 
   private sweep(now: number): void {
-    const max = this.o.maxEntries ?? 100_000;
+    const max = this.opts.maxEntries ?? 100_000;
     if (this.buckets.size <= max && now - this.lastSweep < MINUTE_MS) return;
     this.lastSweep = now;
     // Every bucket refills within a minute: one untouched for a minute is full, i.e. absent.

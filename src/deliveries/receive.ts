@@ -177,17 +177,17 @@ function write(res: ServerResponse, status: number, body: string, extra?: readon
   res.end(body);
 }
 
-export function createIngestor(o: ReceiveOptions): Ingestor {
-  const allowed = allowList(o.allowedIps);
-  const now = o.now ?? Date.now;
-  const log = o.logger.child({ component: "webhooks" });
+export function createIngestor(opts: ReceiveOptions): Ingestor {
+  const allowed = allowList(opts.allowedIps);
+  const now = opts.now ?? Date.now;
+  const log = opts.logger.child({ component: "webhooks" });
 
   async function ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult> {
     // One async frame for both (no extra call on the hot path): a token is looked up (CallbackRepo
     // answers a malformed one undefined without asking the store), a route is used as is.
-    const route = typeof target !== "string" ? target : await o.callbacks.get(target);
+    const route = typeof target !== "string" ? target : await opts.callbacks.get(target);
     const r = route ? await store(route, body) : result(404, { error: "unknown delivery token" });
-    o.onDelivered?.();
+    opts.onDelivered?.();
     return r;
   }
 
@@ -210,7 +210,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     const late = timestampProblem(d.timestamp, at);
     if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
     const { item, dedupeKey } = outboxItemOf(route, d, at);
-    const outcome = await o.outbox.enqueue(item, dedupeKey, at);
+    const outcome = await opts.outbox.enqueue(item, dedupeKey, at);
     if (outcome === "full") {
       return refused(429, "over_quota", "too many deliveries of this route are waiting to be processed");
     }
@@ -219,7 +219,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
 
   async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     await answer(req, res, token);
-    o.onDelivered?.();
+    opts.onDelivered?.();
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -227,10 +227,10 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     // Answered before the body was read (or while it still comes): close the connection after.
     let hangUp = true;
     try {
-      if (allowed && !allowed(clientAddress(req, o.trustProxy))) {
+      if (allowed && !allowed(clientAddress(req, opts.trustProxy))) {
         r = result(403, { error: "source address not allowed" });
       } else {
-        const route = await o.callbacks.get(token);
+        const route = await opts.callbacks.get(token);
         if (!route) {
           r = result(404, { error: "unknown delivery token" });
         } else {
@@ -251,7 +251,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
       }
       r = result(503, { error: "temporarily unable to store the delivery; try again" });
     }
-    o.onResult?.(r);
+    opts.onResult?.(r);
     if (r.status === 200) {
       const known = r.body.status === "stored" || r.body.status === "duplicate" ? r.body.status : null;
       write(res, 200, known ? ANSWERS[known] : JSON.stringify(r.body));

@@ -68,9 +68,9 @@ function platformProblem(err: unknown): string {
   return READY_PROBLEMS.tokenUnavailable;
 }
 
-export function healthRoutes(o: HealthOptions): CustomRoute[] {
-  const log = o.logger.child({ component: "health" });
-  const expected = o.metricsToken ? digest(o.metricsToken) : undefined;
+export function healthRoutes(opts: HealthOptions): CustomRoute[] {
+  const log = opts.logger.child({ component: "health" });
+  const expected = opts.metricsToken ? digest(opts.metricsToken) : undefined;
   if (!expected)
     log.warn("METRICS_TOKEN is not set: /metrics is public; set it to require Authorization: Bearer <token>");
 
@@ -81,11 +81,11 @@ export function healthRoutes(o: HealthOptions): CustomRoute[] {
     const problems: Record<string, string> = {};
     const errors: Record<string, unknown> = {};
     await Promise.all([
-      o.pingStore?.().catch((err: unknown) => {
+      opts.pingStore?.().catch((err: unknown) => {
         problems.store = READY_PROBLEMS.store;
         errors.store = err instanceof Error ? stdSerializers.err(err) : err;
       }),
-      o.platform.checkToken().catch((err: unknown) => {
+      opts.platform.checkToken().catch((err: unknown) => {
         problems.platform = platformProblem(err);
         errors.platform = err instanceof Error ? stdSerializers.err(err) : err;
       }),
@@ -140,10 +140,10 @@ export function healthRoutes(o: HealthOptions): CustomRoute[] {
             return;
           }
         }
-        void o.metrics.registry.metrics().then(
+        void opts.metrics.registry.metrics().then(
           (text) => {
             res.writeHead(200, {
-              "content-type": o.metrics.registry.contentType,
+              "content-type": opts.metrics.registry.contentType,
               "cache-control": "no-store",
             });
             res.end(text);

@@ -78,30 +78,30 @@ export interface FanOutResult {
  * that channel's key. Returns the subscription's filter for the items, or null (copy them).
  */
 export async function directFilter(
-  o: Pick<FanOutDeps, "settings" | "outbox">,
+  opts: Pick<FanOutDeps, "settings" | "outbox">,
   key: VideoKey,
   first: OutboxItem | undefined,
 ): Promise<((item: OutboxItem) => boolean) | null> {
   if (!first) return null;
-  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const profile = await opts.settings.getProfile(first.teamId, first.profileId);
   const subs = profile?.subscriptions ?? [];
   const only = subs[0];
   if (subs.length > 1 || (only !== undefined && only.channelId !== first.channelId)) return null;
-  if ((await o.outbox.getState(channelKeyOf(key, first.channelId))) !== undefined) return null;
+  if ((await opts.outbox.getState(channelKeyOf(key, first.channelId))) !== undefined) return null;
   if (only === undefined) return () => true;
   return (item) => matchesSubscription(only, item.delivery.type, item.delivery.data, WEBHOOK_EVENTS);
 }
 
 /** Copies a route key's pending items to the matching channels' keys, then acknowledges them. */
-export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
-  const { outbox, owner } = o;
-  const read = await outbox.pending(key, o.batch);
+export async function fanOut(opts: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
+  const { outbox, owner } = opts;
+  const read = await outbox.pending(key, opts.batch);
   const good = read.filter((i) => i.damaged === undefined);
-  if (good.length < read.length && !(await setAsideDamaged(o, key, read)))
+  if (good.length < read.length && !(await setAsideDamaged(opts, key, read)))
     return { dueAt: null, handled: [] };
   const first = good[0];
   if (!first) return { dueAt: null, handled: [] };
-  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const profile = await opts.settings.getProfile(first.teamId, first.profileId);
   const subs = profile && profile.subscriptions.length > 0 ? profile.subscriptions : null;
   const handled: OutboxItem[] = [];
   let dueAt: number | null = null;
@@ -118,14 +118,14 @@ export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult
       const outcome = await outbox.enqueue(
         { ...rest, channelId, videoKey },
         `${routeOfVideoKey(videoKey)}:${hash}`,
-        o.now(),
+        opts.now(),
       );
       if (outcome === "full") {
-        o.logger.warn(
+        opts.logger.warn(
           { video: key, channel: channelId },
           "a channel's notifications are over quota; waiting",
         );
-        dueAt = o.now() + FANOUT_RETRY_MS;
+        dueAt = opts.now() + FANOUT_RETRY_MS;
         break outer;
       }
     }

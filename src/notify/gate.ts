@@ -44,9 +44,9 @@ export class ChannelGate {
   private readonly interval: number;
   private readonly now: () => number;
 
-  constructor(o: GateOptions = {}) {
-    this.interval = o.postIntervalMs ?? 1000;
-    this.now = o.now ?? Date.now;
+  constructor(opts: GateOptions = {}) {
+    this.interval = opts.postIntervalMs ?? 1000;
+    this.now = opts.now ?? Date.now;
   }
 
   private get(channel: string): ChannelState {

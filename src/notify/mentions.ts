@@ -71,18 +71,18 @@ export function mayMention(state: VideoState, now: number): MentionCheck {
  * video `mayMention` allows (unless `checkVideo` is false: a worker that reads no titles), bounded.
  */
 export async function mentionFor(
-  o: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile">; now: () => number },
+  opts: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile">; now: () => number },
   state: VideoState,
   checkVideo = true,
 ): Promise<MentionDecision> {
-  const p = await o.settings.getProfile(state.teamId, state.profileId);
+  const p = await opts.settings.getProfile(state.teamId, state.profileId);
   const asked = p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
   if (asked === null) return { mention: null, heldBack: null };
-  const check: MentionCheck = checkVideo ? mayMention(state, o.now()) : { ok: true };
+  const check: MentionCheck = checkVideo ? mayMention(state, opts.now()) : { ok: true };
   if ("waitUntil" in check) return { mention: null, heldBack: null, waitUntil: check.waitUntil };
   if (!check.ok) return { mention: null, heldBack: "unconfirmed" };
   for (let n = 1; n <= MENTIONS_PER_CHANNEL_PER_HOUR; n++) {
-    if (await o.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
+    if (await opts.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
       return { mention: asked, heldBack: null };
   }
   return { mention: null, heldBack: "hourly" };

@@ -36,9 +36,9 @@ export class AcksFirst {
   private acksSeen = 0;
   private pumping = false;
 
-  constructor(o: AcksFirstOptions = {}) {
-    this.maxWaitMs = o.maxWaitMs ?? 1_000;
-    this.now = o.now ?? Date.now;
+  constructor(opts: AcksFirstOptions = {}) {
+    this.maxWaitMs = opts.maxWaitMs ?? 1_000;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Work waiting for a turn. */

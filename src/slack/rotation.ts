@@ -108,18 +108,18 @@ export class TokenRotation {
   private readonly client: WebClient;
   private readonly logger: Logger;
 
-  constructor(private readonly o: TokenRotationOptions) {
+  constructor(private readonly opts: TokenRotationOptions) {
     this.client = new WebClient(undefined, {
-      slackApiUrl: o.apiUrl,
+      slackApiUrl: opts.apiUrl,
       timeout: 10_000,
       retryConfig: { retries: 1 },
     });
-    this.logger = o.logger.child({ component: "token-rotation" });
-    this.windowS = REFRESH_WINDOW_S + Math.floor(Math.random() * (o.jitterS ?? REFRESH_JITTER_S));
+    this.logger = opts.logger.child({ component: "token-rotation" });
+    this.windowS = REFRESH_WINDOW_S + Math.floor(Math.random() * (opts.jitterS ?? REFRESH_JITTER_S));
   }
 
   private now(): number {
-    return this.o.now?.() ?? Date.now();
+    return this.opts.now?.() ?? Date.now();
   }
 
   /** Whether the installation's bot token expires within the window (and can be refreshed). */
@@ -150,7 +150,7 @@ export class TokenRotation {
     const q = queryOf(i);
     let current: Installation | undefined;
     try {
-      current = await this.o.installations.read(q);
+      current = await this.opts.installations.read(q);
     } catch (err) {
       this.logger.warn(
         { err, team },
@@ -175,8 +175,8 @@ export class TokenRotation {
 
   private async exchange(refreshToken: string): Promise<Pair> {
     const r = await this.client.oauth.v2.access({
-      client_id: this.o.clientId,
-      client_secret: this.o.clientSecret,
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
       grant_type: "refresh_token",
       refresh_token: refreshToken,
     });
@@ -201,7 +201,7 @@ export class TokenRotation {
     let mine = false;
     let stored: Installation | undefined;
     try {
-      stored = await this.o.installations.updateInstallation(q, (now) => {
+      stored = await this.opts.installations.updateInstallation(q, (now) => {
         mine = now.bot?.refreshToken === spent;
         // Another pair was stored meanwhile (a reinstall): it is the newer one.
         return mine ? withPair(now, pair) : undefined;
@@ -240,7 +240,7 @@ export class TokenRotation {
       // Most likely spent by another replica a moment ago: its pair is about to be stored.
       for (let waited = 0; waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
         await sleep(SETTLE_STEP_MS);
-        const now = await this.o.installations.read(q).catch(() => null);
+        const now = await this.opts.installations.read(q).catch(() => null);
         if (now === null) break;
         if (now === undefined) throw missing(team);
         if (now.bot?.refreshToken !== spent) return now;
@@ -250,7 +250,7 @@ export class TokenRotation {
     const failure: TokenRefreshFailure = { at: new Date(this.now()).toISOString(), error };
     let stored: Installation | undefined;
     try {
-      stored = await this.o.installations.updateInstallation(q, (now) =>
+      stored = await this.opts.installations.updateInstallation(q, (now) =>
         now.bot?.refreshToken === spent ? { ...now, tokenRefreshFailure: failure } : undefined,
       );
     } catch (noteErr) {

@@ -183,15 +183,15 @@ export type PauseOutcome =
  */
 export async function pause(
   deps: BotDeps,
-  o: { teamId: string; profileId: string; channelId: string; userId: string; ms: number },
+  opts: { teamId: string; profileId: string; channelId: string; userId: string; ms: number },
 ): Promise<PauseOutcome> {
   const now = deps.now();
-  const until = new Date(now.getTime() + o.ms);
+  const until = new Date(now.getTime() + opts.ms);
   let outcome: PauseOutcome = { kind: "not-ours" };
-  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+  await deps.settings.updateProfile(opts.teamId, opts.profileId, (p) => {
     outcome = { kind: "not-ours" };
     if (!ours(p)) return undefined;
-    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    const prev = p.subscriptions.find((s) => s.channelId === opts.channelId);
     outcome = { kind: "not-subscribed" };
     if (!prev) return undefined;
     const on = prev.pause !== undefined && Date.parse(prev.pause.until) > now.getTime();
@@ -200,17 +200,18 @@ export async function pause(
       pause: {
         until: until.toISOString(),
         at: on && prev.pause ? prev.pause.at : now.toISOString(),
-        by: o.userId,
+        by: opts.userId,
       },
     };
     outcome = { kind: "paused", subscription, until, extended: on };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
     };
   });
   const done = outcome as PauseOutcome;
-  if (done.kind === "paused") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, until.getTime());
+  if (done.kind === "paused")
+    await deps.digests?.wake(opts.teamId, opts.profileId, opts.channelId, until.getTime());
   return done;
 }
 
@@ -223,14 +224,14 @@ export type ResumeOutcome =
 /** `/webhook resume`: the channel's pause ends now; its catch-up is posted at once. */
 export async function resume(
   deps: BotDeps,
-  o: { teamId: string; profileId: string; channelId: string },
+  opts: { teamId: string; profileId: string; channelId: string },
 ): Promise<ResumeOutcome> {
   const now = deps.now();
   let outcome: ResumeOutcome = { kind: "not-ours" };
-  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+  await deps.settings.updateProfile(opts.teamId, opts.profileId, (p) => {
     outcome = { kind: "not-ours" };
     if (!ours(p)) return undefined;
-    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    const prev = p.subscriptions.find((s) => s.channelId === opts.channelId);
     outcome = { kind: "not-subscribed" };
     if (!prev) return undefined;
     outcome = { kind: "not-paused" };
@@ -239,11 +240,12 @@ export async function resume(
     outcome = { kind: "resumed" };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
     };
   });
   const done = outcome as ResumeOutcome;
-  if (done.kind === "resumed") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, now.getTime());
+  if (done.kind === "resumed")
+    await deps.digests?.wake(opts.teamId, opts.profileId, opts.channelId, now.getTime());
   return done;
 }
 

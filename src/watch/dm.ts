@@ -36,7 +36,7 @@ export class DirectMessages {
   private readonly ims = new Map<string, string>();
   private readonly members = new Map<string, { at: number; v: "member" | "gone" }>();
 
-  constructor(private readonly o: DirectMessagesOptions) {}
+  constructor(private readonly opts: DirectMessagesOptions) {}
 
   /**
    * The IM channel (D…) of the bot with `userId`, opened with `client` (default: the workspace's).
@@ -46,7 +46,7 @@ export class DirectMessages {
     const key = `${teamId}:${userId}`;
     const hit = this.ims.get(key);
     if (hit !== undefined) return hit;
-    const slack = client ?? (await this.o.slackFor(teamId));
+    const slack = client ?? (await this.opts.slackFor(teamId));
     const res = await slack.conversations.open({ users: userId });
     const id = res.channel?.id;
     if (typeof id !== "string" || id === "") throw new Error("conversations.open answered no channel");
@@ -59,22 +59,22 @@ export class DirectMessages {
   async membership(teamId: string, userId: string): Promise<Membership> {
     const key = `${teamId}:${userId}`;
     const hit = this.members.get(key);
-    const ttl = this.o.cacheMs ?? DEFAULT_MEMBER_CACHE_MS;
-    if (hit !== undefined && this.o.now() - hit.at < ttl) return hit.v;
+    const ttl = this.opts.cacheMs ?? DEFAULT_MEMBER_CACHE_MS;
+    if (hit !== undefined && this.opts.now() - hit.at < ttl) return hit.v;
     let v: "member" | "gone";
     try {
-      const res = await (await this.o.slackFor(teamId)).users.info({ user: userId });
+      const res = await (await this.opts.slackFor(teamId)).users.info({ user: userId });
       v = res.user === undefined || res.user.deleted === true ? "gone" : "member";
     } catch (err) {
       const code = slackErrorCode(err);
       if (code !== "user_not_found") {
-        this.o.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
+        this.opts.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
         return "unknown";
       }
       v = "gone";
     }
     if (this.members.size >= MAX_CACHED) this.members.clear();
-    this.members.set(key, { at: this.o.now(), v });
+    this.members.set(key, { at: this.opts.now(), v });
     if (v === "gone") this.ims.delete(key);
     return v;
   }

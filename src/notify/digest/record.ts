@@ -89,12 +89,12 @@ export class Digests {
   private readonly logger: Logger;
   private readonly now: () => number;
 
-  constructor(o: DigestsOptions) {
-    this.log = o.log;
-    this.settings = o.settings;
-    this.periodMs = o.periodMs;
-    this.logger = o.logger;
-    this.now = o.now ?? Date.now;
+  constructor(opts: DigestsOptions) {
+    this.log = opts.log;
+    this.settings = opts.settings;
+    this.periodMs = opts.periodMs;
+    this.logger = opts.logger;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Whether the channel's subscription to the profile holds its live messages back now. */
