@@ -28,8 +28,8 @@ import {
   digestLogFor,
   MemoryDigestLog,
 } from "./notify/digest/index.js";
-import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
+import { ChannelGate } from "./notify/pacing.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
@@ -111,7 +111,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       );
   }
   const metrics = c.metrics ?? new Metrics();
-  metrics.watchOutbox(c.outbox);
+  metrics.observeOutbox(c.outbox);
   const managers = new ManagerPolicy({
     managerUserIds: config.managerUserIds,
     settings: c.settings,

@@ -163,7 +163,7 @@ export class Metrics {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The outbox whose depth and oldest entry /metrics reports. */
-  watchOutbox(outbox: WatchedOutbox): void {
+  observeOutbox(outbox: WatchedOutbox): void {
     this.outbox = outbox;
   }
 
@@ -188,7 +188,7 @@ export class Metrics {
    */
   received(status: number, reason?: string): void {
     this.receivedSince.set(status, (this.receivedSince.get(status) ?? 0) + 1);
-    // A refusal of src/deliveries/limits.ts (too deep, too old...) or "over_quota" (429): also
+    // A refusal of src/deliveries/body-limits.ts (too deep, too old...) or "over_quota" (429): also
     // counted in {stage="refused", result=<reason>}; a fixed, short list of reasons.
     if (reason !== undefined) this.refusedSince.set(reason, (this.refusedSince.get(reason) ?? 0) + 1);
   }

@@ -5,7 +5,7 @@
  * constant time by CallbackRepo) before a byte of the body is read (the 403/404 answers close the
  * connection, so the unread body does not matter), size (413, reading stops at the limit),
  * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
- * timestamp window (400 with the reason; src/deliveries/limits.ts). Then the delivery is stored
+ * timestamp window (400 with the reason; src/deliveries/body-limits.ts). Then the delivery is stored
  * durably in the outbox, deduplicated on (workspace, profile, type, timestamp, data), and only
  * then answered 200; a route with too many items not yet processed gets 429 with Retry-After
  * (the outbox's per-route quota). Storing is the only work on the request path; Slack is the
@@ -20,7 +20,7 @@ import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
 import { parseDelivery } from "../platform/index.js";
 import { type Callback, type CallbackRepo, StoreUnavailableError } from "../store/index.js";
-import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
+import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./body-limits.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
@@ -41,7 +41,7 @@ export interface ReceiveOptions {
 export interface IngestResult {
   status: 200 | 400 | 403 | 404 | 413 | 429 | 503;
   body: Record<string, unknown>;
-  /** Why a hostile delivery was refused (a 400 of src/deliveries/limits.ts, or 429 "over_quota"). */
+  /** Why a hostile delivery was refused (a 400 of src/deliveries/body-limits.ts, or 429 "over_quota"). */
   reason?: RefusalReason | "over_quota";
 }
 

@@ -10,7 +10,7 @@
  * can be in no team or profile id, so the two kinds never meet), deduplicated per channel on
  * (workspace, profile, channel, delivery), then acknowledges the route key's items. Each channel
  * key is then an ordinary video of the worker: its own state (one parent message per video per
- * channel, its own thread), its own lease, its own pacing (src/notify/gate.ts, per channel).
+ * channel, its own thread), its own lease, its own pacing (src/notify/pacing.ts, per channel).
  *
  *  - Nothing lost: a route item is acknowledged only after every copy is stored. Nothing doubled:
  *    a crash in between copies it again, and each channel's dedupe key answers "duplicate".

@@ -22,10 +22,10 @@ import {
 } from "../messages/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
+import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
 import type { HeldChannels } from "./options.js";
 import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
-import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./store.js";
 
 export interface AnnouncerOptions {
   slackFor: (teamId: string) => Promise<WebClient>;

@@ -15,8 +15,8 @@
 import { z } from "zod";
 import type { Logger } from "../log.js";
 import { DEFAULT_NAMESPACE, Documents, type Store } from "../store/index.js";
+import { watchIdSchema } from "./live-docs.js";
 import type { WatchEntry, WatchRegistry } from "./registry.js";
-import { watchIdSchema } from "./store.js";
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const lsDocSchema = z.strictObject({

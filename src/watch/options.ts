@@ -3,7 +3,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { Livestream } from "../platform/index.js";
 import type { Store } from "../store/index.js";
-import type { WatchAccess } from "./gate.js";
+import type { WatchAccess } from "./access.js";
 import type { WatchRegistry } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
 

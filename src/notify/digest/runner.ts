@@ -40,7 +40,7 @@ import {
   type SettingsRepo,
   type Subscription,
 } from "../../store/index.js";
-import type { ChannelGate } from "../gate.js";
+import type { ChannelGate } from "../pacing.js";
 import type { RevokedCheck } from "../revoked.js";
 import { classifySlackError } from "../slack-errors.js";
 import type { Outbox } from "../types.js";
