@@ -1,21 +1,6 @@
 /**
  * The one authorization module: every command, subcommand, button, modal submission and event
- * asks it before anything reaches the platform. One platform key serves every workspace, so the
- * bot itself decides who may see and change what, in this order:
- *
- *  1. the workspace is allowed (multi-workspace mode: ALLOWED_WORKSPACES, checked at each
- *     request, so an installation stored before its workspace was removed from the list is refused);
- *  2. the role (manager-only actions: ManagerPolicy);
- *  3. the profile is bound to the workspace (PROFILE_BINDINGS; single-workspace mode without
- *     bindings: every profile); a livestream's profile is read in the same single GET
- *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
- *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it, while
- *     the claim counts (its holder still installed, allowed and bound: `claimOf`);
- *  5. a read for the person costs one read of the read budgets (src/access/budget.ts), taken
- *     after every yes above and before anything reaches the platform. Identical livestream reads
- *     share one GET (src/access/shared-reads.ts); a read that joins one costs no budget.
- *
- * What the bot does on its own (a delivery's fan-out, a claim's holder) asks `revoked` each time.
+ * More: README.md ("authorize.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";

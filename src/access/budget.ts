@@ -3,14 +3,7 @@
  * shared by every workspace, so the platform reads one Slack user and one workspace may cause are
  * metered by two token buckets, taken together: a read goes ahead only when both have a token.
  * Each bucket holds at most a minute's worth and refills continuously; 0 turns a bucket off.
- *
- * Redis (several replicas): one Lua script reads, refills and takes from both buckets atomically,
- * on Redis's own clock (TIME), so replicas share them. Keys `${namespace}:budget:…` expire when the
- * bucket would be full again: an idle bucket is the same as no key, and nothing grows unbounded.
- * memory/sqlite (one process): the same buckets in a bounded Map.
- *
- * Redis unreachable: fails open to this replica's own buckets (same sizes), so each replica still
- * holds a person to the budget and status cards keep working while the store is down.
+ * More: README.md ("budget.ts").
  */
 import type { Logger } from "../log.js";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../store/index.js";

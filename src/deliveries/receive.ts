@@ -1,16 +1,6 @@
 /**
  * The platform's delivery route, `POST /hooks/platform/<token>`.
- *
- * Checks, cheapest first: source address (403), token (404, looked up by hash and compared in
- * constant time by CallbackRepo) before a byte of the body is read (the 403/404 answers close the
- * connection, so the unread body does not matter), size (413, reading stops at the limit),
- * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
- * timestamp window (400 with the reason; src/deliveries/body-limits.ts). Then the delivery is stored
- * durably in the outbox, deduplicated on (workspace, profile, type, timestamp, data), and only
- * then answered 200; a route with too many items not yet processed gets 429 with Retry-After
- * (the outbox's per-route quota). Storing is the only work on the request path; Slack is the
- * worker's business. A store that cannot be reached gets 503 with Retry-After, so a retrying
- * sender tries again (its retry policy is not shown).
+ * More: README.md ("receive.ts").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";

@@ -6,10 +6,7 @@
  * "token service unavailable" ...) and never the error text, which can carry hosts, ports or the
  * platform's messages; the errors themselves go to the log at warn, once per check (a check runs
  * at most every 5 s, concurrent requests share it).
- *
- * /metrics: with METRICS_TOKEN set it requires `Authorization: Bearer <token>`, compared in
- * constant time (both sides hashed, then timingSafeEqual); anything else is 401 with
- * `WWW-Authenticate: Bearer` and a JSON reason. Without it /metrics is open, and start-up says so.
+ * More: README.md ("health.ts").
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -6,9 +6,7 @@
  * reason (`not_installed`, `workspace_not_allowed`, `profile_not_bound`), counted like every
  * failure, and nothing is posted; one warn line per route and reason says so (not one per item
  * or video), again at most once an hour.
- *
- * The check is the authorizer's `revoked` (src/access): configuration plus, in multi-workspace
- * mode, the workspace's installation, cached: no store read per delivery beyond the worker's own.
+ * More: README.md ("revoked.ts").
  */
 import type { DeadLetterDeps } from "./dead-letters.js";
 import type { OutboxItem, VideoKey } from "./types.js";

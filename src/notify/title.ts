@@ -2,28 +2,7 @@
  * Video titles in the notifications: a video is named by its title, read once from the platform
  * (`GET /videos/{id}?fields=title` through PlatformNames, so the platform client's retries,
  * timeouts and error mapping apply) and kept in the video's state.
- *
- * Once per video, however many events, channels or replicas:
- *  - the state keeps the answer: later passes and a restart read nothing;
- *  - the video's keys (its route key and its channels' copies, src/notify/fanout.ts) and the
- *    replicas share one read. The first pass that needs the title takes the marker
- *    `title:<team>:<profile>:<video>` (the outbox's set-if-absent with a time to live,
- *    READ_LEASE_MS) and reads; the answer goes into a note of the same name (the outbox's
- *    putNote, kept NOTE_TTL_MS) for the others. A replica that stops mid-read leaves its marker to
- *    expire; the next pass then reads.
- *
- * Never holding a message back:
- *  - the first post waits at most WAIT_MS after the title was first asked for (`titleAskedAt`, in
- *    the state, so a pass tried again does not wait again); after that it shows the id, and the
- *    worker looks at the video again every POLL_MS while the answer is pending, to show the title
- *    in place. A pass itself waits at most INLINE_WAIT_MS (a healthy platform answers sooner);
- *    beyond that the first post is held (`holdUntil`) and the worker serves other videos meanwhile,
- *    coming back every HOLD_POLL_MS, so a slow platform does not slow every new video down;
- *  - a parent whose only change is the title waits for the video's next Slack write (more events
- *    coming), up to RIDE_MS after the last one; a complete or deleted video, which expects nothing
- *    more, gets it at once: one chat.update;
- *  - 403, 404, 422, 5xx, timeouts: the id stays. A 404 marks the video not confirmed by the
- *    platform (src/messages/video.ts shows it; mentions.ts refuses its mentions).
+ * More: README.md ("title.ts").
  */
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";

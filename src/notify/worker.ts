@@ -2,36 +2,7 @@
  * The outbox worker: claims due videos, folds their stored deliveries into the video's state, and
  * makes Slack show that state: one parent message per video (posted once, then chat.update), and
  * milestones as thread replies (the Slack steps: show.ts; after a Slack failure: outcome.ts).
- *
- * Crash safety: the state (with which milestones are posted) is written before the deliveries are
- * acknowledged, and applying a delivery twice changes nothing, so a restart at whatever point replays
- * at most a few deliveries harmlessly and resumes the Slack work the state says is not done yet.
- * A post whose record is lost (a crash between Slack's answer and the state write, a store failure
- * then with another replica taking over, an answer lost on the way) is found in Slack by the marker
- * it carries before anything is posted again (src/notify/posted.ts).
- *
- * Coalescing: a parent is updated at most once per `coalesceMs` (progress events in between only
- * change the state; the latest state wins). Milestones and the first post are not delayed beyond
- * the channel's pace.
- *
- * Poison: an item the reducer refuses is a dead letter at once, and its video goes on with the next
- * item. A batch that fails otherwise before its items are acknowledged (not a store outage) is
- * counted in the video's state (`attempt`, so a restart keeps the count); the next try folds its
- * first item alone, and that item is a dead letter after MAX_ATTEMPTS failures.
- *
- * Fan-out (src/notify/fanout.ts): a route key's items are copied to the key of each subscribed
- * channel whose filter matches; everything above applies to each channel's key.
- *
- * Access (src/notify/revoked.ts): before a video's items are copied or anything is posted, the
- * authorizer is asked again whether the workspace may still get the profile's notifications;
- * if not, they are dead letters with the reason and nothing is posted.
- *
- * Titles (src/notify/title.ts): read once per video, kept in its state; the first post waits for
- * it at most 2 s, and a later one is shown in place.
- *
- * Digests and pauses (src/notify/digest/): a channel whose subscription holds its messages back
- * gets no Slack call; the video's new milestones are recorded for its digest or catch-up instead
- * (once the title is known, or after the same 2 s), and marked done in the state.
+ * More: README.md ("worker.ts").
  */
 import { randomUUID } from "node:crypto";
 import { StoreUnavailableError } from "../store/index.js";

@@ -1,19 +1,6 @@
 /**
  * Authorized requests to the API with the retry rules of the bot:
- *
- * - Every request carries the shared service token. A 401 drops that token, gets a fresh one and
- *   sends the same request once more (whatever the method); a second 401 is reported.
- * - GETs are retried on 429, 5xx, timeouts and network errors with exponential backoff and
- *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) longer than
- *   `maxRetryAfterMs` is reported at once with its value so the user can be told when to try
- *   again; otherwise the wait is the longer of Retry-After and the backoff (so `Retry-After: 0`
- *   does not turn into a tight loop). The cap applies only to a given Retry-After: without one the
- *   backoff is used whatever the cap (a cap of 0 does not disable retries).
- * - A request cancelled through the caller's signal (code ABORTED) is never retried.
- * - PATCH is never retried (other than after the 401 refresh): its retry policy and response are
- *   not shown in the spec, so writes are confirmed by reading back instead.
- * - A 2xx body that is not JSON or does not match the schema is an `invalid_response` error that
- *   names the field, never a crash.
+ * More: README.md ("api.ts").
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";

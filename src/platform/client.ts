@@ -6,14 +6,7 @@
  * webhook back (`GET /profiles/{id}?fields=webhook`); the read-back is what callers get. If the
  * read-back does not show the change yet, it is re-read twice more, 250 ms apart (the platform's
  * consistency is not shown either), then reported as `not_confirmed`.
- *
- * A PATCH that timed out or lost its connection may still have been applied, so it is followed by
- * the same read-back: if the change shows, the write succeeded; otherwise `not_confirmed` says it
- * may or may not have been applied (the original error is the `cause`). A read-back that fails
- * after an accepted PATCH is `not_confirmed` too. A PATCH the caller cancelled (ABORTED) and a
- * clean HTTP refusal (4xx/5xx) are reported as they are.
- *
- * Callback URLs are sent normalized (`new URL(url).href`) and compared normalized when read back.
+ * More: README.md ("client.ts").
  */
 import type { Dispatcher } from "undici";
 import { type Logger, originOnly } from "../log.js";

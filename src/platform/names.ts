@@ -2,16 +2,7 @@
  * Names instead of ids, on the platform side: a profile's label (`display_name`, else `name`,
  * else its id), the profiles the key manages (`GET /me`), a profile named by id or by name, and a
  * video's title.
- *
- * - Profile labels are cached an hour; a failed read shows the id and is remembered only briefly
- *   (`profileFailureTtlMs`, 60 s), so a platform that comes back shows names again soon.
- * - The managed profiles are cached 5 minutes. A key that manages none and a read that failed are
- *   told apart (`ManagedProfilesError.problem`), so each can be worded plainly.
- * - A video's title is read once per call, shared with the calls for the same video in flight;
- *   nothing else is cached here (callers keep titles with the video). Without `video.read`, no
- *   request is made. A 403 (a token that says it has the scope, e.g. a bundle, but is refused)
- *   pauses title reads for `forbiddenPauseMs` (10 minutes) rather than failing once per video.
- * - Every cache and the reads in flight are bounded.
+ * More: README.md ("names.ts").
  */
 import { type Logger, silentLogger } from "../log.js";
 import type { PlatformClient } from "./client.js";

@@ -5,29 +5,7 @@
  * drawn once per process so that replicas do not all refresh at the same second), it is exchanged
  * (`oauth.v2.access`, grant_type=refresh_token, on SLACK_API_URL) and the installation stored with
  * the new pair. One refresh per workspace at a time in this process.
- *
- * Several replicas (correct whatever the timing, the jitter only makes races rare):
- *  - the refresh starts from the installation as stored now: if another replica refreshed it
- *    already, that token is used and Slack is not asked; if it cannot be read, nothing is
- *    exchanged (a refresh token is only spent when the new pair can be stored after);
- *  - the new pair is written by compare-and-set, only while the stored refresh token is still the
- *    one spent (`InstallationRepo.updateInstallation`): a newer pair stored meanwhile (a
- *    reinstall) is kept and used, and an installation deleted meanwhile (`app_uninstalled`) is not
- *    re-created;
- *  - Slack refusing the refresh token usually means another replica spent it first: its
- *    installation is read back (for up to `SETTLE_MS`) and used. The spent pair is never written.
- *  - a pair Slack gave that could not be stored (store down) is kept in this process and stored at
- *    the next refresh of that workspace instead of asking Slack again.
- *
- * A failure is never silent: an error log line naming the workspace and Slack's error, and a
- * notice kept on the installation (`tokenRefreshFailure`, written by the same compare-and-set:
- * never on an installation that is gone or holds a newer pair, never after a failed read) that
- * the App Home shows until a refresh succeeds or the app is reinstalled. The current token goes
- * on being used until it expires.
- *
- * Both users of tokens go through here: Bolt (the installation store given to the receiver) and
- * the notification worker (workspaceClients). Bolt is handed installations without the refresh
- * token, so its own (silent on failure) refresh never runs.
+ * More: README.md ("rotation.ts").
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";

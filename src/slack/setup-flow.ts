@@ -7,10 +7,7 @@
  * channel, so a channel it cannot post in is refused with nothing changed; on success that
  * message becomes the same confirmation `/webhook set` posts; on a platform error it is deleted
  * and the form comes back with the error in plain words (with the correlation id).
- *
- * The profile is chosen from a menu of the profiles bound to the workspace (`GET /me`, filtered by
- * the binding check); when the platform cannot be asked, a text field takes its id (or name), and
- * a key that manages no profile is said so in place of the form.
+ * More: README.md ("setup-flow.ts").
  */
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";

@@ -2,14 +2,7 @@
  * `/webhook subscribe|unsubscribe` (and the Unsubscribe button): change one channel's
  * subscription to a profile's notifications, keeping the platform's webhook events the union of
  * every subscription's events.
- *
- * Order: the platform first (only when the union changes; updateWebhookEvents reads it back),
- * then the settings. A refused or unconfirmed PATCH changes no setting; a store failure after it
- * leaves the platform with the new union (a later subscribe or unsubscribe writes it again).
- * Both run inside `SettingsRepo.updateProfile` (compare-and-set): when another change to the
- * workspace's profiles lands in between, they run again on the profile as stored then, so
- * concurrent subscriptions of several channels are all kept and the platform ends with their union.
- * The caller authorized the action first (src/access).
+ * More: README.md ("subscription-ops.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { WebhookEvent } from "../platform/index.js";

@@ -1,20 +1,7 @@
 /**
  * The app was uninstalled from a workspace (`app_uninstalled`), or its bot token was revoked
  * (`tokens_revoked` naming bot tokens): the bot forgets the workspace.
- *
- *  1. the installation (multi-workspace mode), so no request or notification uses the dead token;
- *  2. per configured profile: the platform webhook, the delivery route, the activity counters and
- *     the profile's claim. The platform webhook is removed when it still points at this bot's
- *     route for that workspace (otherwise deliveries would go on arriving for nobody); a webhook
- *     pointing elsewhere (a foreign URL the workspace chose, or changed since) is left as it is.
- *     Every profile gets one warn line saying which, and why, and the counter
- *     `bot_uninstall_webhooks_total{outcome}` counts them (removed, left_foreign, left_elsewhere,
- *     left_error);
- *  3. the workspace's settings (profiles, default profile, added managers).
- *
- * Each step is attempted even if an earlier one failed (logged), so one platform or store error
- * does not keep the rest. An org-wide uninstall removes the organization's installation only: the
- * settings are per workspace and the event does not list the workspaces.
+ * More: README.md ("uninstall.ts").
  */
 import { Counter } from "prom-client";
 import type { Logger } from "../log.js";

@@ -1,23 +1,7 @@
 /**
  * The webhook operations behind `/webhook` and its buttons: one place that keeps the platform,
  * the workspace settings and the delivery routes consistent.
- *
- * Order of writes for `set` (so that nothing is half-written):
- *  1. store the new callback token → (workspace, profile, channel) (CallbackRepo keeps its sha256 only);
- *  2. PATCH the platform (and read it back);
- *  3. on failure, delete the new route: the platform and the settings are as before;
- *     on success, save the profile settings, then delete the previous route.
- * The settings keep the route's id (the token's sha256), never the token: the token exists only in
- * the platform's callback URL, and this bot recognizes its URL by hashing the URL's last segment.
- * If the store fails after step 2, the platform already points at a route that exists, so
- * deliveries still reach the channel; the person is told the settings could not be saved.
- *
- * Workspaces: who may do what is decided before these run, by the one authorizer (src/access:
- * workspace, role, profile binding, claim). `set` then takes the profile's claim (store/claims.ts;
- * a concurrent claim by another workspace still throws ProfileClaimedError, nothing changed). A
- * claim taken by a `set` the platform then refused is given back; `remove` releases it. A claim
- * that no longer counts (its holder uninstalled, no longer allowed or no longer bound) is released
- * first: the workspace now bound takes the profile over.
+ * More: README.md ("webhook-ops.ts").
  */
 import { callbackUrlFor } from "../http/paths.js";
 import { SAMPLE_TITLE, sampleLifecycle, sampleVideoId } from "../notify/sample.js";

@@ -1,15 +1,7 @@
 /**
  * Personal (DM) watches in Slack: the person's IM channel with the bot, and whether the person is
  * still in the workspace.
- *
- *  - IM channel: `conversations.open` (scope `im:write`) with the one user, remembered per
- *    (workspace, user) in this process (an IM channel id never changes; bounded map).
- *  - Still in the workspace: `users.info` (scope `users:read`), asked before each poll of a
- *    livestream the person watches, the answer kept `cacheMs` (default 5 minutes, like the managers'
- *    roles): a deactivated account (`deleted`) or one Slack does not know (`user_not_found`) is
- *    `gone` and its watch ends. When Slack cannot answer (network, rate limit, 5xx, a token
- *    problem) the person is `unknown`, not cached: fail closed for the message (nothing is sent
- *    until Slack confirms the person), open for the watch (it is not ended on a Slack failure).
+ * More: README.md ("dm.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";

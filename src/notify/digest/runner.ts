@@ -1,31 +1,7 @@
 /**
  * Posts the digests and catch-ups when they are due: claims due logs (digest log, types.ts) with a
  * lease, decides what is owed, posts it, and settles it.
- *
- * What is owed, when a log comes due (its subscription read again, and access asked again:
- * a revoked workspace, or a subscription that is gone, gets nothing and its log is dropped):
- *  - the channel is paused: nothing; due again at the pause's end;
- *  - a pause ended (by itself or by `/webhook resume`) and its catch-up is not posted yet: one
- *    catch-up with everything recorded (one line when nothing was);
- *  - a digest: the entries recorded before the latest digest time that has passed, as one digest
- *    (a missed digest time, the bot down, is posted late, once; entries recorded after it wait
- *    for the next). An empty period posts nothing: the log is due only once something is recorded;
- *  - live messages again (`digest=off`) with entries left: them, at once, as one last digest.
- *
- * Exactly once per period, across restarts and replicas:
- *  1. The lease (DigestLog.claimDue) lets one replica at a time work on a log.
- *  2. The per-period marker: before posting, the state records what is being posted (`posting`:
- *     its period, its last entry, ts still null), fenced on the lease. From then on, that period
- *     is what the log posts: a pass taken up again (a restart, another replica after the lease
- *     expired) continues it rather than deciding anew.
- *  3. Slack's answer is recorded (the ts), fenced; then each thread reply and how many are
- *     posted; then `settle` drops the entries and clears the marker in one fenced step.
- *  A marker found without a ts (a crash, a lost lease or answer between the post and the write
- *  of its ts) is looked up in Slack first: the digest carries the marker's id in its metadata
- *  (lookup.ts); found, its ts is recorded and it is not posted again. Only when the lookup is
- *  impossible (no `channels:history` / `groups:history`) is it posted again: at-least-once, never
- *  lost or skipped. A store failure in that window is not a crash: the ts is kept in this process
- *  and written on the next pass.
+ * More: ../README.md ("digest/runner.ts").
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
