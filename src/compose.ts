@@ -28,8 +28,8 @@ import {
   digestLogFor,
   MemoryDigestLog,
 } from "./notify/digest/index.js";
-import { ChannelGate } from "./notify/gate.js";
 import { createOutbox } from "./notify/outbox/index.js";
+import { ChannelGate } from "./notify/pacing.js";
 import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
@@ -40,9 +40,9 @@ import { TokenRotation } from "./slack/rotation.js";
 import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./slack/workspaces.js";
 import {
   ActivityRepo,
+  CallbackRepo,
   InstallationRepo,
   openStore,
-  RouteRepo,
   SettingsRepo,
   type Store,
 } from "./store/index.js";
@@ -51,7 +51,7 @@ import type { WatchService } from "./watch/service.js";
 export interface AppCollaborators {
   platform: PlatformClient;
   settings: SettingsRepo;
-  routes: RouteRepo;
+  callbacks: CallbackRepo;
   outbox: Outbox;
   /** Per-profile counters shown on the App Home. */
   activity?: ActivityRepo;
@@ -111,7 +111,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       );
   }
   const metrics = c.metrics ?? new Metrics();
-  metrics.watchOutbox(c.outbox);
+  metrics.observeOutbox(c.outbox);
   const managers = new ManagerPolicy({
     managerUserIds: config.managerUserIds,
     settings: c.settings,
@@ -205,7 +205,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     },
   });
   const ingestor = createIngestor({
-    routes: c.routes,
+    callbacks: c.callbacks,
     outbox: c.outbox,
     logger,
     allowedIps: config.webhookAllowedIps,
@@ -230,7 +230,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     platform: c.platform,
     names,
     settings: c.settings,
-    routes: c.routes,
+    callbacks: c.callbacks,
     outbox: c.outbox,
     activity: c.activity,
     installations,
@@ -321,17 +321,17 @@ export interface ComposedBot {
 export async function startComposedBot(
   config: Config,
   logger: Logger,
-  o: ComposeOptions = {},
+  opts: ComposeOptions = {},
 ): Promise<ComposedBot> {
   if (config.slack.mode === "oauth" && config.allowedWorkspaces.includes("*"))
     logger.warn(
       "ALLOWED_WORKSPACES is *: every Slack workspace can install this bot and use the profiles bound to it; list the team ids (T…) or enterprise ids (E…) instead",
     );
   const store = await openStore(config.store, logger, {
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    ...(o.storeOpTimeoutMs ? { opTimeoutMs: o.storeOpTimeoutMs } : {}),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
   });
-  const outbox = await createOutbox(store, logger, o.routeQuota ? { routeQuota: o.routeQuota } : {});
+  const outbox = await createOutbox(store, logger, opts.routeQuota ? { routeQuota: opts.routeQuota } : {});
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
@@ -341,15 +341,15 @@ export async function startComposedBot(
     metrics,
     pingStore: () => store.ping(),
     settings: new SettingsRepo(store, logger),
-    routes: new RouteRepo(store, logger),
+    callbacks: new CallbackRepo(store, logger),
     activity: new ActivityRepo(store, logger),
     installations,
     store,
     logger,
-    ...(o.watch ? { watch: o.watch } : {}),
-    ...(o.slowCardMs ? { slowCardMs: o.slowCardMs } : {}),
-    ...(o.worker ? { worker: o.worker } : {}),
-    ...(o.httpTimeouts ? { httpTimeouts: o.httpTimeouts } : {}),
+    ...(opts.watch ? { watch: opts.watch } : {}),
+    ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),
+    ...(opts.worker ? { worker: opts.worker } : {}),
+    ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
   });
   const server = await built.start();
   const port = (server?.address() as AddressInfo | null | undefined)?.port ?? config.port;

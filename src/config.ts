@@ -3,12 +3,7 @@
  *
  * `loadConfig(env)` is pure (pass a plain record); `readConfigOrExit()` is what `src/index.ts` calls:
  * it prints one line per problem, naming the variable and the fix, and exits with code 1.
- *
- * Each loader validates with one zod object whose keys are the variables of the contract's
- * environment table, in the table's order. Every per-variable schema carries its own problem
- * message (the "fix" of the line `NAME: fix`); rules that span variables sit in a `superRefine`.
- * Defaults are given as the raw strings of the table (`prefault`), so they go through the same
- * parsing as a value that was set.
+ * More: README.md ("config.ts").
  */
 import { z } from "zod";
 import {

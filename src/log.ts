@@ -1,18 +1,6 @@
 /**
  * Logging: pino JSON lines to stdout, level from LOG_LEVEL, child loggers per request.
- *
- * Secrets are kept out in two layers:
- *  1. pino's `redact` removes known secret-bearing keys wherever they sit in a logged object
- *     (authorization headers, access tokens, client secrets, Slack tokens, ingest URLs).
- *  2. Every serialized line passes through `scrubSecrets` before it is written: it replaces the
- *     literal values registered as secrets (client secret, signing secret, bot token, ...) and
- *     anything shaped like a secret (Bearer credentials, JWTs, Slack tokens, RTMP/SRT ingest URLs,
- *     delivery-route tokens) wherever it appears, including messages and error stacks.
- *
- * Callback URLs (a profile's webhook, in particular a foreign one set with `url=`) may carry a
- * secret in their path or query: they are logged as their origin only (scheme://host[:port]),
- * whether they sit under a `callback_url`-like key, in a JSON body logged as a string, or in a
- * `url=` argument. `originOnly()` is what code logging one on purpose uses.
+ * More: README.md ("log.ts").
  */
 import { type DestinationStream, type Logger, pino } from "pino";
 import type { LogLevel } from "./config.js";
@@ -80,7 +68,7 @@ const PATTERNS: Array<[RegExp, string | ((match: string, ...groups: string[]) =>
   [/\b(rtmps?|srt):\/\/[^\s"'\\<>]+/gi, `$1://${REDACTED}`],
   // OAuth form bodies
   [/(client_secret=)[^&\s"]+/g, `$1${REDACTED}`],
-  // Delivery-route tokens in URLs
+  // Delivery-callback tokens in URLs
   [/(\/hooks\/platform\/)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
   // Callback URLs as JSON values, plain ("k":"v") or inside a JSON string (\"k\":\"v\"): origin only
   [new RegExp(String.raw`(\\?"(?:${CALLBACK_KEYS})\\?"\s*:\s*\\?")(https?:\/\/[^"\\\s]*)`, "gi"), toOrigin],

@@ -17,8 +17,8 @@ export interface PlatformObservation {
 
 /** What the watch service reports (src/watch/service.ts's WatchMetrics takes it). */
 export interface WatchObservations {
-  onPoll(o: { ok: boolean; status: number; latencyMs: number }): void;
-  onStateChange(o: { to: string }): void;
+  onPoll(opts: { ok: boolean; status: number; latencyMs: number }): void;
+  onStateChange(opts: { to: string }): void;
   onWatched(count: number): void;
 }
 
@@ -128,12 +128,12 @@ export class Metrics {
 
   /** For WatchService's `metrics`: bounded labels only (no livestream ids). */
   readonly watch: WatchObservations = {
-    onPoll: (o) => {
-      const outcome = o.ok ? "ok" : o.status === 0 ? "none" : `${Math.floor(o.status / 100)}xx`;
-      this.watchPolls.inc({ outcome: o.status === 429 ? "429" : outcome });
-      this.watchPollLatency.observe(Math.max(0, o.latencyMs) / 1000);
+    onPoll: (opts) => {
+      const outcome = opts.ok ? "ok" : opts.status === 0 ? "none" : `${Math.floor(opts.status / 100)}xx`;
+      this.watchPolls.inc({ outcome: opts.status === 429 ? "429" : outcome });
+      this.watchPollLatency.observe(Math.max(0, opts.latencyMs) / 1000);
     },
-    onStateChange: (o) => this.watchStateChanges.inc({ to: o.to }),
+    onStateChange: (opts) => this.watchStateChanges.inc({ to: opts.to }),
     onWatched: (n) => this.watchedLivestreams.set(n),
   };
 
@@ -163,7 +163,7 @@ export class Metrics {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The outbox whose depth and oldest entry /metrics reports. */
-  watchOutbox(outbox: WatchedOutbox): void {
+  observeOutbox(outbox: WatchedOutbox): void {
     this.outbox = outbox;
   }
 
@@ -188,7 +188,7 @@ export class Metrics {
    */
   received(status: number, reason?: string): void {
     this.receivedSince.set(status, (this.receivedSince.get(status) ?? 0) + 1);
-    // A refusal of src/deliveries/limits.ts (too deep, too old...) or "over_quota" (429): also
+    // A refusal of src/deliveries/body-limits.ts (too deep, too old...) or "over_quota" (429): also
     // counted in {stage="refused", result=<reason>}; a fixed, short list of reasons.
     if (reason !== undefined) this.refusedSince.set(reason, (this.refusedSince.get(reason) ?? 0) + 1);
   }
@@ -203,10 +203,13 @@ export class Metrics {
   }
 
   /** For PlatformClient's `onRequest`. */
-  readonly observePlatform = (o: PlatformObservation): void => {
-    this.platformLatency.observe({ operation: o.operation, status: String(o.status) }, o.durationMs / 1000);
-    if (o.code && (o.status === 0 || o.status >= 400)) {
-      this.platformErrors.inc({ operation: o.operation, code: o.code });
+  readonly observePlatform = (opts: PlatformObservation): void => {
+    this.platformLatency.observe(
+      { operation: opts.operation, status: String(opts.status) },
+      opts.durationMs / 1000,
+    );
+    if (opts.code && (opts.status === 0 || opts.status >= 400)) {
+      this.platformErrors.inc({ operation: opts.operation, code: opts.code });
     }
   };
 }

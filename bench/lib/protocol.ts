@@ -85,7 +85,7 @@ export type FromTarget =
       type: "ready";
       /** http://127.0.0.1:PORT */
       url: string;
-      /** The path to POST deliveries to (the route token is inside). */
+      /** The path to POST deliveries to (the callback token is inside). */
       path: string;
       /** owner_id to put in deliveries (the route's profile). */
       ownerId: string;

@@ -9,7 +9,7 @@
  *
  * Like the harness, the process also runs the Slack stand-in (Bolt calls auth.test when it starts)
  * and the platform sandbox; both sit idle during the load, as nothing on the ingest path calls
- * them. The route is registered through RouteRepo, as `/webhook set` does.
+ * them. The route is registered through CallbackRepo, as `/webhook set` does.
  * The logger logs at info (the production default) into a counter, so logging cost is included
  * without flooding the runner's output.
  */
@@ -22,7 +22,7 @@ import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { outboxItemOf } from "../../src/notify/item.js";
 import { parseDelivery } from "../../src/platform/index.js";
-import { newCallbackToken, RouteRepo } from "../../src/store/index.js";
+import { CallbackRepo, newCallbackToken } from "../../src/store/index.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import type { RunningTarget } from "./types.js";
 
@@ -89,7 +89,7 @@ async function startBotWith(
   });
   try {
     const token = newCallbackToken();
-    await new RouteRepo(bot.store, logger).put(token, { ...BENCH_ROUTE });
+    await new CallbackRepo(bot.store, logger).put(token, { ...BENCH_ROUTE });
     if (spec.backlog) await seed(bot, spec.backlog, spec.worker === true);
     // Deliveries the load got stored (the worker acknowledges them, so the depth would not tell).
     let stored = 0;

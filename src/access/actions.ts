@@ -2,16 +2,7 @@
  * Every action a person can ask of the bot, with who may do it and what it acts on. Every entry
  * point (slash subcommand, button, modal submission, event, and later watches and link previews)
  * names one of these when it asks `Authorizer.authorize`.
- *
- *  - role "manager": only managers (src/access/managers.ts);
- *  - resource "profile": the profile must be bound to the workspace (PROFILE_BINDINGS);
- *    "livestream": its owning profile must be (checked on the one GET, `readLivestream`);
- *  - claim: the profile must not be claimed by another workspace (src/store/claims.ts);
- *  - role "anyone-with-role": anyone, and the decision says whether the person is a manager
- *    (to show manager buttons);
- *  - budget: allowed, it then reads the platform for the person: one read of the read budgets
- *    (src/access/budget.ts) is taken last. Livestream reads take theirs in `readLivestream`, only
- *    when the read is not shared with one under way or just answered.
+ * More: README.md ("actions.ts").
  */
 export type Role = "anyone" | "anyone-with-role" | "manager";
 export type ResourceKind = "workspace" | "profile" | "livestream";

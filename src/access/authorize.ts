@@ -1,21 +1,6 @@
 /**
  * The one authorization module: every command, subcommand, button, modal submission and event
- * asks it before anything reaches the platform. One platform key serves every workspace, so the
- * bot itself decides who may see and change what, in this order:
- *
- *  1. the workspace is allowed (multi-workspace mode: ALLOWED_WORKSPACES, checked at each
- *     request, so an installation stored before its workspace was removed from the list is refused);
- *  2. the role (manager-only actions: ManagerPolicy);
- *  3. the profile is bound to the workspace (PROFILE_BINDINGS; single-workspace mode without
- *     bindings: every profile); a livestream's profile is read in the same single GET
- *     (`readLivestream`), and an unbound one is answered exactly as a livestream that does not exist;
- *  4. the profile's claim (store/claims.ts): changes only from the workspace that holds it, while
- *     the claim counts (its holder still installed, allowed and bound: `claimOf`);
- *  5. a read for the person costs one read of the read budgets (src/access/budget.ts), taken
- *     after every yes above and before anything reaches the platform. Identical livestream reads
- *     share one GET (src/access/shared-reads.ts); a read that joins one costs no budget.
- *
- * What the bot does on its own (a delivery's fan-out, a claim's holder) asks `revoked` each time.
+ * More: README.md ("authorize.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
@@ -99,13 +84,13 @@ export class Authorizer {
   /** Livestream reads shared between requests (status, Refresh, previews, watch). */
   readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
 
-  constructor(private readonly o: AuthorizerOptions) {
-    this.any = o.config.allowedWorkspaces.includes("*");
-    this.allowed = new Set(o.config.allowedWorkspaces);
+  constructor(private readonly opts: AuthorizerOptions) {
+    this.any = opts.config.allowedWorkspaces.includes("*");
+    this.allowed = new Set(opts.config.allowedWorkspaces);
   }
 
   workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean {
-    if (this.o.config.slack.mode !== "oauth" || this.any) return true;
+    if (this.opts.config.slack.mode !== "oauth" || this.any) return true;
     return (
       (teamId !== undefined && this.allowed.has(teamId)) ||
       (enterpriseId !== undefined && this.allowed.has(enterpriseId))
@@ -114,9 +99,9 @@ export class Authorizer {
 
   /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
   profileBound(s: Pick<Subject, "teamId" | "enterpriseId">, profileId: string | undefined): boolean {
-    const b = this.o.config.profileBindings;
+    const b = this.opts.config.profileBindings;
     const entries = Object.keys(b).length;
-    if (this.o.config.slack.mode !== "oauth" && entries === 0) return true;
+    if (this.opts.config.slack.mode !== "oauth" && entries === 0) return true;
     if (profileId === undefined) return false;
     const of = (id: string | undefined) => (id !== undefined && Object.hasOwn(b, id) ? (b[id] ?? []) : []);
     return of(s.teamId).includes(profileId) || of(s.enterpriseId).includes(profileId);
@@ -139,7 +124,7 @@ export class Authorizer {
    * workspace's installation (cached) in multi-workspace mode: no Slack or platform call.
    */
   async revoked(teamId: string, profileId: string): Promise<Revocation | undefined> {
-    const w = this.o.workspaceOf ? await this.o.workspaceOf(teamId) : { enterpriseId: undefined };
+    const w = this.opts.workspaceOf ? await this.opts.workspaceOf(teamId) : { enterpriseId: undefined };
     if (w === null) return "not_installed";
     if (!this.workspaceAllowed(teamId, w.enterpriseId)) return "workspace_not_allowed";
     if (!this.profileBound({ teamId, enterpriseId: w.enterpriseId }, profileId)) return "profile_not_bound";
@@ -153,7 +138,7 @@ export class Authorizer {
    * there, the workspace now bound may take the profile over (`/webhook set`).
    */
   async claimOf(profileId: string): Promise<{ holder: string; counts: boolean } | undefined> {
-    const holder = await this.o.claims.owner(profileId);
+    const holder = await this.opts.claims.owner(profileId);
     if (holder === undefined) return undefined;
     return { holder, counts: (await this.revoked(holder, profileId)) === undefined };
   }
@@ -165,19 +150,22 @@ export class Authorizer {
       throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
     const profileId = resource.kind === "profile" ? resource.profileId : undefined;
     const refuse = (reason: Parameters<typeof refusal>[0]) => {
-      this.o.logger?.info({ team: s.teamId, user: s.userId, action, reason, profile: profileId }, "refused");
+      this.opts.logger?.info(
+        { team: s.teamId, user: s.userId, action, reason, profile: profileId },
+        "refused",
+      );
       return refusal(reason, { verb: rule.verb, teamId: s.teamId, ...(profileId ? { profileId } : {}) });
     };
     if (!this.workspaceAllowed(s.teamId, s.enterpriseId)) return refuse("workspace_not_allowed");
     let manager = false;
     if (rule.role !== "anyone") {
-      manager = (await this.o.managers.decide(s.client, s.teamId, s.userId)).manager;
+      manager = (await this.opts.managers.decide(s.client, s.teamId, s.userId)).manager;
       if (rule.role === "manager" && !manager) return refuse("not_manager");
     }
     if (resource.kind === "profile") {
       if (!this.profileBound(s, resource.profileId)) return refuse("profile_not_bound");
       if (rule.claim) {
-        const owner = await this.o.claims.owner(resource.profileId);
+        const owner = await this.opts.claims.owner(resource.profileId);
         if (
           owner !== undefined &&
           owner !== s.teamId &&
@@ -195,12 +183,12 @@ export class Authorizer {
 
   /** Takes one read from the person's and the workspace's budgets; the refusal when one is used up. */
   private async spendRead(s: Subject, action: Action): Promise<Refused | undefined> {
-    if (!this.o.budget) return undefined;
-    const t = await this.o.budget.take(s.teamId, s.userId);
+    if (!this.opts.budget) return undefined;
+    const t = await this.opts.budget.take(s.teamId, s.userId);
     if (t.ok) return undefined;
-    this.o.onBudgetRefused?.(t.budget);
+    this.opts.onBudgetRefused?.(t.budget);
     // Debug, not info: a flood would write a line per refused read (the metric counts them).
-    this.o.logger?.debug(
+    this.opts.logger?.debug(
       {
         team: s.teamId,
         user: s.userId,
@@ -233,7 +221,7 @@ export class Authorizer {
     const withProfile = fields.includes(LIVESTREAM_PROFILE_FIELD)
       ? fields
       : [...fields, LIVESTREAM_PROFILE_FIELD];
-    const get = () => this.o.platform.getLivestream(livestreamId, withProfile);
+    const get = () => this.opts.platform.getLivestream(livestreamId, withProfile);
     const share = !withProfile.some((f) => f === "ingest" || f.startsWith("ingest."));
     const key = `${livestreamId}\n${withProfile.join(",")}`;
     let read = share ? this.sharedReads.joinable(key) : undefined;
@@ -244,19 +232,19 @@ export class Authorizer {
       if (share) ({ read, joined } = this.sharedReads.run(key, get));
       else read = get();
     }
-    this.o.onLivestreamRead?.(joined ? "shared" : "fetched");
+    this.opts.onLivestreamRead?.(joined ? "shared" : "fetched");
     let ls: Livestream;
     try {
       ls = await read;
     } catch (err) {
-      await this.o.afterRead?.();
+      await this.opts.afterRead?.();
       // The platform's own 404 is answered as the bot's one not-found (no correlation id).
       if (isNotFound(err)) throw livestreamNotFound(livestreamId);
       throw err;
     }
-    await this.o.afterRead?.();
+    await this.opts.afterRead?.();
     if (!this.profileBound(s, ls.profile?.profile_id)) {
-      this.o.logger?.info(
+      this.opts.logger?.info(
         { team: s.teamId, user: s.userId, action, livestream: livestreamId, reason: "profile_not_bound" },
         "refused: the livestream's profile is not bound to the workspace; answered as missing",
       );

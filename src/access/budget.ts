@@ -3,14 +3,7 @@
  * shared by every workspace, so the platform reads one Slack user and one workspace may cause are
  * metered by two token buckets, taken together: a read goes ahead only when both have a token.
  * Each bucket holds at most a minute's worth and refills continuously; 0 turns a bucket off.
- *
- * Redis (several replicas): one Lua script reads, refills and takes from both buckets atomically,
- * on Redis's own clock (TIME), so replicas share them. Keys `${namespace}:budget:…` expire when the
- * bucket would be full again: an idle bucket is the same as no key, and nothing grows unbounded.
- * memory/sqlite (one process): the same buckets in a bounded Map.
- *
- * Redis unreachable: fails open to this replica's own buckets (same sizes), so each replica still
- * holds a person to the budget and status cards keep working while the store is down.
+ * More: README.md ("budget.ts").
  */
 import type { Logger } from "../log.js";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../store/index.js";
@@ -61,11 +54,11 @@ export class MemoryReadBudget implements ReadBudget {
 
   constructor(
     readonly sizes: BudgetSizes,
-    private readonly o: { now?: () => number; maxEntries?: number } = {},
+    private readonly opts: { now?: () => number; maxEntries?: number } = {},
   ) {}
 
   private now(): number {
-    return this.o.now?.() ?? Date.now();
+    return this.opts.now?.() ?? Date.now();
   }
 
   private level(key: string, rate: number, now: number): number {
@@ -75,7 +68,7 @@ export class MemoryReadBudget implements ReadBudget {
   }
 
   private sweep(now: number): void {
-    const max = this.o.maxEntries ?? 100_000;
+    const max = this.opts.maxEntries ?? 100_000;
     if (this.buckets.size <= max && now - this.lastSweep < MINUTE_MS) return;
     this.lastSweep = now;
     // Every bucket refills within a minute: one untouched for a minute is full, i.e. absent.

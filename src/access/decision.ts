@@ -30,16 +30,16 @@ export type Decision = { allowed: true; manager: boolean } | Refused;
 
 export function refusal(
   reason: Exclude<RefusalReason, "read_budget">,
-  o: { verb: string; teamId: string; profileId?: string },
+  opts: { verb: string; teamId: string; profileId?: string },
 ): Refused {
   switch (reason) {
     case "workspace_not_allowed":
-      return { allowed: false, reason, teamId: o.teamId };
+      return { allowed: false, reason, teamId: opts.teamId };
     case "not_manager":
-      return { allowed: false, reason, verb: o.verb };
+      return { allowed: false, reason, verb: opts.verb };
     case "profile_not_bound":
     case "profile_claimed":
-      return { allowed: false, reason, profileId: o.profileId ?? "" };
+      return { allowed: false, reason, profileId: opts.profileId ?? "" };
   }
 }
 

@@ -29,10 +29,10 @@ export class ManagerPolicy {
   private readonly ttl: number;
   private readonly now: () => number;
 
-  constructor(private readonly o: ManagerPolicyOptions) {
-    this.configured = new Set(o.managerUserIds);
-    this.ttl = o.cacheTtlMs ?? 5 * 60_000;
-    this.now = o.now ?? Date.now;
+  constructor(private readonly opts: ManagerPolicyOptions) {
+    this.configured = new Set(opts.managerUserIds);
+    this.ttl = opts.cacheTtlMs ?? 5 * 60_000;
+    this.now = opts.now ?? Date.now;
   }
 
   /**
@@ -43,10 +43,10 @@ export class ManagerPolicy {
    */
   async named(teamId: string): Promise<string[]> {
     try {
-      const added = await this.o.settings.listManagers(teamId);
+      const added = await this.opts.settings.listManagers(teamId);
       return [...new Set([...this.configured, ...added.map((m) => m.userId)])];
     } catch (err) {
-      this.o.logger.warn(
+      this.opts.logger.warn(
         { err, teamId },
         "the workspace's managers could not be read; telling the configured ones",
       );
@@ -57,7 +57,7 @@ export class ManagerPolicy {
   /** Throws StoreUnavailableError when the workspace's managers cannot be read. */
   async decide(client: WebClient, teamId: string, userId: string): Promise<ManagerDecision> {
     if (this.configured.has(userId)) return { manager: true, reason: "configured" };
-    const added = await this.o.settings.listManagers(teamId);
+    const added = await this.opts.settings.listManagers(teamId);
     if (added.some((m) => m.userId === userId)) return { manager: true, reason: "added" };
     const role = await this.role(client, teamId, userId);
     if (role === "admin" || role === "owner") return { manager: true, reason: role };
@@ -86,7 +86,7 @@ export class ManagerPolicy {
       this.cache.set(key, { at: this.now(), role });
       return role;
     } catch (err) {
-      this.o.logger.warn({ err, teamId, userId }, "users.info failed; treating the user as not a manager");
+      this.opts.logger.warn({ err, teamId, userId }, "users.info failed; treating the user as not a manager");
       return undefined;
     }
   }

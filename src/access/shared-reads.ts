@@ -28,14 +28,14 @@ export const SHARED_READ_TTL_MS = 10_000;
 export class SharedReads<T> {
   private readonly entries = new Map<string, Entry<T>>();
 
-  constructor(private readonly o: SharedReadsOptions = {}) {}
+  constructor(private readonly opts: SharedReadsOptions = {}) {}
 
   private now(): number {
-    return this.o.now?.() ?? Date.now();
+    return this.opts.now?.() ?? Date.now();
   }
 
   private fresh(e: Entry<T>, now: number): boolean {
-    return e.answeredAt === undefined || now - e.answeredAt < (this.o.ttlMs ?? SHARED_READ_TTL_MS);
+    return e.answeredAt === undefined || now - e.answeredAt < (this.opts.ttlMs ?? SHARED_READ_TTL_MS);
   }
 
   /** The read of `key` in flight or answered less than ttlMs ago, to join; else undefined. */
@@ -58,7 +58,7 @@ export class SharedReads<T> {
         entry.answeredAt = this.now();
       },
       (err: unknown) => {
-        if (this.o.keepFailure?.(err)) entry.answeredAt = this.now();
+        if (this.opts.keepFailure?.(err)) entry.answeredAt = this.now();
         else if (this.entries.get(key) === entry) this.entries.delete(key);
       },
     );
@@ -67,7 +67,7 @@ export class SharedReads<T> {
   }
 
   private bound(): void {
-    const max = this.o.maxEntries ?? 1000;
+    const max = this.opts.maxEntries ?? 1000;
     if (this.entries.size <= max) return;
     const now = this.now();
     for (const [k, e] of this.entries) if (!this.fresh(e, now)) this.entries.delete(k);

@@ -1,14 +1,6 @@
 /**
  * The front of the bot's HTTP server: the hot paths answered before Bolt's router.
- *
- * Bolt's HTTPReceiver parses every URL with `new URL` and compiles each custom route's
- * path-to-regexp pattern on every request before it finds a match, which costs more than the rest
- * of a webhook delivery. The receiver's server calls `receiver.requestListener(req, res)` for
- * each request, so the app swaps that listener for this one (see src/app.ts): it answers
- * `POST /hooks/platform/<token>` itself when the path is plain, and hands everything else,
- * unchanged, to Bolt's own listener (Slack requests, health routes, /metrics, 404s, and every
- * unusual spelling of the delivery path, which Bolt routes to the same handler).
- * The receiver's start(), stop() and error handling are untouched.
+ * More: README.md ("front.ts").
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { DELIVERY_PREFIX } from "../http/paths.js";

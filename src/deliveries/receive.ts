@@ -1,16 +1,6 @@
 /**
  * The platform's delivery route, `POST /hooks/platform/<token>`.
- *
- * Checks, cheapest first: source address (403), token (404, looked up by hash and compared in
- * constant time by RouteRepo) before a byte of the body is read (the 403/404 answers close the
- * connection, so the unread body does not matter), size (413, reading stops at the limit),
- * nesting depth (a scan of the raw text before JSON.parse), JSON, value caps, delivery shape and
- * timestamp window (400 with the reason; src/deliveries/limits.ts). Then the delivery is stored
- * durably in the outbox, deduplicated on (workspace, profile, type, timestamp, data), and only
- * then answered 200; a route with too many items not yet processed gets 429 with Retry-After
- * (the outbox's per-route quota). Storing is the only work on the request path; Slack is the
- * worker's business. A store that cannot be reached gets 503 with Retry-After, so a retrying
- * sender tries again (its retry policy is not shown).
+ * More: README.md ("receive.ts").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomRoute } from "@slack/bolt";
@@ -19,14 +9,14 @@ import type { Logger } from "../log.js";
 import { outboxItemOf } from "../notify/item.js";
 import type { Outbox } from "../notify/types.js";
 import { parseDelivery } from "../platform/index.js";
-import { type Route, type RouteRepo, StoreUnavailableError } from "../store/index.js";
-import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./limits.js";
+import { type Callback, type CallbackRepo, StoreUnavailableError } from "../store/index.js";
+import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./body-limits.js";
 import { allowList, clientAddress } from "./source.js";
 
 export const MAX_DELIVERY_BYTES = 64 * 1024;
 
 export interface ReceiveOptions {
-  routes: RouteRepo;
+  callbacks: CallbackRepo;
   outbox: Outbox;
   logger: Logger;
   allowedIps: readonly string[];
@@ -41,7 +31,7 @@ export interface ReceiveOptions {
 export interface IngestResult {
   status: 200 | 400 | 403 | 404 | 413 | 429 | 503;
   body: Record<string, unknown>;
-  /** Why a hostile delivery was refused (a 400 of src/deliveries/limits.ts, or 429 "over_quota"). */
+  /** Why a hostile delivery was refused (a 400 of src/deliveries/body-limits.ts, or 429 "over_quota"). */
   reason?: RefusalReason | "over_quota";
 }
 
@@ -147,11 +137,11 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null
 
 export interface Ingestor {
   /**
-   * Validates, routes and stores one delivery body for a route token (looked up like the HTTP
+   * Validates, routes and stores one delivery body for a callback token (looked up like the HTTP
    * path does), or for a route already resolved (`/webhook test`: settings keep the route's id,
    * never its token).
    */
-  ingest(target: string | Route, body: Buffer | string): Promise<IngestResult>;
+  ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult>;
   /**
    * Answers one delivery request for `token` (the path segment after /hooks/platform/); resolves
    * once the answer is written. Used by the front listener (src/deliveries/front.ts).
@@ -185,22 +175,22 @@ function write(res: ServerResponse, status: number, body: string, extra?: readon
   res.end(body);
 }
 
-export function createIngestor(o: ReceiveOptions): Ingestor {
-  const allowed = allowList(o.allowedIps);
-  const now = o.now ?? Date.now;
-  const log = o.logger.child({ component: "webhooks" });
+export function createIngestor(opts: ReceiveOptions): Ingestor {
+  const allowed = allowList(opts.allowedIps);
+  const now = opts.now ?? Date.now;
+  const log = opts.logger.child({ component: "webhooks" });
 
-  async function ingest(target: string | Route, body: Buffer | string): Promise<IngestResult> {
-    // One async frame for both (no extra call on the hot path): a token is looked up (RouteRepo
+  async function ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult> {
+    // One async frame for both (no extra call on the hot path): a token is looked up (CallbackRepo
     // answers a malformed one undefined without asking the store), a route is used as is.
-    const route = typeof target !== "string" ? target : await o.routes.get(target);
+    const route = typeof target !== "string" ? target : await opts.callbacks.get(target);
     const r = route ? await store(route, body) : result(404, { error: "unknown delivery token" });
-    o.onDelivered?.();
+    opts.onDelivered?.();
     return r;
   }
 
   /** Checks and stores one body for a known route. */
-  async function store(route: Route, body: Buffer | string): Promise<IngestResult> {
+  async function store(route: Callback, body: Buffer | string): Promise<IngestResult> {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
     let json: unknown;
@@ -218,7 +208,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     const late = timestampProblem(d.timestamp, at);
     if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
     const { item, dedupeKey } = outboxItemOf(route, d, at);
-    const outcome = await o.outbox.enqueue(item, dedupeKey, at);
+    const outcome = await opts.outbox.enqueue(item, dedupeKey, at);
     if (outcome === "full") {
       return refused(429, "over_quota", "too many deliveries of this route are waiting to be processed");
     }
@@ -227,7 +217,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
 
   async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     await answer(req, res, token);
-    o.onDelivered?.();
+    opts.onDelivered?.();
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -235,10 +225,10 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
     // Answered before the body was read (or while it still comes): close the connection after.
     let hangUp = true;
     try {
-      if (allowed && !allowed(clientAddress(req, o.trustProxy))) {
+      if (allowed && !allowed(clientAddress(req, opts.trustProxy))) {
         r = result(403, { error: "source address not allowed" });
       } else {
-        const route = await o.routes.get(token);
+        const route = await opts.callbacks.get(token);
         if (!route) {
           r = result(404, { error: "unknown delivery token" });
         } else {
@@ -259,7 +249,7 @@ export function createIngestor(o: ReceiveOptions): Ingestor {
       }
       r = result(503, { error: "temporarily unable to store the delivery; try again" });
     }
-    o.onResult?.(r);
+    opts.onResult?.(r);
     if (r.status === 200) {
       const known =
         r.body.status === "stored" || r.body.status === "duplicate" ? ANSWERS[r.body.status] : null;

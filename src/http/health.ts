@@ -6,10 +6,7 @@
  * "token service unavailable" ...) and never the error text, which can carry hosts, ports or the
  * platform's messages; the errors themselves go to the log at warn, once per check (a check runs
  * at most every 5 s, concurrent requests share it).
- *
- * /metrics: with METRICS_TOKEN set it requires `Authorization: Bearer <token>`, compared in
- * constant time (both sides hashed, then timingSafeEqual); anything else is 401 with
- * `WWW-Authenticate: Bearer` and a JSON reason. Without it /metrics is open, and start-up says so.
+ * More: README.md ("health.ts").
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -68,9 +65,9 @@ function platformProblem(err: unknown): string {
   return READY_PROBLEMS.tokenUnavailable;
 }
 
-export function healthRoutes(o: HealthOptions): CustomRoute[] {
-  const log = o.logger.child({ component: "health" });
-  const expected = o.metricsToken ? digest(o.metricsToken) : undefined;
+export function healthRoutes(opts: HealthOptions): CustomRoute[] {
+  const log = opts.logger.child({ component: "health" });
+  const expected = opts.metricsToken ? digest(opts.metricsToken) : undefined;
   if (!expected)
     log.warn("METRICS_TOKEN is not set: /metrics is public; set it to require Authorization: Bearer <token>");
 
@@ -81,11 +78,11 @@ export function healthRoutes(o: HealthOptions): CustomRoute[] {
     const problems: Record<string, string> = {};
     const errors: Record<string, unknown> = {};
     await Promise.all([
-      o.pingStore?.().catch((err: unknown) => {
+      opts.pingStore?.().catch((err: unknown) => {
         problems.store = READY_PROBLEMS.store;
         errors.store = err instanceof Error ? stdSerializers.err(err) : err;
       }),
-      o.platform.checkToken().catch((err: unknown) => {
+      opts.platform.checkToken().catch((err: unknown) => {
         problems.platform = platformProblem(err);
         errors.platform = err instanceof Error ? stdSerializers.err(err) : err;
       }),
@@ -140,10 +137,10 @@ export function healthRoutes(o: HealthOptions): CustomRoute[] {
             return;
           }
         }
-        void o.metrics.registry.metrics().then(
+        void opts.metrics.registry.metrics().then(
           (text) => {
             res.writeHead(200, {
-              "content-type": o.metrics.registry.contentType,
+              "content-type": opts.metrics.registry.contentType,
               "cache-control": "no-store",
             });
             res.end(text);

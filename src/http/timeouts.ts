@@ -6,9 +6,7 @@
  *  - keepAliveMs: an idle keep-alive connection is closed after this long.
  * Node has the same settings (`headersTimeout`, `requestTimeout`, `keepAliveTimeout`, set here
  * too), but it checks the first two only every `connectionsCheckingInterval` (30 s, fixed when
- * Bolt creates the server), so each connection also gets a deadline here, checked by one timer
- * every quarter of the shortest limit: a plain number written per request on the hot path, no
- * timer per request. A connection past its deadline is destroyed (no answer: it was too slow).
+ * More: README.md ("timeouts.ts").
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";

@@ -312,17 +312,17 @@ export function workspaceNotAllowedMessage(teamId: string): Message {
 }
 
 /** A read budget is used up (src/access/budget.ts): which one, and when to try again. */
-export function readBudgetMessage(o: {
+export function readBudgetMessage(opts: {
   budget: "user" | "workspace";
   perMinute: number;
   retryAfterSeconds: number;
 }): Message {
-  const whose = o.budget === "user" ? "Your" : "This workspace's";
+  const whose = opts.budget === "user" ? "Your" : "This workspace's";
   const who =
-    o.budget === "user"
-      ? `one person may cause ${o.perMinute} a minute`
-      : `the people of one workspace may cause ${o.perMinute} a minute together`;
-  const again = `Try again in ${o.retryAfterSeconds} s.`;
+    opts.budget === "user"
+      ? `one person may cause ${opts.perMinute} a minute`
+      : `the people of one workspace may cause ${opts.perMinute} a minute together`;
+  const again = `Try again in ${opts.retryAfterSeconds} s.`;
   return message(`${whose} platform read budget is used up for now. ${again}`, [
     section(
       `⏳ *${whose} platform read budget is used up for now.* The platform's read quota is shared by every workspace: ${who}. Nothing was sent to the platform. ${again}`,

@@ -207,78 +207,79 @@ function managersText(m: HomeViewOptions["managers"]): string {
   return `workspace admins and owners${extra}`;
 }
 
-function howToFirstSteps(o: HomeViewOptions): KnownBlock {
+function howToFirstSteps(opts: HomeViewOptions): KnownBlock {
   const lt = escapeMrkdwn("<profile_id>");
   return section(
     [
       "*No profile is set up yet.* To get a profile's video notifications in Slack:",
       `1. A manager presses *➕ Set up notifications* above, or runs \`/webhook set ${lt}\` in the channel that should get them (the profile's name or id; \`/webhook set\` alone offers the profiles to choose from). The platform then sends the profile's events to this bot.`,
       `2. Anyone can post a livestream's status card with \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`.`,
-      `3. Managers are ${managersText(o.managers)}; a manager adds one with *👥 Managers* above or \`/webhook managers add @user\`.`,
+      `3. Managers are ${managersText(opts.managers)}; a manager adds one with *👥 Managers* above or \`/webhook managers add @user\`.`,
     ].join("\n"),
   );
 }
 
-function howToUse(o: HomeViewOptions): KnownBlock {
+function howToUse(opts: HomeViewOptions): KnownBlock {
   return section(
     [
       "*How to use*",
       `• \`/live status ${escapeMrkdwn("<id or livestream URL>")}\`: a livestream's status card in the channel (\`/live help\` for more).`,
       `• \`/webhook show [profile_id]\`: where a profile's notifications go; managers can set, edit or remove with \`/webhook set\`, \`/webhook events\`, \`/webhook remove\` (\`/webhook help\` for more).`,
-      `• Who can change webhooks: ${managersText(o.managers)}.`,
+      `• Who can change webhooks: ${managersText(opts.managers)}.`,
     ].join("\n"),
   );
 }
 
 /** The App Home tab of one user (managers get the buttons). */
-export function homeView(o: HomeViewOptions): HomeView {
-  const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(o.platform))];
-  if (o.platform.ok && o.platform.withheld?.length)
-    head.push(section(o.platform.withheld.slice(0, 3).map(withheldLine).join("\n")));
-  if (o.tokenRefreshFailure) head.push(section(tokenNotice(o.tokenRefreshFailure)));
+export function homeView(opts: HomeViewOptions): HomeView {
+  const head: KnownBlock[] = [header("📡 Livestreams & webhooks"), section(platformLine(opts.platform))];
+  if (opts.platform.ok && opts.platform.withheld?.length)
+    head.push(section(opts.platform.withheld.slice(0, 3).map(withheldLine).join("\n")));
+  if (opts.tokenRefreshFailure) head.push(section(tokenNotice(opts.tokenRefreshFailure)));
   const top: Button[] = [];
-  if (o.isManager) {
+  if (opts.isManager) {
     top.push(
       button({ text: "➕ Set up notifications", actionId: ACTIONS.webhookSetup, style: "primary" }),
       button({ text: "👥 Managers", actionId: ACTIONS.managersEdit }),
     );
   }
-  if (o.showRefresh) top.push(button({ text: "🔄 Refresh", actionId: ACTIONS.homeRefresh }));
+  if (opts.showRefresh) top.push(button({ text: "🔄 Refresh", actionId: ACTIONS.homeRefresh }));
   if (top.length > 0) head.push(actions(top));
   head.push(divider);
 
-  const tail: KnownBlock[] = [divider, howToUse(o)];
-  if (!o.isManager && o.profiles.length > 0) {
+  const tail: KnownBlock[] = [divider, howToUse(opts)];
+  if (!opts.isManager && opts.profiles.length > 0) {
     tail.push(context(["You can see everything here; the buttons that change a webhook are for managers."]));
   }
-  tail.push(context([`Updated ${slackDate(o.now, utcText(o.now))}`]));
+  tail.push(context([`Updated ${slackDate(opts.now, utcText(opts.now))}`]));
 
   const body: KnownBlock[] = [];
-  const watchRoom = (o.watches?.length ?? 0) > 0 || (o.watchHealth?.failing.length ?? 0) > 0 ? WATCH_ROOM : 0;
-  const n = o.profiles.length;
+  const watchRoom =
+    (opts.watches?.length ?? 0) > 0 || (opts.watchHealth?.failing.length ?? 0) > 0 ? WATCH_ROOM : 0;
+  const n = opts.profiles.length;
   if (n === 0) {
-    body.push(howToFirstSteps(o));
+    body.push(howToFirstSteps(opts));
   } else {
     body.push(section(`*Configured profiles (${n})*`));
-    const per = o.isManager ? 2 : 1;
+    const per = opts.isManager ? 2 : 1;
     const room = VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - watchRoom;
     const shown = n * per <= room ? n : Math.max(0, Math.floor((room - 1) / per));
-    for (const p of o.profiles.slice(0, shown)) {
-      body.push(profileSection(p, o.now));
+    for (const p of opts.profiles.slice(0, shown)) {
+      body.push(profileSection(p, opts.now));
       if (p.subscriptions && p.subscriptions.length > 0)
         body.push(
           ...subscriptionBlocks(
             p.profileId,
             p.subscriptions,
-            o.isManager,
+            opts.isManager,
             WEBHOOK_EVENTS.length,
             MAX_SUBSCRIPTIONS_ON_HOME,
-            o.modeClock,
+            opts.modeClock,
           ),
         );
-      if (o.isManager) body.push(profileButtons(p));
+      if (opts.isManager) body.push(profileButtons(p));
     }
-    const rest = o.profiles.slice(shown);
+    const rest = opts.profiles.slice(shown);
     if (rest.length > 0) {
       const ids = rest.slice(0, MAX_MORE_IDS).map((p) => code(p.profileId, 60));
       const more = rest.length - ids.length;
@@ -293,7 +294,7 @@ export function homeView(o: HomeViewOptions): HomeView {
     const room = Math.min(watchRoom, VIEW_LIMITS.blocksPerView - head.length - tail.length - body.length - 1);
     body.push(
       divider,
-      ...homeWatchBlocks(o.watches ?? [], { isManager: o.isManager, health: o.watchHealth, room }),
+      ...homeWatchBlocks(opts.watches ?? [], { isManager: opts.isManager, health: opts.watchHealth, room }),
     );
   }
   return { type: "home", blocks: [...head, ...body, ...tail] };

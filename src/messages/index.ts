@@ -196,17 +196,14 @@ export {
 export * from "./watch.js";
 export {
   displayUrl,
-  eventListLines,
   lastSubscriptionMessage,
-  type ManagerEntry,
-  managersMessage,
   removeConfirmMessage,
   testResultMessage,
+  type WebhookCallbackInfo,
   type WebhookConfigOptions,
-  type WebhookRouteInfo,
   type WebhookSetOptions,
   webhookConfigMessage,
-  webhookEventsMessage,
   webhookRemovedMessage,
   webhookSetMessage,
 } from "./webhook.js";
+export { eventListLines, type ManagerEntry, managersMessage, webhookEventsMessage } from "./webhook-lists.js";

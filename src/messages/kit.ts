@@ -77,16 +77,17 @@ export interface ButtonOptions {
   accessibilityLabel?: string;
 }
 
-export function button(o: ButtonOptions): Button {
+export function button(opts: ButtonOptions): Button {
   const b: Button = {
     type: "button",
-    action_id: o.actionId,
-    text: { type: "plain_text", text: truncate(o.text, LIMITS.buttonText), emoji: true },
+    action_id: opts.actionId,
+    text: { type: "plain_text", text: truncate(opts.text, LIMITS.buttonText), emoji: true },
   };
-  if (o.value !== undefined) b.value = o.value;
-  if (o.style) b.style = o.style;
-  if (o.confirm) b.confirm = o.confirm;
-  if (o.accessibilityLabel) b.accessibility_label = truncate(o.accessibilityLabel, LIMITS.accessibilityLabel);
+  if (opts.value !== undefined) b.value = opts.value;
+  if (opts.style) b.style = opts.style;
+  if (opts.confirm) b.confirm = opts.confirm;
+  if (opts.accessibilityLabel)
+    b.accessibility_label = truncate(opts.accessibilityLabel, LIMITS.accessibilityLabel);
   return b;
 }
 
@@ -96,7 +97,7 @@ export function actions(elements: Button[], blockId?: string): ActionsBlock {
   return block;
 }
 
-export function confirmDialog(o: {
+export function confirmDialog(opts: {
   title: string;
   text: string;
   confirm: string;
@@ -104,12 +105,12 @@ export function confirmDialog(o: {
   danger?: boolean;
 }): ConfirmationDialog {
   const d: ConfirmationDialog = {
-    title: { type: "plain_text", text: truncate(o.title, LIMITS.confirmTitle) },
-    text: { type: "plain_text", text: truncate(o.text, LIMITS.confirmText) },
-    confirm: { type: "plain_text", text: truncate(o.confirm, LIMITS.confirmButton) },
-    deny: { type: "plain_text", text: truncate(o.deny, LIMITS.confirmButton) },
+    title: { type: "plain_text", text: truncate(opts.title, LIMITS.confirmTitle) },
+    text: { type: "plain_text", text: truncate(opts.text, LIMITS.confirmText) },
+    confirm: { type: "plain_text", text: truncate(opts.confirm, LIMITS.confirmButton) },
+    deny: { type: "plain_text", text: truncate(opts.deny, LIMITS.confirmButton) },
   };
-  if (o.danger) d.style = "danger";
+  if (opts.danger) d.style = "danger";
   return d;
 }
 

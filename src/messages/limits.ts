@@ -110,13 +110,17 @@ function checkStaticSelect(out: string[], where: string, el: ElementLike) {
     : [];
   if (options.length === 0 || options.length > LIMITS.selectOptions)
     out.push(`${where}.options: ${options.length} items (1..${LIMITS.selectOptions})`);
-  options.forEach((o, i) => {
-    checkText(out, `${where}.options[${i}].text`, o.text, LIMITS.optionText, true);
-    if (typeof o.value !== "string" || o.value === "") out.push(`${where}.options[${i}].value: missing`);
-    checkMax(out, `${where}.options[${i}].value`, o.value, LIMITS.optionValue);
+  options.forEach((opts, i) => {
+    checkText(out, `${where}.options[${i}].text`, opts.text, LIMITS.optionText, true);
+    if (typeof opts.value !== "string" || opts.value === "")
+      out.push(`${where}.options[${i}].value: missing`);
+    checkMax(out, `${where}.options[${i}].value`, opts.value, LIMITS.optionValue);
   });
   const initial = el.initial_option;
-  if (initial && !options.some((o) => o.value === initial.value && o.text?.text === initial.text?.text))
+  if (
+    initial &&
+    !options.some((opts) => opts.value === initial.value && opts.text?.text === initial.text?.text)
+  )
     out.push(`${where}.initial_option: not one of the options`);
 }
 

@@ -62,18 +62,19 @@ export function plain(text: string, max: number): PlainTextElement {
 }
 
 /** The modal shell: title, callback id, metadata (dropped when over the limit), buttons. */
-function modal(o: { meta?: string; blocks: KnownBlock[]; close: string; submit?: string }): ModalView {
+function modal(opts: { meta?: string; blocks: KnownBlock[]; close: string; submit?: string }): ModalView {
   const view: ModalView = {
     type: "modal",
     callback_id: VIEWS.eventsModal,
     title: plain(TITLE, VIEW_LIMITS.title),
-    close: plain(o.close, VIEW_LIMITS.close),
-    blocks: o.blocks.slice(0, VIEW_LIMITS.blocksPerView),
+    close: plain(opts.close, VIEW_LIMITS.close),
+    blocks: opts.blocks.slice(0, VIEW_LIMITS.blocksPerView),
   };
-  if (o.submit) view.submit = plain(o.submit, VIEW_LIMITS.submit);
+  if (opts.submit) view.submit = plain(opts.submit, VIEW_LIMITS.submit);
   // A longer value would make Slack refuse the whole view: without it, a submission is answered
   // "open the editor again" instead (decodeMeta gives undefined).
-  if (o.meta !== undefined && o.meta.length <= VIEW_LIMITS.privateMetadata) view.private_metadata = o.meta;
+  if (opts.meta !== undefined && opts.meta.length <= VIEW_LIMITS.privateMetadata)
+    view.private_metadata = opts.meta;
   return view;
 }
 
@@ -144,7 +145,7 @@ export function eventsModalLoading(meta: string, profileId: string): ModalView {
  * The editor, with the events the platform has now checked. `notice` is mrkdwn (already escaped)
  * shown above it, for example a warning that the events changed elsewhere.
  */
-export function eventsModal(o: {
+export function eventsModal(opts: {
   meta: string;
   profileId: string;
   /** The profile's label (display name, else name). */
@@ -153,9 +154,9 @@ export function eventsModal(o: {
   notice?: string | undefined;
 }): ModalView {
   const blocks: KnownBlock[] = [];
-  if (o.notice?.trim()) blocks.push(section(o.notice));
-  blocks.push(...editorBlocks(o.profileId, o.current, o.profileName));
-  return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
+  if (opts.notice?.trim()) blocks.push(section(opts.notice));
+  blocks.push(...editorBlocks(opts.profileId, opts.current, opts.profileName));
+  return modal({ meta: opts.meta, blocks, submit: "Save", close: "Cancel" });
 }
 
 /** Shown by the submission's ack while the platform is updated (no submit). */
@@ -173,14 +174,14 @@ function eventLine(e: string): string {
 }
 
 /** After saving: the events as read back from the platform. */
-export function eventsModalSaved(o: {
+export function eventsModalSaved(opts: {
   profileId: string;
   profileName?: string | undefined;
   events: readonly string[];
 }): ModalView {
-  const events = [...new Set(o.events)];
+  const events = [...new Set(opts.events)];
   const lines = [
-    `✅ Events of profile ${profile(o.profileId, o.profileName)} saved. The platform now sends${events.length === 0 ? " no events." : ` ${events.length === 1 ? "this event" : `these ${events.length} events`}:`}`,
+    `✅ Events of profile ${profile(opts.profileId, opts.profileName)} saved. The platform now sends${events.length === 0 ? " no events." : ` ${events.length === 1 ? "this event" : `these ${events.length} events`}:`}`,
     ...events.slice(0, 20).map(eventLine),
   ];
   if (events.length > 20) lines.push(`• and ${events.length - 20} more`);
@@ -195,17 +196,17 @@ export function eventsModalSaved(o: {
  * `describePlatformError` (it ends with the correlation id). With `current`, the editor follows
  * with those events checked, so the person can retry.
  */
-export function eventsModalError(o: {
+export function eventsModalError(opts: {
   meta: string;
   profileId: string;
   message: string;
   current?: readonly string[] | undefined;
 }): ModalView {
-  const text = o.message.trim() || "Something went wrong; try again in a moment.";
+  const text = opts.message.trim() || "Something went wrong; try again in a moment.";
   const blocks: KnownBlock[] = [section(`⚠️ ${text}`)];
-  if (o.current === undefined) return modal({ meta: o.meta, blocks, close: "Close" });
-  blocks.push(...editorBlocks(o.profileId, o.current));
-  return modal({ meta: o.meta, blocks, submit: "Save", close: "Cancel" });
+  if (opts.current === undefined) return modal({ meta: opts.meta, blocks, close: "Close" });
+  blocks.push(...editorBlocks(opts.profileId, opts.current));
+  return modal({ meta: opts.meta, blocks, submit: "Save", close: "Cancel" });
 }
 
 /** `v` as a plain object, or undefined (arrays and null included). */

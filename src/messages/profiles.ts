@@ -77,12 +77,12 @@ function example(carry: string, profiles: readonly MenuProfile[]): string {
  * command without a profile (`set created published`), carried in the menu's block_id. When it
  * does not fit there, the profiles are listed instead, with how to name one.
  */
-export function profilePickerMessage(o: { carry: string; profiles: readonly MenuProfile[] }): Message {
-  const command = `/webhook ${o.carry}`;
-  const options = profileOptions(o.profiles);
-  const blockId = pickBlockId(o.carry);
-  const more = o.profiles.length - options.length;
-  const typed = `Or name the profile (by its name or its id): \`${escapeTruncate(example(o.carry, o.profiles), 300)}\``;
+export function profilePickerMessage(opts: { carry: string; profiles: readonly MenuProfile[] }): Message {
+  const command = `/webhook ${opts.carry}`;
+  const options = profileOptions(opts.profiles);
+  const blockId = pickBlockId(opts.carry);
+  const more = opts.profiles.length - options.length;
+  const typed = `Or name the profile (by its name or its id): \`${escapeTruncate(example(opts.carry, opts.profiles), 300)}\``;
   if (blockId === undefined || options.length === 0) {
     const lines = options.map((opt) => `• ${escapeMrkdwn(opt.text.text)}`);
     return message(`Which profile? Run ${command} again with a profile.`, [
@@ -136,7 +136,7 @@ export function profileMenuProblemText(problem: ProfileMenuProblem, carry?: stri
  */
 export function profileMenuProblemMessage(
   problem: ProfileMenuProblem,
-  o: { carry?: string | undefined; detail?: string | undefined } = {},
+  opts: { carry?: string | undefined; detail?: string | undefined } = {},
 ): Message {
   const fallback = {
     no_profile: "The bot's platform key manages no profile: there is nothing to choose from.",
@@ -144,8 +144,8 @@ export function profileMenuProblemMessage(
     none_bound: "No profile is bound to this Slack workspace.",
   }[problem];
   return message(fallback, [
-    section(profileMenuProblemText(problem, o.carry)),
-    ...(o.detail?.trim() ? [context([o.detail])] : []),
+    section(profileMenuProblemText(problem, opts.carry)),
+    ...(opts.detail?.trim() ? [context([opts.detail])] : []),
   ]);
 }
 

@@ -49,7 +49,7 @@ export function decodeSetupMeta(s: unknown): SetupMeta | undefined {
   }
 }
 
-function shell(o: {
+function shell(opts: {
   callbackId: string;
   title: string;
   meta: string;
@@ -59,13 +59,13 @@ function shell(o: {
 }): ModalView {
   const view: ModalView = {
     type: "modal",
-    callback_id: o.callbackId,
-    title: plain(o.title, VIEW_LIMITS.title),
-    close: plain(o.close, VIEW_LIMITS.close),
-    blocks: o.blocks.slice(0, VIEW_LIMITS.blocksPerView),
-    private_metadata: o.meta,
+    callback_id: opts.callbackId,
+    title: plain(opts.title, VIEW_LIMITS.title),
+    close: plain(opts.close, VIEW_LIMITS.close),
+    blocks: opts.blocks.slice(0, VIEW_LIMITS.blocksPerView),
+    private_metadata: opts.meta,
   };
-  if (o.submit) view.submit = plain(o.submit, VIEW_LIMITS.submit);
+  if (opts.submit) view.submit = plain(opts.submit, VIEW_LIMITS.submit);
   return view;
 }
 
@@ -108,7 +108,7 @@ function profileInput(
     placeholder: plain("Choose a profile", VIEW_LIMITS.placeholder),
     options,
   };
-  const initial = options.find((o) => o.value === current);
+  const initial = options.find((opts) => opts.value === current);
   if (initial) menu.initial_option = initial;
   return menu;
 }
@@ -169,25 +169,25 @@ function setupInputs(v: SetupValues, profiles: readonly MenuProfile[] | undefine
  * The form; `notice` (mrkdwn, already escaped) is shown above it, for example an error. With
  * `profiles`, the profile is chosen from a menu of them; without, it is typed.
  */
-export function setupModal(o: {
+export function setupModal(opts: {
   meta: string;
   values?: SetupValues;
   profiles?: readonly MenuProfile[] | undefined;
   notice?: string | undefined;
 }): ModalView {
   const blocks: KnownBlock[] = [];
-  if (o.notice?.trim()) blocks.push(section(o.notice));
+  if (opts.notice?.trim()) blocks.push(section(opts.notice));
   blocks.push(
     section(
       "Choose a profile and the channel for its video notifications: the bot registers itself as the profile's webhook, then posts one message per video there, kept up to date.",
     ),
-    ...setupInputs(o.values ?? {}, o.profiles?.length ? o.profiles : undefined),
+    ...setupInputs(opts.values ?? {}, opts.profiles?.length ? opts.profiles : undefined),
     context(["This replaces the profile's current webhook (callback URL and events), like `/webhook set`."]),
   );
   return shell({
     callbackId: VIEWS.setupModal,
     title: SETUP_TITLE,
-    meta: o.meta,
+    meta: opts.meta,
     blocks,
     submit: "Set up",
     close: "Cancel",
@@ -195,24 +195,24 @@ export function setupModal(o: {
 }
 
 /** A message in place of a form (loading, saving, not a manager, an error). */
-export function formMessage(o: {
+export function formMessage(opts: {
   kind: SetupMeta["kind"];
   meta: string;
   text: string;
   close?: string;
 }): ModalView {
-  const setup = o.kind === "setup";
+  const setup = opts.kind === "setup";
   return shell({
     callbackId: setup ? VIEWS.setupModal : VIEWS.managersModal,
     title: setup ? SETUP_TITLE : MANAGERS_TITLE,
-    meta: o.meta,
-    blocks: [section(o.text.trim() || "…")],
-    close: o.close ?? "Close",
+    meta: opts.meta,
+    blocks: [section(opts.text.trim() || "…")],
+    close: opts.close ?? "Close",
   });
 }
 
 /** After a successful set-up: where the events go now. */
-export function setupModalDone(o: {
+export function setupModalDone(opts: {
   meta: string;
   profileId: string;
   profileName?: string | undefined;
@@ -220,16 +220,16 @@ export function setupModalDone(o: {
   url: string | null;
   events: readonly string[];
 }): ModalView {
-  const id = profileRef(o.profileId, o.profileName);
+  const id = profileRef(opts.profileId, opts.profileName);
   const dest =
-    o.url === null && o.channelId
-      ? `its video notifications now come to ${channel(o.channelId)} (a confirmation was posted there)`
+    opts.url === null && opts.channelId
+      ? `its video notifications now come to ${channel(opts.channelId)} (a confirmation was posted there)`
       : "the platform now sends its events to the URL you gave; this bot posts nothing for it";
-  const events = [...new Set(o.events)].map((e) => code(e, 60)).join(", ") || "none";
+  const events = [...new Set(opts.events)].map((e) => code(e, 60)).join(", ") || "none";
   return shell({
     callbackId: VIEWS.setupModal,
     title: SETUP_TITLE,
-    meta: o.meta,
+    meta: opts.meta,
     blocks: [
       section(`✅ Profile ${id} is set up: ${dest}.`),
       section(`*Events:* ${events}`),
@@ -301,7 +301,7 @@ function configuredLine(configured: readonly string[]): KnownBlock[] {
 }
 
 /** The managers editor: the people added as managers, editable. */
-export function managersModal(o: {
+export function managersModal(opts: {
   meta: string;
   configured: readonly string[];
   added: readonly string[];
@@ -312,10 +312,10 @@ export function managersModal(o: {
     action_id: BLOCKS.managersInput,
     placeholder: plain("Add people", VIEW_LIMITS.placeholder),
   };
-  const initial = [...new Set(o.added)].slice(0, MAX_INITIAL_USERS);
+  const initial = [...new Set(opts.added)].slice(0, MAX_INITIAL_USERS);
   if (initial.length > 0) element.initial_users = initial;
   const blocks: KnownBlock[] = [];
-  if (o.notice?.trim()) blocks.push(section(o.notice));
+  if (opts.notice?.trim()) blocks.push(section(opts.notice));
   blocks.push(
     section(
       "Managers can set up, change, test and remove webhooks. Workspace admins and owners always are; add or remove other people here.",
@@ -328,12 +328,12 @@ export function managersModal(o: {
       hint: plain("Same as /webhook managers add and remove.", VIEW_LIMITS.inputHint),
       element,
     },
-    ...configuredLine(o.configured),
+    ...configuredLine(opts.configured),
   );
   return shell({
     callbackId: VIEWS.managersModal,
     title: MANAGERS_TITLE,
-    meta: o.meta,
+    meta: opts.meta,
     blocks,
     submit: "Save",
     close: "Cancel",
@@ -341,7 +341,7 @@ export function managersModal(o: {
 }
 
 /** After saving: who was added and removed. */
-export function managersModalSaved(o: {
+export function managersModalSaved(opts: {
   meta: string;
   added: readonly string[];
   removed: readonly string[];
@@ -350,14 +350,14 @@ export function managersModalSaved(o: {
   const list = (ids: readonly string[]) => ids.slice(0, 30).map(mention).join(", ") || "nobody";
   const lines = [
     "✅ Managers saved.",
-    `*Added:* ${list(o.added)}`,
-    `*Removed:* ${list(o.removed)}`,
-    `*Added managers now:* ${list(o.now)}`,
+    `*Added:* ${list(opts.added)}`,
+    `*Removed:* ${list(opts.removed)}`,
+    `*Added managers now:* ${list(opts.now)}`,
   ];
   return shell({
     callbackId: VIEWS.managersModal,
     title: MANAGERS_TITLE,
-    meta: o.meta,
+    meta: opts.meta,
     blocks: [section(lines.join("\n")), context(["Workspace admins and owners are always managers."])],
     close: "Done",
   });

@@ -161,7 +161,7 @@ const CHANGE_HINT =
   "To change a channel's filter, run `/webhook subscribe &lt;profile&gt; [event ...] [preset=...] [mention=...]` in it again (the profile's name or id); `digest=daily|weekly|off` changes its mode, `/webhook pause` quiets it for a while.";
 
 /** `/webhook subscriptions`. */
-export function subscriptionsMessage(o: {
+export function subscriptionsMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   subscriptions: readonly SubscriptionView[];
@@ -170,28 +170,28 @@ export function subscriptionsMessage(o: {
   allEvents: number;
   clock?: ModeClock;
 }): Message {
-  const id = profileRef(o.profileId, o.profileName);
-  const name = profilePlain(o.profileId, o.profileName);
-  if (o.foreign)
+  const id = profileRef(opts.profileId, opts.profileName);
+  const name = profilePlain(opts.profileId, opts.profileName);
+  if (opts.foreign)
     return message(`Profile ${name} sends its events to another address`, [
       section(`Profile ${id} sends its events to another address: this bot posts nothing for it.`),
     ]);
-  return message(`Subscriptions of profile ${name}: ${o.subscriptions.length}`, [
-    section(`*Channels that receive the notifications of profile ${id}* (${o.subscriptions.length})`),
+  return message(`Subscriptions of profile ${name}: ${opts.subscriptions.length}`, [
+    section(`*Channels that receive the notifications of profile ${id}* (${opts.subscriptions.length})`),
     ...subscriptionBlocks(
-      o.profileId,
-      o.subscriptions,
-      o.isManager,
-      o.allEvents,
+      opts.profileId,
+      opts.subscriptions,
+      opts.isManager,
+      opts.allEvents,
       MAX_SUBSCRIPTIONS_SHOWN,
-      o.clock,
+      opts.clock,
     ),
     context([CHANGE_HINT]),
   ]);
 }
 
 /** After `/webhook subscribe`. */
-export function subscribedMessage(o: {
+export function subscribedMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   subscription: SubscriptionView;
@@ -201,29 +201,29 @@ export function subscribedMessage(o: {
   allEvents: number;
   clock?: ModeClock;
 }): Message {
-  const id = profileRef(o.profileId, o.profileName);
-  const s = o.subscription;
-  const mode = o.clock && (s.digest || s.pause) ? ` ${modeText(s, o.clock)}.` : "";
-  const first = `✅ ${channel(s.channelId)} ${o.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, o.allEvents)}.${mode}`;
-  const platform = o.platformChanged
-    ? `The profile's webhook now carries ${o.platformEvents.length} events (every subscription's).`
+  const id = profileRef(opts.profileId, opts.profileName);
+  const s = opts.subscription;
+  const mode = opts.clock && (s.digest || s.pause) ? ` ${modeText(s, opts.clock)}.` : "";
+  const first = `✅ ${channel(s.channelId)} ${opts.replaced ? "now receives" : "also receives"} the notifications of profile ${id} by ${mention(s.setBy)}: ${filterText(s, opts.allEvents)}.${mode}`;
+  const platform = opts.platformChanged
+    ? `The profile's webhook now carries ${opts.platformEvents.length} events (every subscription's).`
     : "The profile's webhook already carried these events: nothing changed on the platform.";
-  return message(`Channel subscribed to profile ${profilePlain(o.profileId, o.profileName)}`, [
+  return message(`Channel subscribed to profile ${profilePlain(opts.profileId, opts.profileName)}`, [
     section(first),
     context([platform, CHANGE_HINT]),
   ]);
 }
 
 /** After `/webhook unsubscribe` (or its button). */
-export function unsubscribedMessage(o: {
+export function unsubscribedMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   channelId: string;
   byUser: string;
   platformChanged: boolean;
 }): Message {
-  const text = `🔕 ${channel(o.channelId)} no longer receives the notifications of profile ${profileRef(o.profileId, o.profileName)} (by ${mention(o.byUser)}).${o.platformChanged ? " The profile's webhook now carries fewer events." : ""}`;
-  return message(`Channel unsubscribed from profile ${profilePlain(o.profileId, o.profileName)}`, [
+  const text = `🔕 ${channel(opts.channelId)} no longer receives the notifications of profile ${profileRef(opts.profileId, opts.profileName)} (by ${mention(opts.byUser)}).${opts.platformChanged ? " The profile's webhook now carries fewer events." : ""}`;
+  return message(`Channel unsubscribed from profile ${profilePlain(opts.profileId, opts.profileName)}`, [
     section(text),
   ]);
 }
@@ -248,7 +248,7 @@ export function notOursMessage(profileId: string, name?: string): Message {
 }
 
 /** After `/webhook pause`, in the channel. */
-export function pausedMessage(o: {
+export function pausedMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   channelId: string;
@@ -256,38 +256,38 @@ export function pausedMessage(o: {
   until: Date;
   extended: boolean;
 }): Message {
-  const id = profileRef(o.profileId, o.profileName);
-  const until = dateOf(o.until.getTime());
-  return message(`Notifications of profile ${profilePlain(o.profileId, o.profileName)} paused here`, [
+  const id = profileRef(opts.profileId, opts.profileName);
+  const until = dateOf(opts.until.getTime());
+  return message(`Notifications of profile ${profilePlain(opts.profileId, opts.profileName)} paused here`, [
     section(
-      `⏸️ ${channel(o.channelId)} gets nothing of profile ${id} until ${until} (${o.extended ? "pause changed" : "paused"} by ${mention(o.byUser)}). What arrives meanwhile is kept: one catch-up message here when the pause ends, or sooner with \`/webhook resume ${escapeTruncate(o.profileId, 100)}\`.`,
+      `⏸️ ${channel(opts.channelId)} gets nothing of profile ${id} until ${until} (${opts.extended ? "pause changed" : "paused"} by ${mention(opts.byUser)}). What arrives meanwhile is kept: one catch-up message here when the pause ends, or sooner with \`/webhook resume ${escapeTruncate(opts.profileId, 100)}\`.`,
     ),
     context(["Other channels go on getting the profile's notifications."]),
   ]);
 }
 
 /** After `/webhook resume`. */
-export function resumedMessage(o: {
+export function resumedMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   channelId: string;
 }): Message {
-  return message(`Notifications of profile ${profilePlain(o.profileId, o.profileName)} resumed`, [
+  return message(`Notifications of profile ${profilePlain(opts.profileId, opts.profileName)} resumed`, [
     section(
-      `▶️ The pause of ${channel(o.channelId)} for profile ${profileRef(o.profileId, o.profileName)} is over: the catch-up of what arrived meanwhile follows here, then live messages again.`,
+      `▶️ The pause of ${channel(opts.channelId)} for profile ${profileRef(opts.profileId, opts.profileName)} is over: the catch-up of what arrived meanwhile follows here, then live messages again.`,
     ),
   ]);
 }
 
 /** `/webhook resume` when the channel is not paused. */
-export function notPausedMessage(o: {
+export function notPausedMessage(opts: {
   profileId: string;
   profileName?: string | undefined;
   channelId: string;
 }): Message {
-  return message(`Not paused for profile ${profilePlain(o.profileId, o.profileName)}`, [
+  return message(`Not paused for profile ${profilePlain(opts.profileId, opts.profileName)}`, [
     section(
-      `${channel(o.channelId)} is not paused for profile ${profileRef(o.profileId, o.profileName)}: nothing to resume.`,
+      `${channel(opts.channelId)} is not paused for profile ${profileRef(opts.profileId, opts.profileName)}: nothing to resume.`,
     ),
   ]);
 }

@@ -5,10 +5,7 @@
  * Times are Slack date tokens (shown in each reader's time zone, never stale), not "3 min ago":
  * the parent stays on screen long after it was rendered, and the same state renders the same
  * message (so `parentHash`, src/notify/video/hash.ts, lets the worker skip identical updates).
- *
- * The video's link comes from VIDEO_URL_TEMPLATE, passed in (`VideoLinks`): none when unset.
- * `parentMetadata` is the Slack message metadata of the parent, from which the video → message
- * map can be rebuilt (docs/notifications.md).
+ * More: README.md ("video.ts").
  */
 
 import { escapeTruncate } from "./escape.js";

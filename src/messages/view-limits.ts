@@ -86,7 +86,7 @@ function checkInput(out: string[], where: string, block: Record<string, unknown>
     });
     // Slack requires the initial option to be exactly one of the options.
     const initial = el.initial_option;
-    if (initial !== undefined && !options.some((o) => JSON.stringify(o) === JSON.stringify(initial)))
+    if (initial !== undefined && !options.some((opts) => JSON.stringify(opts) === JSON.stringify(initial)))
       out.push(`${where}.element.initial_option: not one of the options`);
     return;
   }

@@ -69,7 +69,7 @@ export function stateText(r: WatchRow): string {
 }
 
 /** `/live watch` accepted: what will happen, said in the channel. */
-export function watchStartedMessage(o: {
+export function watchStartedMessage(opts: {
   livestreamId: string;
   title: string;
   channelId: string;
@@ -78,54 +78,54 @@ export function watchStartedMessage(o: {
   intervalMs: number;
   graceMs: number;
 }): Message {
-  const what = label({ livestreamId: o.livestreamId, title: o.title });
-  if (!o.added) {
-    return message(`This channel already watches ${o.title || o.livestreamId}.`, [
-      section(`${channel(o.channelId)} already watches ${what}: nothing changed.`),
+  const what = label({ livestreamId: opts.livestreamId, title: opts.title });
+  if (!opts.added) {
+    return message(`This channel already watches ${opts.title || opts.livestreamId}.`, [
+      section(`${channel(opts.channelId)} already watches ${what}: nothing changed.`),
     ]);
   }
-  return message(`This channel now watches ${o.title || o.livestreamId}.`, [
+  return message(`This channel now watches ${opts.title || opts.livestreamId}.`, [
     section(
-      `:eyes: ${mention(o.by)} set ${channel(o.channelId)} to watch ${what}. When it goes on air, one message is posted here and kept up to date while it is on air; it says when it ended after ${seconds(o.graceMs)} off air.`,
+      `:eyes: ${mention(opts.by)} set ${channel(opts.channelId)} to watch ${what}. When it goes on air, one message is posted here and kept up to date while it is on air; it says when it ended after ${seconds(opts.graceMs)} off air.`,
     ),
     context([
-      `Checked every ${seconds(o.intervalMs)} · stop with \`/live unwatch ${escapeTruncate(o.livestreamId, 64)}\``,
+      `Checked every ${seconds(opts.intervalMs)} · stop with \`/live unwatch ${escapeTruncate(opts.livestreamId, 64)}\``,
     ]),
   ]);
 }
 
 /** `/live watch … dm` accepted (ephemeral: it concerns the asker only). */
-export function watchDmStartedMessage(o: {
+export function watchDmStartedMessage(opts: {
   livestreamId: string;
   title: string;
   added: boolean;
   intervalMs: number;
   graceMs: number;
 }): Message {
-  const what = label({ livestreamId: o.livestreamId, title: o.title });
-  if (!o.added) {
-    return message(`You already get DMs about ${o.title || o.livestreamId}.`, [
+  const what = label({ livestreamId: opts.livestreamId, title: opts.title });
+  if (!opts.added) {
+    return message(`You already get DMs about ${opts.title || opts.livestreamId}.`, [
       section(`You already get a DM when ${what} goes on air: nothing changed.`),
     ]);
   }
-  return message(`You will get a DM when ${o.title || o.livestreamId} goes on air.`, [
+  return message(`You will get a DM when ${opts.title || opts.livestreamId} goes on air.`, [
     section(
-      `:bell: You will get a DM from this app when ${what} goes on air, kept up to date while it is on air; it says when it ended after ${seconds(o.graceMs)} off air. Nobody else is told.`,
+      `:bell: You will get a DM from this app when ${what} goes on air, kept up to date while it is on air; it says when it ended after ${seconds(opts.graceMs)} off air. Nobody else is told.`,
     ),
     context([
-      `Checked every ${seconds(o.intervalMs)} · stop with \`/live unwatch ${escapeTruncate(o.livestreamId, 64)} dm\``,
+      `Checked every ${seconds(opts.intervalMs)} · stop with \`/live unwatch ${escapeTruncate(opts.livestreamId, 64)} dm\``,
     ]),
   ]);
 }
 
 /** `/live unwatch … dm` answered (ephemeral). */
-export function watchDmStoppedMessage(o: { livestreamId: string; removed: boolean }): Message {
-  const id = code(o.livestreamId, 64);
-  return o.removed
-    ? message(`You no longer get DMs about ${o.livestreamId}.`, [
+export function watchDmStoppedMessage(opts: { livestreamId: string; removed: boolean }): Message {
+  const id = code(opts.livestreamId, 64);
+  return opts.removed
+    ? message(`You no longer get DMs about ${opts.livestreamId}.`, [
         section(`:no_bell: You no longer get DMs about ${id}.`),
       ])
-    : message(`You do not get DMs about ${o.livestreamId}.`, [
+    : message(`You do not get DMs about ${opts.livestreamId}.`, [
         section(`You do not get DMs about ${id}: nothing changed. \`/live watching\` lists yours.`),
       ]);
 }
@@ -143,19 +143,19 @@ export function watchDmUnavailableMessage(slackError: string | undefined): Messa
 }
 
 /** `/live unwatch` answered (ephemeral). */
-export function watchStoppedMessage(o: {
+export function watchStoppedMessage(opts: {
   livestreamId: string;
   channelId: string;
   removed: boolean;
 }): Message {
-  const id = code(o.livestreamId, 64);
-  return o.removed
-    ? message(`This channel no longer watches ${o.livestreamId}.`, [
-        section(`:no_bell: ${channel(o.channelId)} no longer watches ${id}.`),
+  const id = code(opts.livestreamId, 64);
+  return opts.removed
+    ? message(`This channel no longer watches ${opts.livestreamId}.`, [
+        section(`:no_bell: ${channel(opts.channelId)} no longer watches ${id}.`),
       ])
-    : message(`This channel does not watch ${o.livestreamId}.`, [
+    : message(`This channel does not watch ${opts.livestreamId}.`, [
         section(
-          `${channel(o.channelId)} does not watch ${id}: nothing changed. \`/live watching\` lists what this workspace watches.`,
+          `${channel(opts.channelId)} does not watch ${id}: nothing changed. \`/live watching\` lists what this workspace watches.`,
         ),
       ]);
 }
@@ -232,12 +232,12 @@ export function parseUnwatchValue(v: string | undefined): { channelId: string; l
 /** The App Home's watch section: at most `room` blocks. */
 export function homeWatchBlocks(
   rows: readonly WatchRow[],
-  o: { isManager: boolean; health: WatchHealthLine | undefined; room: number },
+  opts: { isManager: boolean; health: WatchHealthLine | undefined; room: number },
 ): KnownBlock[] {
   const out: KnownBlock[] = [];
-  if (rows.length === 0 && (o.health?.failing.length ?? 0) === 0) return out;
+  if (rows.length === 0 && (opts.health?.failing.length ?? 0) === 0) return out;
   out.push(section(`*Live watch (${rows.length})*`));
-  const failing = o.health?.failing ?? [];
+  const failing = opts.health?.failing ?? [];
   if (failing.length > 0) {
     const ids = failing.slice(0, 10).map((f) => code(f.livestreamId, 64));
     out.push(
@@ -247,8 +247,8 @@ export function homeWatchBlocks(
     );
   }
   // A row is its line, plus its Unwatch button for a manager (a channel's) or the viewer (a DM's).
-  const withButton = (r: WatchRow) => r.dm === true || o.isManager;
-  const room = Math.max(0, o.room - out.length - 1);
+  const withButton = (r: WatchRow) => r.dm === true || opts.isManager;
+  const room = Math.max(0, opts.room - out.length - 1);
   let shown = 0;
   for (let used = 0; shown < rows.length; shown++) {
     const r = rows[shown] as WatchRow;
@@ -273,7 +273,7 @@ export function homeWatchBlocks(
           }),
         ]),
       );
-    } else if (o.isManager) {
+    } else if (opts.isManager) {
       out.push(
         actions([
           button({

@@ -1,8 +1,9 @@
 /**
  * Messages of `/webhook`: the configuration read back from the platform plus where this
- * workspace routes it, the set / remove confirmations, and the managers list.
+ * workspace sends it to, the set / remove confirmations and the test result (the managers list
+ * and the events list: webhook-lists.ts).
  *
- * Secrets: this bot's callback URL ends with an unguessable route token (contract: HTTP routes).
+ * Secrets: this bot's callback URL ends with an unguessable callback token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
 import { slackDate, utcText } from "./dates.js";
@@ -35,7 +36,7 @@ import {
 const MAX_EVENTS_SHOWN = 20;
 
 /** What this workspace stored about the profile's webhook (ProfileSettings fits it). */
-export interface WebhookRouteInfo {
+export interface WebhookCallbackInfo {
   /** Channel the notifications go to; null when a foreign URL was registered. */
   channelId: string | null;
   /** The foreign callback URL registered through the bot, or null. */
@@ -54,13 +55,13 @@ export interface WebhookConfigOptions {
   profileName?: string | undefined;
   /** As read back from the platform. */
   webhook: WebhookConfig;
-  route?: WebhookRouteInfo | null;
+  callback?: WebhookCallbackInfo | null;
   /**
-   * Alias of `route`, so a stored ProfileSettings can be spread in as is (`route` wins). Only the
-   * fields of WebhookRouteInfo are read: the stored route id is never rendered.
+   * Alias of `callback`, so a stored ProfileSettings can be spread in as is (`callback` wins). Only the
+   * fields of WebhookCallbackInfo are read: the stored callback id is never rendered.
    */
-  settings?: WebhookRouteInfo | null;
-  /** The platform's callback_url is this bot's route for this workspace. */
+  settings?: WebhookCallbackInfo | null;
+  /** The platform's callback_url is this bot's callback for this workspace. */
   ownsCallback: boolean;
   isManager: boolean;
   now: Date;
@@ -88,15 +89,18 @@ export function displayUrl(url: string): string {
   }
 }
 
-function describeCallback(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string {
-  const url = o.webhook.callback_url;
+function describeCallback(
+  opts: WebhookConfigOptions,
+  callback: WebhookCallbackInfo | null | undefined,
+): string {
+  const url = opts.webhook.callback_url;
   if (url === null || url === "") return "nowhere (no callback URL)";
-  if (o.ownsCallback) {
-    return route?.channelId
-      ? `this bot → ${channel(route.channelId)}`
+  if (opts.ownsCallback) {
+    return callback?.channelId
+      ? `this bot → ${channel(callback.channelId)}`
       : "this bot (no channel set in this workspace)";
   }
-  if (o.botHookPrefix && url.startsWith(o.botHookPrefix)) {
+  if (opts.botHookPrefix && url.startsWith(opts.botHookPrefix)) {
     return "another address of this bot, not this workspace's route (its token is hidden)";
   }
   return code(displayUrl(url), 1500);
@@ -112,55 +116,60 @@ function eventLines(events: readonly string[] | null): string[] {
   return lines;
 }
 
-function warnings(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): string[] {
+function warnings(opts: WebhookConfigOptions, callback: WebhookCallbackInfo | null | undefined): string[] {
   const out: string[] = [];
-  const state = webhookState(o.webhook);
-  const id = profileRef(o.profileId, o.profileName);
-  const url = o.webhook.callback_url;
+  const state = webhookState(opts.webhook);
+  const id = profileRef(opts.profileId, opts.profileName);
+  const url = opts.webhook.callback_url;
   if (state === "partial") {
     out.push(
-      `⚠️ The webhook is incomplete (${url ? "a callback URL without events" : "events without a callback URL"}): the platform sends nothing. Set it again with \`/webhook set ${escapeTruncate(o.profileId, 100)}\`.`,
+      `⚠️ The webhook is incomplete (${url ? "a callback URL without events" : "events without a callback URL"}): the platform sends nothing. Set it again with \`/webhook set ${escapeTruncate(opts.profileId, 100)}\`.`,
     );
   }
-  if (route?.channelId && !o.ownsCallback) {
+  if (callback?.channelId && !opts.ownsCallback) {
     const where = url ? "another address" : "nowhere";
     out.push(
-      `⚠️ This workspace routes the profile's notifications to ${channel(route.channelId)}, but the platform sends its events to ${where}: nothing will arrive there. Run \`/webhook set ${escapeTruncate(o.profileId, 100)}\` in that channel to point it back at this bot.`,
+      `⚠️ This workspace routes the profile's notifications to ${channel(callback.channelId)}, but the platform sends its events to ${where}: nothing will arrive there. Run \`/webhook set ${escapeTruncate(opts.profileId, 100)}\` in that channel to point it back at this bot.`,
     );
   }
-  if (route?.foreignUrl && url && url !== route.foreignUrl && !o.ownsCallback) {
+  if (callback?.foreignUrl && url && url !== callback.foreignUrl && !opts.ownsCallback) {
     out.push(
-      `⚠️ The URL registered from this workspace was ${code(displayUrl(route.foreignUrl), 800)}; the platform now has another one.`,
+      `⚠️ The URL registered from this workspace was ${code(displayUrl(callback.foreignUrl), 800)}; the platform now has another one.`,
     );
   }
-  if (o.ownsCallback && !route?.channelId) {
+  if (opts.ownsCallback && !callback?.channelId) {
     out.push(
-      `⚠️ The platform sends ${id}'s events to this bot, but no channel is set for them: run \`/webhook set ${escapeTruncate(o.profileId, 100)}\` in the channel that should get them.`,
+      `⚠️ The platform sends ${id}'s events to this bot, but no channel is set for them: run \`/webhook set ${escapeTruncate(opts.profileId, 100)}\` in the channel that should get them.`,
     );
   }
   return out;
 }
 
-function managerButtons(o: WebhookConfigOptions, route: WebhookRouteInfo | null | undefined): Button[] {
-  const state = webhookState(o.webhook);
+function managerButtons(
+  opts: WebhookConfigOptions,
+  callback: WebhookCallbackInfo | null | undefined,
+): Button[] {
+  const state = webhookState(opts.webhook);
   const buttons: Button[] = [];
   // Rule 4 of spec 4.2: events alone can change only on a complete webhook.
   if (state === "configured") {
-    buttons.push(button({ text: "✏️ Edit events", actionId: ACTIONS.webhookEditEvents, value: o.profileId }));
+    buttons.push(
+      button({ text: "✏️ Edit events", actionId: ACTIONS.webhookEditEvents, value: opts.profileId }),
+    );
   }
-  if (o.ownsCallback && route?.channelId) {
-    buttons.push(button({ text: "🧪 Send test", actionId: ACTIONS.webhookTest, value: o.profileId }));
+  if (opts.ownsCallback && callback?.channelId) {
+    buttons.push(button({ text: "🧪 Send test", actionId: ACTIONS.webhookTest, value: opts.profileId }));
   }
   if (state !== "none") {
     buttons.push(
       button({
         text: "🗑️ Remove",
         actionId: ACTIONS.webhookRemove,
-        value: o.profileId,
+        value: opts.profileId,
         style: "danger",
         confirm: confirmDialog({
           title: "Remove the webhook?",
-          text: `The platform will stop sending the events of profile ${profilePlain(o.profileId, o.profileName)} (callback URL and events both set to none).`,
+          text: `The platform will stop sending the events of profile ${profilePlain(opts.profileId, opts.profileName)} (callback URL and events both set to none).`,
           confirm: "Remove",
           deny: "Cancel",
           danger: true,
@@ -171,8 +180,8 @@ function managerButtons(o: WebhookConfigOptions, route: WebhookRouteInfo | null 
   return buttons;
 }
 
-function stateText(o: WebhookConfigOptions): { line: string; short: string } {
-  switch (webhookState(o.webhook)) {
+function stateText(opts: WebhookConfigOptions): { line: string; short: string } {
+  switch (webhookState(opts.webhook)) {
     case "none":
       return { line: "⚪ No webhook: the platform sends no events for this profile.", short: "no webhook" };
     case "configured":
@@ -182,42 +191,54 @@ function stateText(o: WebhookConfigOptions): { line: string; short: string } {
   }
 }
 
-function configBlocks(o: WebhookConfigOptions): { blocks: KnownBlock[]; text: string } {
-  const route = o.route ?? o.settings;
-  const state = stateText(o);
-  const events = o.webhook.events;
-  const lines = [`*Webhook of profile ${profileRef(o.profileId, o.profileName)}* — ${state.line}`];
-  const hasAnything = webhookState(o.webhook) !== "none";
+function configBlocks(opts: WebhookConfigOptions): { blocks: KnownBlock[]; text: string } {
+  const callback = opts.callback ?? opts.settings;
+  const state = stateText(opts);
+  const events = opts.webhook.events;
+  const lines = [`*Webhook of profile ${profileRef(opts.profileId, opts.profileName)}* — ${state.line}`];
+  const hasAnything = webhookState(opts.webhook) !== "none";
   if (hasAnything) {
-    lines.push(`*Sends to:* ${describeCallback(o, route)}`);
+    lines.push(`*Sends to:* ${describeCallback(opts, callback)}`);
     lines.push(`*Events (${events?.length ?? 0}):*`, ...eventLines(events));
   }
-  const foreign = !o.ownsCallback && (route?.foreignUrl != null || (hasAnything && !!o.webhook.callback_url));
+  const foreign =
+    !opts.ownsCallback && (callback?.foreignUrl != null || (hasAnything && !!opts.webhook.callback_url));
   if (foreign) lines.push("This bot posts nothing for this profile: its events go to another address.");
 
   const blocks: KnownBlock[] = [section(lines.join("\n"))];
-  const subs = o.ownsCallback ? (route?.subscriptions ?? []) : [];
+  const subs = opts.ownsCallback ? (callback?.subscriptions ?? []) : [];
   if (subs.length > 0) {
     blocks.push(section(`*Channels (${subs.length}):*`));
     blocks.push(
-      ...subscriptionBlocks(o.profileId, subs, o.isManager, WEBHOOK_EVENTS.length, undefined, o.modeClock),
+      ...subscriptionBlocks(
+        opts.profileId,
+        subs,
+        opts.isManager,
+        WEBHOOK_EVENTS.length,
+        undefined,
+        opts.modeClock,
+      ),
     );
   }
-  const warn = warnings(o, route);
+  const warn = warnings(opts, callback);
   if (warn.length > 0) blocks.push(section(warn.join("\n")));
-  if (route) {
-    const at = toDate(route.setAt);
-    blocks.push(context([`Set from Slack by ${mention(route.setBy)}${at ? ` ${when(at, o.now)}` : ""}`]));
+  if (callback) {
+    const at = toDate(callback.setAt);
+    blocks.push(
+      context([`Set from Slack by ${mention(callback.setBy)}${at ? ` ${when(at, opts.now)}` : ""}`]),
+    );
   }
-  if (o.isManager) {
-    const buttons = managerButtons(o, route);
+  if (opts.isManager) {
+    const buttons = managerButtons(opts, callback);
     if (buttons.length > 0) blocks.push(actions(buttons));
     else if (!hasAnything) {
-      blocks.push(context([`Set one with \`/webhook set ${escapeTruncate(o.profileId, 100)} [event ...]\``]));
+      blocks.push(
+        context([`Set one with \`/webhook set ${escapeTruncate(opts.profileId, 100)} [event ...]\``]),
+      );
     }
   }
-  const dest = o.ownsCallback ? "this bot" : o.webhook.callback_url ? "another address" : "nowhere";
-  const name = profilePlain(o.profileId, o.profileName);
+  const dest = opts.ownsCallback ? "this bot" : opts.webhook.callback_url ? "another address" : "nowhere";
+  const name = profilePlain(opts.profileId, opts.profileName);
   const text = hasAnything
     ? `Webhook of profile ${name}: ${state.short}, ${events?.length ?? 0} events → ${dest}`
     : `Webhook of profile ${name}: ${state.short}`;
@@ -240,18 +261,18 @@ export type WebhookSetOptions = Omit<WebhookConfigOptions, "isManager"> & {
 /** Confirmation of `/webhook set`: a first line, then the configuration as read back. */
 export function webhookSetMessage(opts: WebhookSetOptions): Message {
   const o: WebhookConfigOptions = { ...opts, isManager: opts.isManager ?? true };
-  const route = o.route ?? o.settings;
+  const callback = o.callback ?? o.settings;
   const id = profileRef(o.profileId, o.profileName);
   const name = profilePlain(o.profileId, o.profileName);
   const by = opts.byUser ? ` by ${mention(opts.byUser)}` : "";
   let first: string;
   let short: string;
   if (o.ownsCallback) {
-    const dest = route?.channelId ? channel(route.channelId) : "this bot";
+    const dest = callback?.channelId ? channel(callback.channelId) : "this bot";
     first = `✅ Webhook set for profile ${id}${by}: its events now come to ${dest}.`;
     short = `Webhook set for profile ${name}: events come to this bot`;
   } else {
-    const url = o.webhook.callback_url ?? route?.foreignUrl ?? null;
+    const url = o.webhook.callback_url ?? callback?.foreignUrl ?? null;
     first = `✅ Webhook set for profile ${id}${by}: the platform sends its events to ${url ? code(displayUrl(url), 1500) : "the URL given"}. This bot will post nothing for this profile.`;
     short = `Webhook set for profile ${name}: events go to another address, this bot posts nothing for it`;
   }
@@ -293,108 +314,25 @@ export function webhookRemovedMessage(profileId: string, byUser: string, now: Da
 /** The answer to `/webhook test` and the Send test button. */
 export function testResultMessage(
   profileId: string,
-  o:
+  opts:
     | { kind: "sent"; videoId: string; events: number; channelId: string }
     | { kind: "foreign"; url: string }
     | { kind: "not-configured" },
   name?: string,
 ): Message {
   const id = profileRef(profileId, name);
-  if (o.kind === "sent") {
+  if (opts.kind === "sent") {
     return message(`Test lifecycle sent for profile ${profilePlain(profileId, name)}`, [
       section(
-        `🧪 Sent a sample video (${code(o.videoId, 60)}, ${o.events} events: created, encoding of 3 formats, published, complete) through the delivery route for profile ${id}. It shows up in ${channel(o.channelId)} as one message, updated as it goes, with milestones in its thread.`,
+        `🧪 Sent a sample video (${code(opts.videoId, 60)}, ${opts.events} events: created, encoding of 3 formats, published, complete) through the delivery route for profile ${id}. It shows up in ${channel(opts.channelId)} as one message, updated as it goes, with milestones in its thread.`,
       ),
     ]);
   }
   const why =
-    o.kind === "foreign"
+    opts.kind === "foreign"
       ? "its webhook points at another URL, so this bot posts nothing for it"
       : "this workspace has no webhook for it: run `/webhook set` first";
   return message(`No test event sent for profile ${profilePlain(profileId, name)}`, [
     section(`🧪 No test event sent for profile ${id}: ${why}.`),
-  ]);
-}
-
-export interface ManagerEntry {
-  userId: string;
-  addedBy: string;
-  addedAt: string;
-}
-
-/** `/webhook managers`: who may change webhooks in this workspace. */
-export function managersMessage(o: {
-  configured: readonly string[];
-  added: readonly ManagerEntry[];
-  now?: Date;
-}): Message {
-  const lines = ["*Managers of this workspace* (they can change webhooks and see ingest addresses)"];
-  lines.push("• Workspace admins and owners (always)");
-  const configured = o.configured.slice(0, 50).map(mention);
-  lines.push(
-    `• From the bot's MANAGER_USER_IDS setting: ${configured.length ? configured.join(", ") : "nobody"}`,
-  );
-  if (o.added.length === 0) {
-    lines.push("• Added here by a manager: nobody");
-  } else {
-    lines.push("• Added here by a manager:");
-    for (const m of o.added.slice(0, 50)) {
-      const at = toDate(m.addedAt);
-      const time = at ? ` ${o.now ? when(at, o.now) : slackDate(at, utcText(at))}` : "";
-      lines.push(`    ◦ ${mention(m.userId)} (added by ${mention(m.addedBy)}${time})`);
-    }
-    if (o.added.length > 50) lines.push(`    ◦ and ${o.added.length - 50} more`);
-  }
-  return message("Managers of this workspace", [
-    section(lines.join("\n")),
-    context(["Add or remove one: `/webhook managers add @user` · `/webhook managers remove @user`"]),
-  ]);
-}
-
-/** The events the bot knows, with their descriptions (for help and the events editor). */
-export function eventListLines(): string[] {
-  return WEBHOOK_EVENTS.map(
-    (e) => `• ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
-  );
-}
-
-/**
- * `/webhook events` and the Edit events button: which events the platform delivers, each with
- * its description, and how to change only the events.
- */
-export function webhookEventsMessage(o: {
-  profileId: string;
-  profileName?: string | undefined;
-  webhook: WebhookConfig;
-  updatedBy?: string;
-}): Message {
-  const current = new Set(o.webhook.events ?? []);
-  const id = profileRef(o.profileId, o.profileName);
-  const name = profilePlain(o.profileId, o.profileName);
-  const lines = WEBHOOK_EVENTS.map(
-    (e) =>
-      `${current.has(e) ? "✅" : "▫️"} ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
-  );
-  const unknown = [...current].filter((e) => !isWebhookEvent(e));
-  if (unknown.length > 0)
-    lines.push(
-      `❔ Also subscribed (not known to this bot): ${unknown
-        .slice(0, 10)
-        .map((e) => code(e, 60))
-        .join(", ")}`,
-    );
-  const first = o.updatedBy
-    ? `✅ ${mention(o.updatedBy)} changed the events of profile ${id}; the callback URL is unchanged.`
-    : webhookState(o.webhook) === "configured"
-      ? `*Events delivered for profile ${id}* (${current.size} of ${WEBHOOK_EVENTS.length})`
-      : `Profile ${id} has no complete webhook yet: set one with \`/webhook set ${escapeTruncate(o.profileId, 100)}\`.`;
-  const keep = [...current].filter(isWebhookEvent).map((e) => e.replace(/^video\./, ""));
-  const example = `/webhook events ${escapeTruncate(o.profileId, 100)} ${keep.length > 0 ? keep.join(" ") : "published complete"}`;
-  return message(o.updatedBy ? `Events of profile ${name} changed` : `Events delivered for profile ${name}`, [
-    section(first),
-    section(lines.join("\n")),
-    context([
-      `To change only the events, name the ones to keep, for example \`${escapeTruncate(example, 400)}\`. \`all\` subscribes to every event.`,
-    ]),
   ]);
 }

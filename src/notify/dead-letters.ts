@@ -24,20 +24,20 @@ export interface DeadLetterDeps {
 
 /** Records the deliveries Slack refused for good and tells the workspace's managers once. */
 export async function reportRefused(
-  o: DeadLetterDeps,
+  opts: DeadLetterDeps,
   state: VideoState,
   items: OutboxItem[],
   code: string,
 ): Promise<void> {
-  const { outbox, logger } = o;
-  o.onFailed?.(code);
+  const { outbox, logger } = opts;
+  opts.onFailed?.(code);
   logger.error({ team: state.teamId, channel: state.channelId, code }, "Slack refused the notification");
-  for (const item of items) await outbox.deadLetter(item, code, o.now());
+  for (const item of items) await outbox.deadLetter(item, code, opts.now());
   const first = await outbox.once(`report:${state.teamId}:${state.channelId}:${code}`, 24 * 3600_000);
   if (!first) return;
-  const profile = await o.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
-  const recipients = new Set([...(profile ? [profile.setBy] : []), ...(await o.managersOf(state.teamId))]);
-  const client = await o.slackFor(state.teamId);
+  const profile = await opts.settings.getProfile(state.teamId, state.profileId).catch(() => undefined);
+  const recipients = new Set([...(profile ? [profile.setBy] : []), ...(await opts.managersOf(state.teamId))]);
+  const client = await opts.slackFor(state.teamId);
   const text = refusedNotice(state, code);
   for (const user of recipients) {
     try {
@@ -50,21 +50,21 @@ export async function reportRefused(
 
 /** Unreadable items (damaged in the store) become dead letters, once; false if the lease is lost. */
 export async function setAsideDamaged(
-  o: DeadLetterDeps,
+  opts: DeadLetterDeps,
   key: VideoKey,
   read: readonly OutboxItem[],
 ): Promise<boolean> {
   const damaged = read.filter((i) => i.damaged !== undefined);
   for (const item of damaged) {
-    await o.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, o.now());
-    o.onFailed?.("damaged");
+    await opts.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, opts.now());
+    opts.onFailed?.("damaged");
   }
-  o.logger.error(
+  opts.logger.error(
     { video: key, items: damaged.map((i) => i.id) },
     "outbox items damaged in the store were set aside as dead letters",
   );
-  return o.outbox.ack(
-    o.owner,
+  return opts.outbox.ack(
+    opts.owner,
     key,
     damaged.map((i) => i.id),
   );
@@ -81,16 +81,16 @@ export interface Refused {
  * error line for the lot; the caller acknowledges them with the rest of its batch.
  */
 export async function setAsideRefused(
-  o: DeadLetterDeps,
+  opts: DeadLetterDeps,
   key: VideoKey,
   refused: readonly Refused[],
 ): Promise<void> {
   if (refused.length === 0) return;
   for (const { item, reason } of refused) {
-    await o.outbox.deadLetter(item, reason, o.now());
-    o.onFailed?.("refused");
+    await opts.outbox.deadLetter(item, reason, opts.now());
+    opts.onFailed?.("refused");
   }
-  o.logger.error(
+  opts.logger.error(
     { video: key, items: refused.map((r) => r.item.id), reason: refused[0]?.reason },
     "outbox items the worker cannot apply were set aside as dead letters; the video goes on",
   );

@@ -1,37 +1,7 @@
 /**
  * Fan-out: a profile's notifications go to several channels, each with its own filter
  * (src/store/subscriptions.ts).
- *
- * Design. The delivery route is unchanged: it stores ONE item per delivery under the video's key
- * `team:profile:video` (the "route key"), deduplicated and counted against the route's quota as
- * before. The worker, claiming a route key, does no Slack work: it reads the profile's
- * subscriptions once per batch and enqueues a copy of each item into the outbox under the key of
- * every channel whose filter matches it, `team:profile␠channel:video` (the "channel key"; a blank
- * can be in no team or profile id, so the two kinds never meet), deduplicated per channel on
- * (workspace, profile, channel, delivery), then acknowledges the route key's items. Each channel
- * key is then an ordinary video of the worker: its own state (one parent message per video per
- * channel, its own thread), its own lease, its own pacing (src/notify/gate.ts, per channel).
- *
- *  - Nothing lost: a route item is acknowledged only after every copy is stored. Nothing doubled:
- *    a crash in between copies it again, and each channel's dedupe key answers "duplicate".
- *  - A channel whose filter matches nothing of a video gets no item, hence never a message.
- *  - Quotas: the route's 429 still counts the route's items not yet fanned out. Copies count under
- *    their channel key's own route part (`team:profile␠channel`), one quota per (route, channel):
- *    a channel that falls that far behind holds its route's items (tried again in a few seconds),
- *    which then fill the route's quota, so the platform is told to slow down (429) rather than
- *    anything being dropped.
- *  - A profile without settings (a route created outside `/webhook set`) or without subscriptions
- *    goes, as before, to the route's channel with every event.
- *  - Upgrade: a video in progress under the old layout (state at its route key) continues in place
- *    for that channel: a channel key without a state starts from the route key's state when that
- *    state is of the same channel (loadState's `legacyKey`), so no second parent is posted.
- *  - The common case needs no copy (`directFilter`): a profile whose only subscription is the
- *    route's own channel (or that has none) is processed in place on the route key, its filter
- *    applied there; that is the layout before subscriptions, so the worker does one pass per
- *    delivery, not two, and stores each delivery once. A second channel subscribing later
- *    switches to copies, and the route channel's copy continues from the route key's state (the
- *    upgrade above); a video that was copied before stays on copies (its channel key has a
- *    state), so the two layouts never both post for one video in one channel.
+ * More: README.md ("fanout.ts").
  */
 import { WEBHOOK_EVENTS } from "../platform/index.js";
 import type { SettingsRepo } from "../store/index.js";
@@ -78,30 +48,30 @@ export interface FanOutResult {
  * that channel's key. Returns the subscription's filter for the items, or null (copy them).
  */
 export async function directFilter(
-  o: Pick<FanOutDeps, "settings" | "outbox">,
+  opts: Pick<FanOutDeps, "settings" | "outbox">,
   key: VideoKey,
   first: OutboxItem | undefined,
 ): Promise<((item: OutboxItem) => boolean) | null> {
   if (!first) return null;
-  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const profile = await opts.settings.getProfile(first.teamId, first.profileId);
   const subs = profile?.subscriptions ?? [];
   const only = subs[0];
   if (subs.length > 1 || (only !== undefined && only.channelId !== first.channelId)) return null;
-  if ((await o.outbox.getState(channelKeyOf(key, first.channelId))) !== undefined) return null;
+  if ((await opts.outbox.getState(channelKeyOf(key, first.channelId))) !== undefined) return null;
   if (only === undefined) return () => true;
   return (item) => matchesSubscription(only, item.delivery.type, item.delivery.data, WEBHOOK_EVENTS);
 }
 
 /** Copies a route key's pending items to the matching channels' keys, then acknowledges them. */
-export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
-  const { outbox, owner } = o;
-  const read = await outbox.pending(key, o.batch);
+export async function fanOut(opts: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
+  const { outbox, owner } = opts;
+  const read = await outbox.pending(key, opts.batch);
   const good = read.filter((i) => i.damaged === undefined);
-  if (good.length < read.length && !(await setAsideDamaged(o, key, read)))
+  if (good.length < read.length && !(await setAsideDamaged(opts, key, read)))
     return { dueAt: null, handled: [] };
   const first = good[0];
   if (!first) return { dueAt: null, handled: [] };
-  const profile = await o.settings.getProfile(first.teamId, first.profileId);
+  const profile = await opts.settings.getProfile(first.teamId, first.profileId);
   const subs = profile && profile.subscriptions.length > 0 ? profile.subscriptions : null;
   const handled: OutboxItem[] = [];
   let dueAt: number | null = null;
@@ -118,14 +88,14 @@ export async function fanOut(o: FanOutDeps, key: VideoKey): Promise<FanOutResult
       const outcome = await outbox.enqueue(
         { ...rest, channelId, videoKey },
         `${routeOfVideoKey(videoKey)}:${hash}`,
-        o.now(),
+        opts.now(),
       );
       if (outcome === "full") {
-        o.logger.warn(
+        opts.logger.warn(
           { video: key, channel: channelId },
           "a channel's notifications are over quota; waiting",
         );
-        dueAt = o.now() + FANOUT_RETRY_MS;
+        dueAt = opts.now() + FANOUT_RETRY_MS;
         break outer;
       }
     }

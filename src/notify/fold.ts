@@ -50,7 +50,7 @@ export function foldBatch(
  * a new one from the first item (`fresh`); undefined when there is neither.
  */
 export async function loadState(
-  o: { outbox: Outbox; logger: Logger },
+  opts: { outbox: Outbox; logger: Logger },
   unsaved: UnsavedSlackFacts,
   key: VideoKey,
   first: OutboxItem | undefined,
@@ -58,11 +58,11 @@ export async function loadState(
 ): Promise<{ state: VideoState; fresh: boolean } | undefined> {
   let raw: unknown;
   try {
-    raw = await o.outbox.getState(key);
+    raw = await opts.outbox.getState(key);
     // A channel key without a state yet: a video in progress before the fan-out (src/notify/
     // fanout.ts) kept its state at the route key; it continues from there for the same channel.
     if (raw === undefined && legacyKey !== undefined && legacyKey !== key && first) {
-      const old = validateState(await o.outbox.getState(legacyKey));
+      const old = validateState(await opts.outbox.getState(legacyKey));
       if (old && old.channelId === first.channelId)
         return { state: unsaved.apply(legacyKey, old), fresh: false };
     }
@@ -74,7 +74,7 @@ export async function loadState(
   if (raw !== undefined) {
     const s = validateState(raw);
     if (s) return { state: unsaved.apply(key, s), fresh: false };
-    o.logger.error({ video: key }, "stored video state is damaged; starting it again");
+    opts.logger.error({ video: key }, "stored video state is damaged; starting it again");
   }
   return first ? { state: initialStateOf(first), fresh: true } : undefined;
 }
@@ -104,22 +104,22 @@ export function initialStateOf(first: OutboxItem): VideoState {
  * that item becomes a dead letter and the video goes on with the next.
  */
 export async function countAttempt(
-  o: DeadLetterDeps,
+  opts: DeadLetterDeps,
   key: VideoKey,
   loaded: VideoState,
   head: OutboxItem,
   err: unknown,
 ): Promise<{ dueAt: number }> {
-  const { outbox, owner } = o;
+  const { outbox, owner } = opts;
   const n = (loaded.attempt?.id === head.id ? loaded.attempt.n : 0) + 1;
   const reason = errorText(err);
   if (n < MAX_ATTEMPTS) {
     await outbox.setState(owner, key, { ...loaded, attempt: { id: head.id, n, reason } });
-    return { dueAt: o.now() + 2_000 };
+    return { dueAt: opts.now() + 2_000 };
   }
-  await setAsideRefused(o, key, [{ item: head, reason: `failed ${n} times: ${reason}` }]);
+  await setAsideRefused(opts, key, [{ item: head, reason: `failed ${n} times: ${reason}` }]);
   if (await outbox.ack(owner, key, [head.id])) await outbox.setState(owner, key, withoutAttempt(loaded));
-  return { dueAt: o.now() };
+  return { dueAt: opts.now() };
 }
 
 /** Complete or deleted, every reply posted: kept for the outbox's shorter (final) retention. */

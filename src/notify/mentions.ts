@@ -4,14 +4,7 @@
  * make up format errors, a new video id each, and every one of them would ping the channel. So a
  * channel is pinged at most MENTIONS_PER_CHANNEL_PER_HOUR times in any 60 minutes; past that the
  * reply is posted without the mention and says it was held back.
- *
- * Shared and durable: each ping takes one of the channel's slots `mention:<channel>:<n>` with the
- * outbox's set-if-absent with a time to live (`once`: Redis `SET NX PX`, one sqlite upsert, a map
- * in memory), so replicas on one Redis share the slots and a restart keeps them. A slot taken at
- * t is free again at t + 1 h, so no 60-minute span holds more pings than there are slots. A reply
- * tried again after a failed post takes a slot again: that can only hold a mention back, never add
- * one. Before any slot, the video must be one the platform confirms (`mayMention`): made-up video
- * ids never ping at all.
+ * More: README.md ("mentions.ts").
  */
 import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../messages/index.js";
 import type { SettingsRepo } from "../store/index.js";
@@ -71,18 +64,18 @@ export function mayMention(state: VideoState, now: number): MentionCheck {
  * video `mayMention` allows (unless `checkVideo` is false: a worker that reads no titles), bounded.
  */
 export async function mentionFor(
-  o: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile">; now: () => number },
+  opts: { outbox: Pick<Outbox, "once">; settings: Pick<SettingsRepo, "getProfile">; now: () => number },
   state: VideoState,
   checkVideo = true,
 ): Promise<MentionDecision> {
-  const p = await o.settings.getProfile(state.teamId, state.profileId);
+  const p = await opts.settings.getProfile(state.teamId, state.profileId);
   const asked = p?.subscriptions.find((x) => x.channelId === state.channelId)?.mention ?? null;
   if (asked === null) return { mention: null, heldBack: null };
-  const check: MentionCheck = checkVideo ? mayMention(state, o.now()) : { ok: true };
+  const check: MentionCheck = checkVideo ? mayMention(state, opts.now()) : { ok: true };
   if ("waitUntil" in check) return { mention: null, heldBack: null, waitUntil: check.waitUntil };
   if (!check.ok) return { mention: null, heldBack: "unconfirmed" };
   for (let n = 1; n <= MENTIONS_PER_CHANNEL_PER_HOUR; n++) {
-    if (await o.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
+    if (await opts.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
       return { mention: asked, heldBack: null };
   }
   return { mention: null, heldBack: "hourly" };

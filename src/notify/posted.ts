@@ -6,23 +6,7 @@
  * takes the video over (the first one's unsaved.ts facts die with it), or the answer itself is
  * lost on the way (a cut connection, a timeout) — the next attempt cannot tell from the store
  * whether the message exists, and would post a second one.
- *
- * So before a new message (a video's parent, a thread reply, a message without a video) the worker
- * writes an intent into the state (`posting`: what, a random marker, when) and the post carries
- * the marker in its Slack message metadata (`post_id`); the write that records the ts removes the
- * intent. A pass that finds an intent for the message it is about to post looks for the marker
- * first — `conversations.history` of the channel (a parent, a message without a video) or
- * `conversations.replies` of the parent's thread (a reply), from a little before the intent on —
- * and records the message it finds instead of posting again. Only then is the intent's marker
- * reused for the post. Costs: one state write per new message; a lookup only after a failure.
- *
- * No lookup when this process knows the post did not happen (Slack answered it with an error, or
- * the connection was refused); Slack's 5xx may come after the work was done, so it is not taken as
- * proof. A lookup that Slack refuses for good (`missing_scope` without `channels:history` /
- * `groups:history`, `not_in_channel` in a public channel the bot posts to without being a member)
- * gives up on the check: the message is posted, and may then show twice; one warning line per
- * workspace and reason says so. A lookup that fails for a while (5xx, 429, network) is retried
- * like any Slack call, before anything is posted.
+ * More: README.md ("posted.ts").
  */
 import { randomUUID } from "node:crypto";
 import {

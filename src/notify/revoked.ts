@@ -6,9 +6,7 @@
  * reason (`not_installed`, `workspace_not_allowed`, `profile_not_bound`), counted like every
  * failure, and nothing is posted; one warn line per route and reason says so (not one per item
  * or video), again at most once an hour.
- *
- * The check is the authorizer's `revoked` (src/access): configuration plus, in multi-workspace
- * mode, the workspace's installation, cached: no store read per delivery beyond the worker's own.
+ * More: README.md ("revoked.ts").
  */
 import type { DeadLetterDeps } from "./dead-letters.js";
 import type { OutboxItem, VideoKey } from "./types.js";
@@ -58,26 +56,26 @@ export class RevokedRoutes {
  * caller posts nothing). Undefined when the video may go on.
  */
 export async function setAsideRevoked(
-  o: DeadLetterDeps & { revoked: RevokedCheck },
+  opts: DeadLetterDeps & { revoked: RevokedCheck },
   routes: RevokedRoutes,
   key: VideoKey,
   read: readonly OutboxItem[],
 ): Promise<{ teamId: string; profileId: string; reason: string; count: number } | undefined> {
   const { teamId, profileId } = workspaceOfKey(key);
-  const reason = await o.revoked(teamId, profileId);
+  const reason = await opts.revoked(teamId, profileId);
   if (reason === undefined) return undefined;
   for (const item of read) {
-    await o.outbox.deadLetter(item, reason, o.now());
-    o.onFailed?.(reason);
+    await opts.outbox.deadLetter(item, reason, opts.now());
+    opts.onFailed?.(reason);
   }
   if (read.length > 0)
-    await o.outbox.ack(
-      o.owner,
+    await opts.outbox.ack(
+      opts.owner,
       key,
       read.map((i) => i.id),
     );
   if (routes.first(`${teamId}:${profileId}`, reason))
-    o.logger.warn(
+    opts.logger.warn(
       { team: teamId, profile: profileId, reason, deliveries: read.length },
       "the workspace may no longer get this profile's notifications; they are dead-lettered, nothing is posted",
     );

@@ -9,10 +9,10 @@ import { parentMetadata, renderMilestone, renderParent } from "../messages/index
 import { InstallationMissingError } from "../store/index.js";
 import { reportRefused } from "./dead-letters.js";
 import { isFinal } from "./fold.js";
-import { PER_CHANNEL_METHOD } from "./gate.js";
 import type { GoneWorkspaces } from "./gone.js";
 import { mentionFor } from "./mentions.js";
 import { droppedState, outcomeOf } from "./outcome.js";
+import { PER_CHANNEL_METHOD } from "./pacing.js";
 import { type LostPosts, PARENT, replyMetadata, withMarker } from "./posted.js";
 import { classifySlackError } from "./slack-errors.js";
 import type { Tally } from "./tally.js";

@@ -19,14 +19,14 @@ export function lastVideoOf(s: VideoState): ActivityDelta["lastVideo"] {
 }
 
 export async function recordTally(
-  o: { activity?: ActivityRepo | undefined; logger: Logger; now: () => number },
+  opts: { activity?: ActivityRepo | undefined; logger: Logger; now: () => number },
   key: VideoKey,
   tally: Tally,
 ): Promise<void> {
-  const { activity } = o;
+  const { activity } = opts;
   if (!activity || !tally.teamId || !tally.profileId) return;
   if (!(tally.received || tally.posted || tally.failed)) return;
-  await activity.record(tally.teamId, tally.profileId, tally, o.now()).catch((err: unknown) => {
-    o.logger.warn({ err, video: key }, "could not record activity");
+  await activity.record(tally.teamId, tally.profileId, tally, opts.now()).catch((err: unknown) => {
+    opts.logger.warn({ err, video: key }, "could not record activity");
   });
 }

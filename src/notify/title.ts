@@ -2,28 +2,7 @@
  * Video titles in the notifications: a video is named by its title, read once from the platform
  * (`GET /videos/{id}?fields=title` through PlatformNames, so the platform client's retries,
  * timeouts and error mapping apply) and kept in the video's state.
- *
- * Once per video, however many events, channels or replicas:
- *  - the state keeps the answer: later passes and a restart read nothing;
- *  - the video's keys (its route key and its channels' copies, src/notify/fanout.ts) and the
- *    replicas share one read. The first pass that needs the title takes the marker
- *    `title:<team>:<profile>:<video>` (the outbox's set-if-absent with a time to live,
- *    READ_LEASE_MS) and reads; the answer goes into a note of the same name (the outbox's
- *    putNote, kept NOTE_TTL_MS) for the others. A replica that stops mid-read leaves its marker to
- *    expire; the next pass then reads.
- *
- * Never holding a message back:
- *  - the first post waits at most WAIT_MS after the title was first asked for (`titleAskedAt`, in
- *    the state, so a pass tried again does not wait again); after that it shows the id, and the
- *    worker looks at the video again every POLL_MS while the answer is pending, to show the title
- *    in place. A pass itself waits at most INLINE_WAIT_MS (a healthy platform answers sooner);
- *    beyond that the first post is held (`holdUntil`) and the worker serves other videos meanwhile,
- *    coming back every HOLD_POLL_MS, so a slow platform does not slow every new video down;
- *  - a parent whose only change is the title waits for the video's next Slack write (more events
- *    coming), up to RIDE_MS after the last one; a complete or deleted video, which expects nothing
- *    more, gets it at once: one chat.update;
- *  - 403, 404, 422, 5xx, timeouts: the id stays. A 404 marks the video not confirmed by the
- *    platform (src/messages/video.ts shows it; mentions.ts refuses its mentions).
+ * More: README.md ("title.ts").
  */
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";
@@ -115,13 +94,13 @@ interface Read {
 }
 
 export class VideoTitles {
-  private readonly o: TitleOptions;
+  private readonly options: TitleOptions;
   /** This process's reads: in flight, then answered (bounded). */
   private readonly reads = new Map<string, Read>();
   private closed = false;
 
-  constructor(o: TitleOptions) {
-    this.o = { names: o.names, outbox: o.outbox, logger: o.logger, now: o.now };
+  constructor(opts: TitleOptions) {
+    this.options = { names: opts.names, outbox: opts.outbox, logger: opts.logger, now: opts.now };
   }
 
   /**
@@ -131,15 +110,17 @@ export class VideoTitles {
    */
   async settle(key: VideoKey, s: VideoState): Promise<VideoState> {
     if (s.videoId === null || s.title !== undefined || s.eventCount === 0) return s;
-    const asked = s.titleAskedAt ?? this.o.now();
+    const asked = s.titleAskedAt ?? this.options.now();
     const base = s.titleAskedAt === undefined ? { ...s, titleAskedAt: asked } : s;
     const ref = titleRef(key);
     let fact = await this.known(ref, s.videoId);
-    const left = Math.min(asked + TITLE_WAIT_MS - this.o.now(), INLINE_WAIT_MS);
+    const left = Math.min(asked + TITLE_WAIT_MS - this.options.now(), INLINE_WAIT_MS);
     if (fact === undefined && s.parentTs === null && left > 0) fact = await this.waitFor(ref, left);
     if (fact === undefined) return base;
     // The profile's name settles with the title (one write for both); cached an hour per process.
-    const label = await this.o.names.profile(s.profileId, { signal: AbortSignal.timeout(PROFILE_WAIT_MS) });
+    const label = await this.options.names.profile(s.profileId, {
+      signal: AbortSignal.timeout(PROFILE_WAIT_MS),
+    });
     return { ...base, title: fact, ...(label.known ? { profileName: label.label.slice(0, 200) } : {}) };
   }
 
@@ -147,14 +128,14 @@ export class VideoTitles {
   holdUntil(s: VideoState): number {
     if (s.videoId === null || s.title !== undefined || s.parentTs !== null) return 0;
     const end = (s.titleAskedAt ?? 0) + TITLE_WAIT_MS;
-    const now = this.o.now();
+    const now = this.options.now();
     return end > now ? Math.min(end, now + HOLD_POLL_MS) : 0;
   }
 
   /** When to look at the video again: `dueAt`, or sooner while its title is pending. */
   pollAt(s: VideoState, dueAt: number | null): number | null {
     if (s.videoId === null || s.title !== undefined || s.eventCount === 0) return dueAt;
-    const poll = this.o.now() + TITLE_POLL_MS;
+    const poll = this.options.now() + TITLE_POLL_MS;
     return dueAt !== null && dueAt < poll ? dueAt : poll;
   }
 
@@ -183,12 +164,12 @@ export class VideoTitles {
     const local = this.reads.get(ref);
     if (local !== undefined) return local.fact;
     try {
-      const noted = parseNote(await this.o.outbox.getNote(ref));
+      const noted = parseNote(await this.options.outbox.getNote(ref));
       if (noted !== undefined) return noted;
-      if (await this.o.outbox.once(ref, TITLE_READ_LEASE_MS)) this.read(ref, videoId);
+      if (await this.options.outbox.once(ref, TITLE_READ_LEASE_MS)) this.read(ref, videoId);
     } catch (err) {
       // The store failing: the title waits for a later pass, the message does not.
-      this.o.logger.warn({ err, video: ref }, "could not look up the video's title in the store");
+      this.options.logger.warn({ err, video: ref }, "could not look up the video's title in the store");
     }
     return this.reads.get(ref)?.fact;
   }
@@ -197,24 +178,24 @@ export class VideoTitles {
     const entry: Read = { fact: undefined, done: Promise.resolve({ unknown: "unavailable" }) };
     const profileId = profileOfRef(ref);
     // Read alongside, so that the name is there when the title is.
-    if (profileId !== undefined) void this.o.names.profile(profileId);
-    entry.done = this.o.names
+    if (profileId !== undefined) void this.options.names.profile(profileId);
+    entry.done = this.options.names
       .videoTitle(videoId, { profileId })
       .catch((): VideoTitle => ({ unknown: "unavailable" }))
       .then(async (answer) => {
         const fact = factOf(answer);
         entry.fact = fact;
         if ("notConfirmed" in fact)
-          this.o.logger.info(
+          this.options.logger.info(
             { video: ref },
             "the platform has no such video (404): its messages say so and never carry a mention",
           );
         // A read cut short by this process stopping is not an answer: the next process reads.
         if (this.closed && "unknown" in fact) return fact;
-        await this.o.outbox
+        await this.options.outbox
           .putNote(ref, JSON.stringify(fact), TITLE_NOTE_TTL_MS)
           .catch((err: unknown) =>
-            this.o.logger.warn(
+            this.options.logger.warn(
               { err, video: ref },
               "could not share the video's title with the other replicas",
             ),
@@ -249,7 +230,7 @@ export class VideoTitles {
       }
       if (left <= 0) return undefined;
       await sleep(Math.min(NOTE_POLL_MS, left));
-      const noted = parseNote(await this.o.outbox.getNote(ref).catch(() => undefined));
+      const noted = parseNote(await this.options.outbox.getNote(ref).catch(() => undefined));
       if (noted !== undefined) return noted;
     }
   }

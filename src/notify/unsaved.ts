@@ -2,12 +2,7 @@
  * What Slack already shows but the store could not record: the store failed right after a Slack
  * call succeeded (a Redis blink, a full disk). Without this, the next round would start from the
  * older stored state and post the parent message or a thread reply a second time.
- *
- * The worker writes its state with `writeState`: a store failure is retried a few times within
- * the lease (100, 300, 900 ms), and until a write succeeds the Slack facts (parent ts, last
- * rendering, posted replies) are kept in this process and laid over the stored state when the
- * video is loaded again. Kept per process: another replica taking the video over after this
- * one's lease expired cannot see them (documented in the README's Notifications section).
+ * More: README.md ("unsaved.ts").
  */
 import { StoreUnavailableError } from "../store/index.js";
 import { PARENT } from "./posted.js";

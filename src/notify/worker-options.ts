@@ -7,7 +7,7 @@ import type { Logger } from "../log.js";
 import type { PlatformNames } from "../platform/index.js";
 import type { ActivityRepo, SettingsRepo } from "../store/index.js";
 import type { Digests } from "./digest/index.js";
-import type { ChannelGate } from "./gate.js";
+import type { ChannelGate } from "./pacing.js";
 import type { RevokedCheck } from "./revoked.js";
 import type { Outbox } from "./types.js";
 

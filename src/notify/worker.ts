@@ -2,36 +2,7 @@
  * The outbox worker: claims due videos, folds their stored deliveries into the video's state, and
  * makes Slack show that state: one parent message per video (posted once, then chat.update), and
  * milestones as thread replies (the Slack steps: show.ts; after a Slack failure: outcome.ts).
- *
- * Crash safety: the state (with which milestones are posted) is written before the deliveries are
- * acknowledged, and applying a delivery twice changes nothing, so a restart at whatever point replays
- * at most a few deliveries harmlessly and resumes the Slack work the state says is not done yet.
- * A post whose record is lost (a crash between Slack's answer and the state write, a store failure
- * then with another replica taking over, an answer lost on the way) is found in Slack by the marker
- * it carries before anything is posted again (src/notify/posted.ts).
- *
- * Coalescing: a parent is updated at most once per `coalesceMs` (progress events in between only
- * change the state; the latest state wins). Milestones and the first post are not delayed beyond
- * the channel's pace.
- *
- * Poison: an item the reducer refuses is a dead letter at once, and its video goes on with the next
- * item. A batch that fails otherwise before its items are acknowledged (not a store outage) is
- * counted in the video's state (`attempt`, so a restart keeps the count); the next try folds its
- * first item alone, and that item is a dead letter after MAX_ATTEMPTS failures.
- *
- * Fan-out (src/notify/fanout.ts): a route key's items are copied to the key of each subscribed
- * channel whose filter matches; everything above applies to each channel's key.
- *
- * Access (src/notify/revoked.ts): before a video's items are copied or anything is posted, the
- * authorizer is asked again whether the workspace may still get the profile's notifications;
- * if not, they are dead letters with the reason and nothing is posted.
- *
- * Titles (src/notify/title.ts): read once per video, kept in its state; the first post waits for
- * it at most 2 s, and a later one is shown in place.
- *
- * Digests and pauses (src/notify/digest/): a channel whose subscription holds its messages back
- * gets no Slack call; the video's new milestones are recorded for its digest or catch-up instead
- * (once the title is known, or after the same 2 s), and marked done in the state.
+ * More: README.md ("worker.ts").
  */
 import { randomUUID } from "node:crypto";
 import { StoreUnavailableError } from "../store/index.js";
@@ -53,7 +24,7 @@ import { LeaseLost, type Outcome, type WorkerConfig, type WorkerOptions } from "
 export type { WorkerOptions } from "./worker-options.js";
 
 export class NotifyWorker {
-  private readonly o: WorkerConfig;
+  private readonly options: WorkerConfig;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly wakers = new Set<() => void>();
@@ -67,8 +38,8 @@ export class NotifyWorker {
   private readonly revokedRoutes: RevokedRoutes;
   private readonly titles: VideoTitles | undefined;
 
-  constructor(o: WorkerOptions) {
-    this.o = {
+  constructor(opts: WorkerOptions) {
+    this.options = {
       owner: `worker-${randomUUID()}`,
       now: Date.now,
       pollMs: 250,
@@ -77,19 +48,19 @@ export class NotifyWorker {
       coalesceMs: 3_000,
       concurrency: 4,
       batch: 500,
-      ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
-    } as NotifyWorker["o"];
-    this.gone = new GoneWorkspaces(this.o.now);
-    this.posts = new LostPosts(this.o.logger);
-    this.revokedRoutes = new RevokedRoutes(this.o.now);
-    this.titles = o.names ? new VideoTitles({ ...this.o, names: o.names }) : undefined;
+      ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
+    } as NotifyWorker["options"];
+    this.gone = new GoneWorkspaces(this.options.now);
+    this.posts = new LostPosts(this.options.logger);
+    this.revokedRoutes = new RevokedRoutes(this.options.now);
+    this.titles = opts.names ? new VideoTitles({ ...this.options, names: opts.names }) : undefined;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
     // One loop per concurrency slot: a slow channel holds one slot, never the others.
-    this.loop = Promise.all(Array.from({ length: this.o.concurrency }, () => this.run())).then(
+    this.loop = Promise.all(Array.from({ length: this.options.concurrency }, () => this.run())).then(
       () => undefined,
     );
   }
@@ -114,7 +85,7 @@ export class NotifyWorker {
     setTimeout(() => {
       this.wakeQueued = false;
       this.wakeOne();
-    }, this.o.gatherMs);
+    }, this.options.gatherMs);
   }
 
   /** Wakes one idle loop; records the wake-up for the loops that are claiming right now. */
@@ -127,7 +98,7 @@ export class NotifyWorker {
   /** Claims and processes due videos until none is due now (tests and the demo use it). */
   async drain(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
-      if ((await this.claimAndProcess(this.o.concurrency)) === 0) return;
+      if ((await this.claimAndProcess(this.options.concurrency)) === 0) return;
     }
   }
 
@@ -140,12 +111,12 @@ export class NotifyWorker {
         n = await this.claimAndProcess(1, () => this.wakeOne());
       } catch (err) {
         failed = true;
-        this.o.logger.warn({ err }, "notification worker could not claim work; retrying");
+        this.options.logger.warn({ err }, "notification worker could not claim work; retrying");
       }
       if (!this.running) break;
       // A wake-up during the claim may be for work the claim did not see: look again first.
       if (n === 0 && (failed || seen === this.wakeups))
-        await this.idle(failed ? Math.max(2_000, this.o.pollMs) : this.o.pollMs);
+        await this.idle(failed ? Math.max(2_000, this.options.pollMs) : this.options.pollMs);
     }
   }
 
@@ -166,7 +137,12 @@ export class NotifyWorker {
    * when the claim got work (there may be more due: the loop wakes another idle loop for it).
    */
   private async claimAndProcess(max: number, found?: () => void): Promise<number> {
-    const keys = await this.o.outbox.claimDue(this.o.owner, this.o.now(), max, this.o.leaseMs);
+    const keys = await this.options.outbox.claimDue(
+      this.options.owner,
+      this.options.now(),
+      max,
+      this.options.leaseMs,
+    );
     if (keys.length > 0) found?.();
     await Promise.all(keys.map((k) => this.processSafely(k)));
     return keys.length;
@@ -180,32 +156,35 @@ export class NotifyWorker {
       outcome = await this.process(key, tally, pass);
     } catch (err) {
       if (err instanceof LeaseLost) {
-        this.o.logger.warn({ video: key }, "lease on the video lost; another worker continues it");
+        this.options.logger.warn({ video: key }, "lease on the video lost; another worker continues it");
         return;
       }
-      this.o.logger.warn({ err, video: key }, "video not processed; it will be tried again");
-      outcome = { dueAt: this.o.now() + 2_000 };
+      this.options.logger.warn({ err, video: key }, "video not processed; it will be tried again");
+      outcome = { dueAt: this.options.now() + 2_000 };
       if (pass.loaded && pass.head && !pass.acked && !(err instanceof StoreUnavailableError)) {
-        outcome = await countAttempt(this.o, key, pass.loaded, pass.head, err).catch((e: unknown) => {
-          this.o.logger.warn({ err: e, video: key }, "could not count the failed attempt");
+        outcome = await countAttempt(this.options, key, pass.loaded, pass.head, err).catch((e: unknown) => {
+          this.options.logger.warn({ err: e, video: key }, "could not count the failed attempt");
           return outcome;
         });
       }
     } finally {
-      await this.o.outbox.release(this.o.owner, key, outcome.dueAt).catch((err: unknown) => {
-        this.o.logger.warn({ err, video: key }, "could not release a video lease; it expires by itself");
+      await this.options.outbox.release(this.options.owner, key, outcome.dueAt).catch((err: unknown) => {
+        this.options.logger.warn(
+          { err, video: key },
+          "could not release a video lease; it expires by itself",
+        );
       });
-      await recordTally(this.o, key, tally);
+      await recordTally(this.options, key, tally);
     }
   }
 
   private async process(key: VideoKey, tally: Tally, pass: Pass): Promise<Outcome> {
-    const { outbox, owner } = this.o;
-    const read = await outbox.pending(key, this.o.batch);
+    const { outbox, owner } = this.options;
+    const read = await outbox.pending(key, this.options.batch);
     // Access first, before anything is copied or posted (src/notify/revoked.ts).
-    const revoked = this.o.revoked;
+    const revoked = this.options.revoked;
     if (revoked) {
-      const r = await setAsideRevoked({ ...this.o, revoked }, this.revokedRoutes, key, read);
+      const r = await setAsideRevoked({ ...this.options, revoked }, this.revokedRoutes, key, read);
       if (r) {
         tally.teamId = r.teamId;
         tally.profileId = r.profileId;
@@ -216,10 +195,10 @@ export class NotifyWorker {
     // A route key is shown in place when its only channel is its own (fanout.ts), else copied;
     // with nothing pending, what its state still owes Slack (a paced reply) is shown in place.
     const direct =
-      isChannelKey(key) || read.length === 0 ? () => true : await directFilter(this.o, key, read[0]);
+      isChannelKey(key) || read.length === 0 ? () => true : await directFilter(this.options, key, read[0]);
     if (direct === null) {
       // A route key: its items are copied to the subscribed channels' keys (counted here, once).
-      const { dueAt, handled } = await fanOut(this.o, key);
+      const { dueAt, handled } = await fanOut(this.options, key);
       const first = handled[0];
       if (first) {
         tally.teamId = first.teamId;
@@ -230,8 +209,9 @@ export class NotifyWorker {
       return { dueAt };
     }
     const good = read.filter((i) => i.damaged === undefined);
-    if (good.length < read.length && !(await setAsideDamaged(this.o, key, read))) return { dueAt: null };
-    const loaded = await loadState(this.o, this.unsaved, key, good[0], routeKeyOf(key));
+    if (good.length < read.length && !(await setAsideDamaged(this.options, key, read)))
+      return { dueAt: null };
+    const loaded = await loadState(this.options, this.unsaved, key, good[0], routeKeyOf(key));
     if (!loaded) return { dueAt: null };
     const { state: start, fresh } = loaded;
     // After a failed batch, its first item alone: the one that fails is found in a few tries.
@@ -247,7 +227,7 @@ export class NotifyWorker {
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
-      await setAsideRefused(this.o, key, refused);
+      await setAsideRefused(this.options, key, refused);
       tally.failed = refused.length || undefined;
       const nothing = fresh && refused.length === applied.length;
       // The state and the acknowledgement in one atomic step (one round trip, one transaction).
@@ -260,8 +240,8 @@ export class NotifyWorker {
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };
     // A digest or a pause: recorded for it, nothing posted (src/notify/digest/).
-    const hold = await this.o.digests?.holdOf(state.teamId, state.profileId, state.channelId);
-    if (hold && this.o.digests) return this.record(key, state, hold, this.o.digests);
+    const hold = await this.options.digests?.holdOf(state.teamId, state.profileId, state.channelId);
+    if (hold && this.options.digests) return this.record(key, state, hold, this.options.digests);
     // The refused items are dead letters already: Slack's refusals concern the others only.
     const shown = refused.length === 0 ? applied : applied.filter((i) => !refused.some((r) => r.item === i));
     tally.lastVideo = lastVideoOf(state);
@@ -282,13 +262,13 @@ export class NotifyWorker {
     const wait = this.titles?.holdUntil(state);
     if (wait) return { dueAt: wait };
     const next = await digests.recordVideo(key, state, hold);
-    if (!(await this.unsaved.writeState(this.o.outbox, this.o.owner, key, next, isFinal(next))))
+    if (!(await this.unsaved.writeState(this.options.outbox, this.options.owner, key, next, isFinal(next))))
       return { dueAt: null }; // lease lost
     return { dueAt: this.titles?.pollAt(next, null) ?? null };
   }
 
   private show(key: VideoKey, state: VideoState, items: OutboxItem[], tally: Tally): Promise<Outcome> {
-    const { o: opts, unsaved, posts, gone, titles } = this;
+    const { options: opts, unsaved, posts, gone, titles } = this;
     return show({ opts, unsaved, posts, gone, titles }, key, state, items, tally);
   }
 }

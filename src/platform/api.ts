@@ -1,19 +1,6 @@
 /**
  * Authorized requests to the API with the retry rules of the bot:
- *
- * - Every request carries the shared service token. A 401 drops that token, gets a fresh one and
- *   sends the same request once more (whatever the method); a second 401 is reported.
- * - GETs are retried on 429, 5xx, timeouts and network errors with exponential backoff and
- *   jitter, up to `maxAttempts`. A Retry-After (header, or details.retry_after_seconds) longer than
- *   `maxRetryAfterMs` is reported at once with its value so the user can be told when to try
- *   again; otherwise the wait is the longer of Retry-After and the backoff (so `Retry-After: 0`
- *   does not turn into a tight loop). The cap applies only to a given Retry-After: without one the
- *   backoff is used whatever the cap (a cap of 0 does not disable retries).
- * - A request cancelled through the caller's signal (code ABORTED) is never retried.
- * - PATCH is never retried (other than after the 401 refresh): its retry policy and response are
- *   not shown in the spec, so writes are confirmed by reading back instead.
- * - A 2xx body that is not JSON or does not match the schema is an `invalid_response` error that
- *   names the field, never a crash.
+ * More: README.md ("api.ts").
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
@@ -48,7 +35,7 @@ export interface ApiOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   /** Called once per HTTP exchange, for metrics. */
-  onRequest?: (o: RequestObservation) => void;
+  onRequest?: (opts: RequestObservation) => void;
 }
 
 export interface CallOptions<T> {
@@ -63,10 +50,10 @@ export interface CallOptions<T> {
 }
 
 export class ApiTransport {
-  private readonly o: Required<Omit<ApiOptions, "onRequest">> & Pick<ApiOptions, "onRequest">;
+  private readonly options: Required<Omit<ApiOptions, "onRequest">> & Pick<ApiOptions, "onRequest">;
 
   constructor(options: ApiOptions) {
-    this.o = {
+    this.options = {
       maxAttempts: 3,
       maxRetryAfterMs: 10_000,
       baseBackoffMs: 200,
@@ -78,9 +65,9 @@ export class ApiTransport {
   }
 
   async call<T>(method: "GET" | "PATCH", path: string, opts: CallOptions<T>): Promise<T | undefined> {
-    const { tokens, logger, dispatcher, timeouts } = this.o;
+    const { tokens, logger, dispatcher, timeouts } = this.options;
     const qs = opts.query && Object.keys(opts.query).length > 0 ? `?${new URLSearchParams(opts.query)}` : "";
-    const url = `${this.o.apiUrl}${path}${qs}`;
+    const url = `${this.options.apiUrl}${path}${qs}`;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const retryable = method === "GET";
     let refreshed = false;
@@ -90,7 +77,7 @@ export class ApiTransport {
       attempt++;
       if (opts.signal?.aborted) throw abortedError({ method, path }, opts.signal.reason);
       const token = await tokens.getToken();
-      const started = this.o.now();
+      const started = this.options.now();
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
         accept: "application/json",
@@ -105,13 +92,13 @@ export class ApiTransport {
         this.observe(opts.operation, method, 0, started, attempt, e.code);
         // Transient covers timeouts and network errors; not a cancellation (ABORTED) nor an
         // oversized body (invalid_response).
-        if (retryable && e.transient && attempt < this.o.maxAttempts) {
+        if (retryable && e.transient && attempt < this.options.maxAttempts) {
           const wait = this.backoff(attempt);
           logger.warn(
             { err: e, operation: opts.operation, attempt, waitMs: wait },
             "platform request failed; retrying",
           );
-          await this.o.sleep(wait);
+          await this.options.sleep(wait);
           continue;
         }
         throw e;
@@ -137,7 +124,7 @@ export class ApiTransport {
             method,
             path,
             status: res.status,
-            durationMs: this.o.now() - started,
+            durationMs: this.options.now() - started,
             attempt,
           },
           "platform request",
@@ -148,7 +135,7 @@ export class ApiTransport {
 
       const json = tryJson(res.text);
       const env = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
-      const retryAfter = parseRetryAfter(header(res.headers, "retry-after"), this.o.now());
+      const retryAfter = parseRetryAfter(header(res.headers, "retry-after"), this.options.now());
       const err = errorFromEnvelope(res.status, env?.success ? env.data : undefined, {
         method,
         path,
@@ -156,10 +143,10 @@ export class ApiTransport {
       });
       this.observe(opts.operation, method, res.status, started, attempt, err.code);
 
-      if (retryable && (res.status === 429 || res.status >= 500) && attempt < this.o.maxAttempts) {
+      if (retryable && (res.status === 429 || res.status >= 500) && attempt < this.options.maxAttempts) {
         const retryAfterMs = err.retryAfterSeconds === undefined ? undefined : err.retryAfterSeconds * 1000;
         // The cap is for a Retry-After the platform asks for, never for our own backoff.
-        if (retryAfterMs === undefined || retryAfterMs <= this.o.maxRetryAfterMs) {
+        if (retryAfterMs === undefined || retryAfterMs <= this.options.maxRetryAfterMs) {
           const waitMs = Math.max(retryAfterMs ?? 0, this.backoff(attempt));
           logger.warn(
             {
@@ -172,7 +159,7 @@ export class ApiTransport {
             },
             "platform request failed; retrying",
           );
-          await this.o.sleep(waitMs);
+          await this.options.sleep(waitMs);
           continue;
         }
       }
@@ -210,8 +197,8 @@ export class ApiTransport {
   }
 
   private backoff(attempt: number): number {
-    const d = this.o.baseBackoffMs * 2 ** (attempt - 1);
-    return Math.round(d / 2 + this.o.random() * (d / 2));
+    const d = this.options.baseBackoffMs * 2 ** (attempt - 1);
+    return Math.round(d / 2 + this.options.random() * (d / 2));
   }
 
   private observe(
@@ -222,6 +209,13 @@ export class ApiTransport {
     attempt: number,
     code?: string,
   ) {
-    this.o.onRequest?.({ operation, method, status, durationMs: this.o.now() - started, attempt, code });
+    this.options.onRequest?.({
+      operation,
+      method,
+      status,
+      durationMs: this.options.now() - started,
+      attempt,
+      code,
+    });
   }
 }

@@ -1,21 +1,6 @@
 /**
  * OAuth 2.0 client-credentials token provider (spec section 5).
- *
- * - One shared token for the whole process, cached until shortly before `expires_in` runs out.
- * - Single flight: however many callers wait, at most one token request is in flight.
- * - A granted `scope` that differs from the requested one (a bundle scope) is accepted and kept;
- *   it decides what the bot tries (`has`). An optional scope (`video.read`: the bot can do without
- *   it) that the token service refuses with `invalid_scope` is dropped and the token asked for
- *   again without it, for the life of the process; an optional scope refused, not granted or not
- *   requested is said once in the log, with how to grant it.
- * - `invalidate(token)` drops the token after a 401, only if it is still the current one, so a
- *   burst of 401s for the same token causes one refresh, not one per request.
- * - Token requests have no side effect on the platform, so a transport failure, a 429 or a 5xx of
- *   the token service is retried once after a short pause (a choice: the retry policy is not
- *   shown). The pause is 250 ms, or the service's Retry-After (header, or
- *   details.retry_after_seconds of a gateway's envelope) capped at `maxRetryAfterMs` (default 5 s)
- *   so a sign-in never stalls a Slack command for long.
- * - The client secret only ever goes into the form body; it is never logged or put on an error.
+ * More: README.md ("auth.ts").
  */
 import type { Dispatcher } from "undici";
 import type { Logger } from "../log.js";

@@ -6,14 +6,7 @@
  * webhook back (`GET /profiles/{id}?fields=webhook`); the read-back is what callers get. If the
  * read-back does not show the change yet, it is re-read twice more, 250 ms apart (the platform's
  * consistency is not shown either), then reported as `not_confirmed`.
- *
- * A PATCH that timed out or lost its connection may still have been applied, so it is followed by
- * the same read-back: if the change shows, the write succeeded; otherwise `not_confirmed` says it
- * may or may not have been applied (the original error is the `cause`). A read-back that fails
- * after an accepted PATCH is `not_confirmed` too. A PATCH the caller cancelled (ABORTED) and a
- * clean HTTP refusal (4xx/5xx) are reported as they are.
- *
- * Callback URLs are sent normalized (`new URL(url).href`) and compared normalized when read back.
+ * More: README.md ("client.ts").
  */
 import type { Dispatcher } from "undici";
 import { type Logger, originOnly } from "../log.js";
@@ -56,7 +49,7 @@ export interface PlatformClientOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  onRequest?: (o: RequestObservation) => void;
+  onRequest?: (opts: RequestObservation) => void;
   /** Pause between read-backs that do not show a write yet (default 250 ms). */
   confirmDelayMs?: number;
   /** Scopes the bot can do without (default `video.read`): see TokenProvider. */
@@ -79,36 +72,36 @@ export class PlatformClient {
   private readonly confirmDelayMs: number;
   private readonly logger: Logger;
 
-  constructor(o: PlatformClientOptions) {
-    this.ownsDispatcher = o.dispatcher === undefined;
-    this.dispatcher = o.dispatcher ?? createPlatformAgent(o.timeouts, o.maxConnections);
-    this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.confirmDelayMs = o.confirmDelayMs ?? 250;
-    this.logger = o.logger;
+  constructor(opts: PlatformClientOptions) {
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher = opts.dispatcher ?? createPlatformAgent(opts.timeouts, opts.maxConnections);
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.confirmDelayMs = opts.confirmDelayMs ?? 250;
+    this.logger = opts.logger;
     this.tokens = new TokenProvider({
-      authUrl: o.authUrl,
-      clientId: o.clientId,
-      clientSecret: o.clientSecret,
-      scopes: o.scopes,
+      authUrl: opts.authUrl,
+      clientId: opts.clientId,
+      clientSecret: opts.clientSecret,
+      scopes: opts.scopes,
       dispatcher: this.dispatcher,
-      timeouts: o.timeouts,
-      logger: o.logger,
-      now: o.now,
-      sleep: o.sleep,
-      optionalScopes: o.optionalScopes ?? OPTIONAL_SCOPES,
+      timeouts: opts.timeouts,
+      logger: opts.logger,
+      now: opts.now,
+      sleep: opts.sleep,
+      optionalScopes: opts.optionalScopes ?? OPTIONAL_SCOPES,
     });
     this.api = new ApiTransport({
-      apiUrl: o.apiUrl,
+      apiUrl: opts.apiUrl,
       tokens: this.tokens,
       dispatcher: this.dispatcher,
-      timeouts: o.timeouts,
-      logger: o.logger,
-      maxAttempts: o.maxAttempts,
-      maxRetryAfterMs: o.maxRetryAfterMs,
-      now: o.now,
-      sleep: o.sleep,
-      random: o.random,
-      onRequest: o.onRequest,
+      timeouts: opts.timeouts,
+      logger: opts.logger,
+      maxAttempts: opts.maxAttempts,
+      maxRetryAfterMs: opts.maxRetryAfterMs,
+      now: opts.now,
+      sleep: opts.sleep,
+      random: opts.random,
+      onRequest: opts.onRequest,
     });
   }
 

@@ -2,16 +2,7 @@
  * Names instead of ids, on the platform side: a profile's label (`display_name`, else `name`,
  * else its id), the profiles the key manages (`GET /me`), a profile named by id or by name, and a
  * video's title.
- *
- * - Profile labels are cached an hour; a failed read shows the id and is remembered only briefly
- *   (`profileFailureTtlMs`, 60 s), so a platform that comes back shows names again soon.
- * - The managed profiles are cached 5 minutes. A key that manages none and a read that failed are
- *   told apart (`ManagedProfilesError.problem`), so each can be worded plainly.
- * - A video's title is read once per call, shared with the calls for the same video in flight;
- *   nothing else is cached here (callers keep titles with the video). Without `video.read`, no
- *   request is made. A 403 (a token that says it has the scope, e.g. a bundle, but is refused)
- *   pauses title reads for `forbiddenPauseMs` (10 minutes) rather than failing once per video.
- * - Every cache and the reads in flight are bounded.
+ * More: README.md ("names.ts").
  */
 import { type Logger, silentLogger } from "../log.js";
 import type { PlatformClient } from "./client.js";
@@ -132,7 +123,7 @@ interface Timed<T> {
 }
 
 export class PlatformNames {
-  private readonly o: Required<Omit<NamesOptions, "logger" | "now">>;
+  private readonly options: Required<Omit<NamesOptions, "logger" | "now">>;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly labels = new Map<string, Timed<ProfileLabel>>();
@@ -142,18 +133,18 @@ export class PlatformNames {
   private readonly titleReads = new Map<string, Promise<VideoTitle>>();
   private forbiddenUntil = 0;
 
-  constructor(o: NamesOptions) {
-    this.o = {
-      client: o.client,
-      profileTtlMs: o.profileTtlMs ?? 3_600_000,
-      profileFailureTtlMs: o.profileFailureTtlMs ?? 60_000,
-      managedTtlMs: o.managedTtlMs ?? 300_000,
-      maxProfiles: Math.max(1, o.maxProfiles ?? 1000),
-      maxTitleReads: Math.max(1, o.maxTitleReads ?? 256),
-      forbiddenPauseMs: o.forbiddenPauseMs ?? 600_000,
+  constructor(opts: NamesOptions) {
+    this.options = {
+      client: opts.client,
+      profileTtlMs: opts.profileTtlMs ?? 3_600_000,
+      profileFailureTtlMs: opts.profileFailureTtlMs ?? 60_000,
+      managedTtlMs: opts.managedTtlMs ?? 300_000,
+      maxProfiles: Math.max(1, opts.maxProfiles ?? 1000),
+      maxTitleReads: Math.max(1, opts.maxTitleReads ?? 256),
+      forbiddenPauseMs: opts.forbiddenPauseMs ?? 600_000,
     };
-    this.logger = o.logger ?? silentLogger();
-    this.now = o.now ?? Date.now;
+    this.logger = opts.logger ?? silentLogger();
+    this.now = opts.now ?? Date.now;
   }
 
   /** The profile's `display_name`, else its `name`, else its id (never throws). */
@@ -217,7 +208,7 @@ export class PlatformNames {
     if (this.forbiddenUntil > this.now()) return { unknown: "forbidden" };
     let read = this.titleReads.get(videoId);
     if (read === undefined) {
-      if (this.titleReads.size >= this.o.maxTitleReads) return { unknown: "busy" };
+      if (this.titleReads.size >= this.options.maxTitleReads) return { unknown: "busy" };
       read = this.readTitle(videoId).finally(() => this.titleReads.delete(videoId));
       this.titleReads.set(videoId, read);
     }
@@ -243,9 +234,9 @@ export class PlatformNames {
 
   private async readLabel(profileId: string): Promise<ProfileLabel> {
     let value: ProfileLabel;
-    let ttl = this.o.profileTtlMs;
+    let ttl = this.options.profileTtlMs;
     try {
-      const p = await this.o.client.getProfile(profileId, ["name", "display_name"]);
+      const p = await this.options.client.getProfile(profileId, ["name", "display_name"]);
       const name = nonBlank(p.name);
       const displayName = nonBlank(p.display_name);
       value = {
@@ -258,12 +249,12 @@ export class PlatformNames {
     } catch (err) {
       this.logger.warn({ err, profileId }, "could not read the profile's name; showing its id");
       value = { profileId, label: profileId, known: false };
-      ttl = this.o.profileFailureTtlMs;
+      ttl = this.options.profileFailureTtlMs;
     }
     this.labels.delete(profileId);
     this.labels.set(profileId, { value, expiresAt: this.now() + ttl });
     // Map order is insertion order: the first key is the oldest.
-    while (this.labels.size > this.o.maxProfiles) {
+    while (this.labels.size > this.options.maxProfiles) {
       const oldest = this.labels.keys().next().value;
       if (oldest === undefined) break;
       this.labels.delete(oldest);
@@ -274,7 +265,7 @@ export class PlatformNames {
   private async readManaged(): Promise<ManagedProfile[]> {
     let list: ManagedProfile[];
     try {
-      const me = await this.o.client.getMe();
+      const me = await this.options.client.getMe();
       list = me.profiles.map((p) => ({
         profileId: p.profile_id,
         ...(p.name === undefined ? {} : { name: p.name }),
@@ -283,14 +274,14 @@ export class PlatformNames {
       this.logger.warn({ err }, "could not read the profiles the key manages (GET /me)");
       throw new ManagedProfilesError("unavailable", err);
     }
-    this.managed = { value: list, expiresAt: this.now() + this.o.managedTtlMs };
+    this.managed = { value: list, expiresAt: this.now() + this.options.managedTtlMs };
     return list;
   }
 
   private async readTitle(videoId: string): Promise<OwnedTitle> {
     try {
-      if (!(await this.o.client.can("video.read"))) return { unknown: "no_scope" };
-      const video = await this.o.client.getVideo(videoId, VIDEO_TITLE_FIELDS);
+      if (!(await this.options.client.can("video.read"))) return { unknown: "no_scope" };
+      const video = await this.options.client.getVideo(videoId, VIDEO_TITLE_FIELDS);
       const title = nonBlank(video.title);
       const owner = video.profile?.profile_id;
       return {
@@ -305,9 +296,9 @@ export class PlatformNames {
       if (err.kind === "http" && err.status === 404) return { notConfirmed: true };
       const reason = unknownReason(err);
       if (reason === "forbidden") {
-        this.forbiddenUntil = this.now() + this.o.forbiddenPauseMs;
+        this.forbiddenUntil = this.now() + this.options.forbiddenPauseMs;
         this.logger.warn(
-          { err, pauseMs: this.o.forbiddenPauseMs },
+          { err, pauseMs: this.options.forbiddenPauseMs },
           "the platform refused a video title read (403); videos are named by their id for a while",
         );
       } else {

@@ -2,15 +2,7 @@
  * zod schemas of the reads beyond our spec that name things: a video (the platform's API v2 "Get a
  * video") and `GET /me` (documented: `{ "user_id": "…", "profiles": [{ "profile_id": "…", "name":
  * "…" }] }`).
- *
- * Reading choices (these shapes come from the platform's reference, not from our spec, and the
- * bot relies on few of their fields):
- * - A video's fields are each kept when they have the expected type and dropped otherwise (a
- *   `title` that is not a string reads as absent), never failing the whole answer; an answer that
- *   is not a JSON object is still an `invalid_response`.
- * - `/me` must hold a `profiles` array (otherwise "the key manages no profile" could not be told
- *   from "not answered"); an entry without a usable `profile_id` (a string that is a valid id) is
- *   left out and counted, so one odd entry never hides the others.
+ * More: README.md ("read-schemas.ts").
  */
 import { z } from "zod";
 import { ID_PATTERN } from "./ids.js";

@@ -1,14 +1,6 @@
 /**
  * zod schemas for everything the platform sends or accepts (spec sections 2, 5, 6 and 7).
- *
- * Reading choices:
- * - Every resource field is optional: responses are sparse (`fields=`), so absence is normal.
- *   Where a field is present, its type and nullability are exactly the spec's tables.
- * - Unknown extra fields are tolerated (stripped), never rejected.
- * - Enumerations in responses accept values the spec does not list (the spec says lists can
- *   change): a new category or recording state must not break a status card. Enumerations in
- *   requests we send (webhook events) are strict.
- * - Timestamps are strings that `Date.parse` understands (ISO 8601), not a narrower regex.
+ * More: README.md ("schemas.ts").
  */
 import { z } from "zod";
 import { isWebhookEvent, type WebhookEvent } from "../messages/index.js";

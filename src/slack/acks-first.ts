@@ -3,15 +3,7 @@
  * then works (reads the platform, renders, answers on the response_url); under a burst, that work
  * would run between the acks of the requests still waiting on the same event loop, so the last
  * acks would wait for the work of the first ones.
- *
- * So the work after an ack waits for its turn, and so do every Web API call and response_url
- * answer of the app (both go through the app's `fetch`) and every reader of a livestream read
- * (hundreds may share one slow read and wake up together). Turns are given one per event-loop
- * iteration, and only in an iteration that acknowledged nothing: every request already readable
- * is acknowledged before any work starts. A flood that never pauses still makes progress: once
- * the oldest waiting work has waited `maxWaitMs`, one turn per iteration is given anyway.
- * A turn covers CPU only: work waiting on the platform or on Slack holds no turn, so hundreds of
- * slow reads still wait side by side.
+ * More: README.md ("acks-first.ts").
  */
 import type { App, ReceiverEvent } from "@slack/bolt";
 import type { FetchFunction } from "@slack/web-api";
@@ -36,9 +28,9 @@ export class AcksFirst {
   private acksSeen = 0;
   private pumping = false;
 
-  constructor(o: AcksFirstOptions = {}) {
-    this.maxWaitMs = o.maxWaitMs ?? 1_000;
-    this.now = o.now ?? Date.now;
+  constructor(opts: AcksFirstOptions = {}) {
+    this.maxWaitMs = opts.maxWaitMs ?? 1_000;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Work waiting for a turn. */

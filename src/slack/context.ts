@@ -17,7 +17,7 @@ import type { Metrics } from "../metrics.js";
 import type { Digests } from "../notify/digest/index.js";
 import type { Outbox } from "../notify/types.js";
 import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
-import type { ActivityRepo, InstallationRepo, Route, RouteRepo, SettingsRepo } from "../store/index.js";
+import type { ActivityRepo, Callback, CallbackRepo, InstallationRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
 
@@ -33,7 +33,7 @@ export interface BotDeps {
   /** Profiles by name (labels, the profiles the key manages) and video titles: one per process. */
   names: PlatformNames;
   settings: SettingsRepo;
-  routes: RouteRepo;
+  callbacks: CallbackRepo;
   outbox: Outbox;
   activity: ActivityRepo | undefined;
   /** Multi-workspace (OAuth) mode: the installations (uninstall removes the workspace's one). */
@@ -41,9 +41,9 @@ export interface BotDeps {
   metrics: Metrics | undefined;
   /**
    * The delivery route's own path (validate, route, store), for `/webhook test`: given a route
-   * (resolved from the profile's route id; settings never keep the token) or a route token.
+   * (resolved from the profile's callback id; settings never keep the token) or a callback token.
    */
-  ingest: (target: string | Route, body: string) => Promise<IngestAnswer>;
+  ingest: (target: string | Callback, body: string) => Promise<IngestAnswer>;
   managers: ManagerPolicy;
   /** Live watch (undefined when the app was built without a store). */
   watch?: WatchService | undefined;

@@ -55,40 +55,41 @@ function explain(err: unknown): string {
 export async function openEventsEditor(
   deps: BotDeps,
   subject: Subject,
-  o: OpenEditor,
+  opts: OpenEditor,
   log: Logger,
 ): Promise<void> {
   const { client } = subject;
   const meta = (original: string[] | null) =>
     encodeMeta({
       teamId: subject.teamId,
-      profileId: o.profileId,
-      channelId: o.channelId,
-      responseUrl: o.responseUrl,
+      profileId: opts.profileId,
+      channelId: opts.channelId,
+      responseUrl: opts.responseUrl,
       original,
     });
-  const error = (message: string) => eventsModalError({ meta: meta(null), profileId: o.profileId, message });
+  const error = (message: string) =>
+    eventsModalError({ meta: meta(null), profileId: opts.profileId, message });
   await openThenFill(
     client,
     {
-      triggerId: o.triggerId,
-      loading: eventsModalLoading(meta(null), o.profileId),
+      triggerId: opts.triggerId,
+      loading: eventsModalLoading(meta(null), opts.profileId),
       fill: async () => {
         const d = await deps.access.authorize(subject, "webhook.events", {
           kind: "profile",
-          profileId: o.profileId,
+          profileId: opts.profileId,
         });
         if (!d.allowed) return error(refusalText(d));
-        const webhook = await deps.platform.getProfileWebhook(o.profileId);
+        const webhook = await deps.platform.getProfileWebhook(opts.profileId);
         if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
           return error(
-            `Profile \`${o.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${o.profileId}\` first.`,
+            `Profile \`${opts.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${opts.profileId}\` first.`,
           );
         }
         return eventsModal({
           meta: meta(webhook.events),
-          profileId: o.profileId,
-          profileName: await profileLabel(deps, o.profileId),
+          profileId: opts.profileId,
+          profileName: await profileLabel(deps, opts.profileId),
           current: webhook.events,
         });
       },

@@ -2,13 +2,7 @@
  * Multi-workspace (OAuth) mode: the options of Bolt's installer (install page, redirect, state
  * cookie, installation store), the pages a person sees after installing, and the notification
  * worker's Web API client per workspace.
- *
- * GET /slack/install sends the browser to Slack's consent screen (directInstall) with a signed
- * `state` also set as an HttpOnly cookie; GET /slack/oauth_redirect checks both (Bolt's default
- * state verification), exchanges the code with oauth.v2.access on SLACK_API_URL and stores the
- * installation, unless the workspace is not in ALLOWED_WORKSPACES: then the redirect page says
- * so and nothing is stored. Requests from a workspace are then authorized with its own bot token
- * (and by src/access, which refuses at request time a workspace removed from the list since).
+ * More: README.md ("oauth.ts").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HTTPReceiverOptions, Installation } from "@slack/bolt";

@@ -9,7 +9,7 @@ import type { Logger } from "../log.js";
 
 export async function openThenFill(
   client: WebClient,
-  o: {
+  opts: {
     triggerId: string;
     loading: ModalView;
     fill: () => Promise<ModalView>;
@@ -17,15 +17,15 @@ export async function openThenFill(
   },
   log: Logger,
 ): Promise<void> {
-  const opened = await client.views.open({ trigger_id: o.triggerId, view: o.loading });
+  const opened = await client.views.open({ trigger_id: opts.triggerId, view: opts.loading });
   const viewId = opened.view?.id;
   if (!viewId) return;
   let view: ModalView;
   try {
-    view = await o.fill();
+    view = await opts.fill();
   } catch (err) {
     log.warn({ err }, "could not fill the modal");
-    view = o.failed(err);
+    view = opts.failed(err);
   }
   await client.views.update({ view_id: viewId, view });
 }

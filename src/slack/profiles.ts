@@ -2,15 +2,7 @@
  * Profiles by name and by picking, on the Slack side: which profile a command means when it names
  * one by id or by name, the profiles a workspace may choose from, the labels shown in messages,
  * and the menu's carried command.
- *
- * - A name is looked up among the profiles the key manages (`GET /me`, cached 5 minutes by
- *   PlatformNames) that are bound to the workspace (the Authorizer's binding check): a profile not
- *   bound to the workspace is never offered, and its name answers exactly like an unknown name.
- * - An id works without `GET /me`: a profile set up in the workspace or listed in its bindings is
- *   taken as it is; any other word is looked up, and one that matches nothing (or a `GET /me` that
- *   fails) is taken as an id, which the Authorizer and the platform answer for.
- * - `GET /me` is read only once the workspace and the person's role were checked (`mayAsk`).
- * - A label is read only for a profile the workspace may see (the caller authorized it first).
+ * More: README.md ("profiles.ts").
  */
 import { ACTION_RULES, type Decision, type ProfileAction, refusal, type Subject } from "../access/index.js";
 import { isPlatformId, PICK_BLOCK_PREFIX } from "../messages/index.js";

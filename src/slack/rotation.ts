@@ -5,29 +5,7 @@
  * drawn once per process so that replicas do not all refresh at the same second), it is exchanged
  * (`oauth.v2.access`, grant_type=refresh_token, on SLACK_API_URL) and the installation stored with
  * the new pair. One refresh per workspace at a time in this process.
- *
- * Several replicas (correct whatever the timing, the jitter only makes races rare):
- *  - the refresh starts from the installation as stored now: if another replica refreshed it
- *    already, that token is used and Slack is not asked; if it cannot be read, nothing is
- *    exchanged (a refresh token is only spent when the new pair can be stored after);
- *  - the new pair is written by compare-and-set, only while the stored refresh token is still the
- *    one spent (`InstallationRepo.updateInstallation`): a newer pair stored meanwhile (a
- *    reinstall) is kept and used, and an installation deleted meanwhile (`app_uninstalled`) is not
- *    re-created;
- *  - Slack refusing the refresh token usually means another replica spent it first: its
- *    installation is read back (for up to `SETTLE_MS`) and used. The spent pair is never written.
- *  - a pair Slack gave that could not be stored (store down) is kept in this process and stored at
- *    the next refresh of that workspace instead of asking Slack again.
- *
- * A failure is never silent: an error log line naming the workspace and Slack's error, and a
- * notice kept on the installation (`tokenRefreshFailure`, written by the same compare-and-set:
- * never on an installation that is gone or holds a newer pair, never after a failed read) that
- * the App Home shows until a refresh succeeds or the app is reinstalled. The current token goes
- * on being used until it expires.
- *
- * Both users of tokens go through here: Bolt (the installation store given to the receiver) and
- * the notification worker (workspaceClients). Bolt is handed installations without the refresh
- * token, so its own (silent on failure) refresh never runs.
+ * More: README.md ("rotation.ts").
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
@@ -108,18 +86,18 @@ export class TokenRotation {
   private readonly client: WebClient;
   private readonly logger: Logger;
 
-  constructor(private readonly o: TokenRotationOptions) {
+  constructor(private readonly opts: TokenRotationOptions) {
     this.client = new WebClient(undefined, {
-      slackApiUrl: o.apiUrl,
+      slackApiUrl: opts.apiUrl,
       timeout: 10_000,
       retryConfig: { retries: 1 },
     });
-    this.logger = o.logger.child({ component: "token-rotation" });
-    this.windowS = REFRESH_WINDOW_S + Math.floor(Math.random() * (o.jitterS ?? REFRESH_JITTER_S));
+    this.logger = opts.logger.child({ component: "token-rotation" });
+    this.windowS = REFRESH_WINDOW_S + Math.floor(Math.random() * (opts.jitterS ?? REFRESH_JITTER_S));
   }
 
   private now(): number {
-    return this.o.now?.() ?? Date.now();
+    return this.opts.now?.() ?? Date.now();
   }
 
   /** Whether the installation's bot token expires within the window (and can be refreshed). */
@@ -150,7 +128,7 @@ export class TokenRotation {
     const q = queryOf(i);
     let current: Installation | undefined;
     try {
-      current = await this.o.installations.read(q);
+      current = await this.opts.installations.read(q);
     } catch (err) {
       this.logger.warn(
         { err, team },
@@ -175,8 +153,8 @@ export class TokenRotation {
 
   private async exchange(refreshToken: string): Promise<Pair> {
     const r = await this.client.oauth.v2.access({
-      client_id: this.o.clientId,
-      client_secret: this.o.clientSecret,
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
       grant_type: "refresh_token",
       refresh_token: refreshToken,
     });
@@ -201,7 +179,7 @@ export class TokenRotation {
     let mine = false;
     let stored: Installation | undefined;
     try {
-      stored = await this.o.installations.updateInstallation(q, (now) => {
+      stored = await this.opts.installations.updateInstallation(q, (now) => {
         mine = now.bot?.refreshToken === spent;
         // Another pair was stored meanwhile (a reinstall): it is the newer one.
         return mine ? withPair(now, pair) : undefined;
@@ -240,7 +218,7 @@ export class TokenRotation {
       // Most likely spent by another replica a moment ago: its pair is about to be stored.
       for (let waited = 0; waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
         await sleep(SETTLE_STEP_MS);
-        const now = await this.o.installations.read(q).catch(() => null);
+        const now = await this.opts.installations.read(q).catch(() => null);
         if (now === null) break;
         if (now === undefined) throw missing(team);
         if (now.bot?.refreshToken !== spent) return now;
@@ -250,7 +228,7 @@ export class TokenRotation {
     const failure: TokenRefreshFailure = { at: new Date(this.now()).toISOString(), error };
     let stored: Installation | undefined;
     try {
-      stored = await this.o.installations.updateInstallation(q, (now) =>
+      stored = await this.opts.installations.updateInstallation(q, (now) =>
         now.bot?.refreshToken === spent ? { ...now, tokenRefreshFailure: failure } : undefined,
       );
     } catch (noteErr) {

@@ -7,10 +7,7 @@
  * channel, so a channel it cannot post in is refused with nothing changed; on success that
  * message becomes the same confirmation `/webhook set` posts; on a platform error it is deleted
  * and the form comes back with the error in plain words (with the correlation id).
- *
- * The profile is chosen from a menu of the profiles bound to the workspace (`GET /me`, filtered by
- * the binding check); when the platform cannot be asked, a text field takes its id (or name), and
- * a key that manages no profile is said so in place of the form.
+ * More: README.md ("setup-flow.ts").
  */
 import type { Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
@@ -70,20 +67,20 @@ async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
 async function setupForm(
   deps: BotDeps,
   subject: Subject,
-  o: { meta: string; values: SetupValues; notice?: string | undefined },
+  opts: { meta: string; values: SetupValues; notice?: string | undefined },
 ): Promise<ReturnType<typeof setupModal>> {
   try {
     const profiles = await boundProfiles(deps, subject, AbortSignal.timeout(MENU_WAIT_MS));
-    if (profiles.length === 0 && !o.values.profileId)
-      return formMessage({ kind: "setup", meta: o.meta, text: profileMenuProblemText("none_bound") });
-    return setupModal({ ...o, profiles });
+    if (profiles.length === 0 && !opts.values.profileId)
+      return formMessage({ kind: "setup", meta: opts.meta, text: profileMenuProblemText("none_bound") });
+    return setupModal({ ...opts, profiles });
   } catch (err) {
     if (!(err instanceof ManagedProfilesError)) throw err;
     if (err.problem === "no_profile")
-      return formMessage({ kind: "setup", meta: o.meta, text: profileMenuProblemText("no_profile") });
+      return formMessage({ kind: "setup", meta: opts.meta, text: profileMenuProblemText("no_profile") });
     const e = err.platformError;
     const why = `${profileMenuProblemText("unavailable", "set")}${e ? ` (${describePlatformError(e)})` : ""}`;
-    return setupModal({ ...o, notice: o.notice ? `${o.notice}\n${why}` : why });
+    return setupModal({ ...opts, notice: opts.notice ? `${opts.notice}\n${why}` : why });
   }
 }
 
@@ -93,19 +90,26 @@ export interface OpenModal {
   profileId?: string | undefined;
 }
 
-export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, log: Logger): Promise<void> {
+export async function openSetup(
+  deps: BotDeps,
+  subject: Subject,
+  opts: OpenModal,
+  log: Logger,
+): Promise<void> {
   const { client } = subject;
   const meta = encodeSetupMeta({ teamId: subject.teamId, kind: "setup" });
   const message = (text: string) => formMessage({ kind: "setup", meta, text });
   await openThenFill(
     client,
     {
-      triggerId: o.triggerId,
+      triggerId: opts.triggerId,
       loading: formMessage({ kind: "setup", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
-        const saved = o.profileId ? await deps.settings.getProfile(subject.teamId, o.profileId) : undefined;
+        const saved = opts.profileId
+          ? await deps.settings.getProfile(subject.teamId, opts.profileId)
+          : undefined;
         const values = saved
           ? {
               profileId: saved.profileId,
@@ -113,7 +117,7 @@ export async function openSetup(deps: BotDeps, subject: Subject, o: OpenModal, l
               events: saved.events,
               url: saved.foreignUrl,
             }
-          : { profileId: o.profileId };
+          : { profileId: opts.profileId };
         return setupForm(deps, subject, { meta, values });
       },
       failed: (err) => message(`⚠️ ${explain(err)}`),
@@ -229,7 +233,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
 export async function openManagers(
   deps: BotDeps,
   subject: Subject,
-  o: OpenModal,
+  opts: OpenModal,
   log: Logger,
 ): Promise<void> {
   const { client } = subject;
@@ -238,7 +242,7 @@ export async function openManagers(
   await openThenFill(
     client,
     {
-      triggerId: o.triggerId,
+      triggerId: opts.triggerId,
       loading: formMessage({ kind: "managers", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
         const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });

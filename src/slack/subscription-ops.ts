@@ -2,14 +2,7 @@
  * `/webhook subscribe|unsubscribe` (and the Unsubscribe button): change one channel's
  * subscription to a profile's notifications, keeping the platform's webhook events the union of
  * every subscription's events.
- *
- * Order: the platform first (only when the union changes; updateWebhookEvents reads it back),
- * then the settings. A refused or unconfirmed PATCH changes no setting; a store failure after it
- * leaves the platform with the new union (a later subscribe or unsubscribe writes it again).
- * Both run inside `SettingsRepo.updateProfile` (compare-and-set): when another change to the
- * workspace's profiles lands in between, they run again on the profile as stored then, so
- * concurrent subscriptions of several channels are all kept and the platform ends with their union.
- * The caller authorized the action first (src/access).
+ * More: README.md ("subscription-ops.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { WebhookEvent } from "../platform/index.js";
@@ -57,7 +50,7 @@ export type UnsubscribeOutcome =
 
 /** Whether this bot receives the profile's events in this workspace. */
 function ours(p: ProfileSettings | undefined): p is ProfileSettings {
-  return p !== undefined && p.foreignUrl === null && p.routeId !== null;
+  return p !== undefined && p.foreignUrl === null && p.callbackId !== null;
 }
 
 /** What one subscribe or unsubscribe last sent to the platform (it may run again, see below). */
@@ -183,15 +176,15 @@ export type PauseOutcome =
  */
 export async function pause(
   deps: BotDeps,
-  o: { teamId: string; profileId: string; channelId: string; userId: string; ms: number },
+  opts: { teamId: string; profileId: string; channelId: string; userId: string; ms: number },
 ): Promise<PauseOutcome> {
   const now = deps.now();
-  const until = new Date(now.getTime() + o.ms);
+  const until = new Date(now.getTime() + opts.ms);
   let outcome: PauseOutcome = { kind: "not-ours" };
-  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+  await deps.settings.updateProfile(opts.teamId, opts.profileId, (p) => {
     outcome = { kind: "not-ours" };
     if (!ours(p)) return undefined;
-    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    const prev = p.subscriptions.find((s) => s.channelId === opts.channelId);
     outcome = { kind: "not-subscribed" };
     if (!prev) return undefined;
     const on = prev.pause !== undefined && Date.parse(prev.pause.until) > now.getTime();
@@ -200,17 +193,18 @@ export async function pause(
       pause: {
         until: until.toISOString(),
         at: on && prev.pause ? prev.pause.at : now.toISOString(),
-        by: o.userId,
+        by: opts.userId,
       },
     };
     outcome = { kind: "paused", subscription, until, extended: on };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
     };
   });
   const done = outcome as PauseOutcome;
-  if (done.kind === "paused") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, until.getTime());
+  if (done.kind === "paused")
+    await deps.digests?.wake(opts.teamId, opts.profileId, opts.channelId, until.getTime());
   return done;
 }
 
@@ -223,14 +217,14 @@ export type ResumeOutcome =
 /** `/webhook resume`: the channel's pause ends now; its catch-up is posted at once. */
 export async function resume(
   deps: BotDeps,
-  o: { teamId: string; profileId: string; channelId: string },
+  opts: { teamId: string; profileId: string; channelId: string },
 ): Promise<ResumeOutcome> {
   const now = deps.now();
   let outcome: ResumeOutcome = { kind: "not-ours" };
-  await deps.settings.updateProfile(o.teamId, o.profileId, (p) => {
+  await deps.settings.updateProfile(opts.teamId, opts.profileId, (p) => {
     outcome = { kind: "not-ours" };
     if (!ours(p)) return undefined;
-    const prev = p.subscriptions.find((s) => s.channelId === o.channelId);
+    const prev = p.subscriptions.find((s) => s.channelId === opts.channelId);
     outcome = { kind: "not-subscribed" };
     if (!prev) return undefined;
     outcome = { kind: "not-paused" };
@@ -239,11 +233,12 @@ export async function resume(
     outcome = { kind: "resumed" };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === o.channelId ? subscription : s)),
+      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
     };
   });
   const done = outcome as ResumeOutcome;
-  if (done.kind === "resumed") await deps.digests?.wake(o.teamId, o.profileId, o.channelId, now.getTime());
+  if (done.kind === "resumed")
+    await deps.digests?.wake(opts.teamId, opts.profileId, opts.channelId, now.getTime());
   return done;
 }
 

@@ -1,20 +1,7 @@
 /**
  * The app was uninstalled from a workspace (`app_uninstalled`), or its bot token was revoked
  * (`tokens_revoked` naming bot tokens): the bot forgets the workspace.
- *
- *  1. the installation (multi-workspace mode), so no request or notification uses the dead token;
- *  2. per configured profile: the platform webhook, the delivery route, the activity counters and
- *     the profile's claim. The platform webhook is removed when it still points at this bot's
- *     route for that workspace (otherwise deliveries would go on arriving for nobody); a webhook
- *     pointing elsewhere (a foreign URL the workspace chose, or changed since) is left as it is.
- *     Every profile gets one warn line saying which, and why, and the counter
- *     `bot_uninstall_webhooks_total{outcome}` counts them (removed, left_foreign, left_elsewhere,
- *     left_error);
- *  3. the workspace's settings (profiles, default profile, added managers).
- *
- * Each step is attempted even if an earlier one failed (logged), so one platform or store error
- * does not keep the rest. An org-wide uninstall removes the organization's installation only: the
- * settings are per workspace and the event does not list the workspaces.
+ * More: README.md ("uninstall.ts").
  */
 import { Counter } from "prom-client";
 import type { Logger } from "../log.js";
@@ -53,15 +40,15 @@ async function settleWebhook(
   deps: BotDeps,
   p: ProfileSettings,
 ): Promise<{ outcome: WebhookOutcome; reason: string }> {
-  if (p.foreignUrl !== null || p.routeId === null)
+  if (p.foreignUrl !== null || p.callbackId === null)
     return {
       outcome: "left_foreign",
       reason: "the workspace pointed it at its own URL, not at this bot; it does not depend on the app",
     };
-  const routeId = p.routeId;
+  const callbackId = p.callbackId;
   try {
     const webhook = await deps.platform.getProfileWebhook(p.profileId);
-    if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, routeId))
+    if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, callbackId))
       return {
         outcome: "left_elsewhere",
         reason: "it no longer points at this workspace's route (changed outside the bot)",
@@ -121,8 +108,8 @@ export async function forgetWorkspace(deps: BotDeps, t: UninstallTarget, reason:
         ? "uninstall: platform webhook removed"
         : "uninstall: platform webhook left in place",
     );
-    const routeId = p.routeId;
-    if (routeId) await attempt(log, "delete a route", () => deps.routes.deleteById(routeId));
+    const callbackId = p.callbackId;
+    if (callbackId) await attempt(log, "delete a route", () => deps.callbacks.deleteById(callbackId));
     if (deps.activity) {
       const activity = deps.activity;
       await attempt(log, "delete activity", () => activity.remove(teamId, p.profileId));

@@ -1,23 +1,7 @@
 /**
  * The webhook operations behind `/webhook` and its buttons: one place that keeps the platform,
  * the workspace settings and the delivery routes consistent.
- *
- * Order of writes for `set` (so that nothing is half-written):
- *  1. store the new route token → (workspace, profile, channel) (RouteRepo keeps its sha256 only);
- *  2. PATCH the platform (and read it back);
- *  3. on failure, delete the new route: the platform and the settings are as before;
- *     on success, save the profile settings, then delete the previous route.
- * The settings keep the route's id (the token's sha256), never the token: the token exists only in
- * the platform's callback URL, and this bot recognizes its URL by hashing the URL's last segment.
- * If the store fails after step 2, the platform already points at a route that exists, so
- * deliveries still reach the channel; the person is told the settings could not be saved.
- *
- * Workspaces: who may do what is decided before these run, by the one authorizer (src/access:
- * workspace, role, profile binding, claim). `set` then takes the profile's claim (store/claims.ts;
- * a concurrent claim by another workspace still throws ProfileClaimedError, nothing changed). A
- * claim taken by a `set` the platform then refused is given back; `remove` releases it. A claim
- * that no longer counts (its holder uninstalled, no longer allowed or no longer bound) is released
- * first: the workspace now bound takes the profile over.
+ * More: README.md ("webhook-ops.ts").
  */
 import { callbackUrlFor } from "../http/paths.js";
 import { SAMPLE_TITLE, sampleLifecycle, sampleVideoId } from "../notify/sample.js";
@@ -31,11 +15,11 @@ import {
   type WebhookEvent,
 } from "../platform/index.js";
 import {
+  callbackIdOf,
   newCallbackToken,
   type ProfileSettings,
-  routeIdOf,
   type Subscription,
-  tokenMatchesRouteId,
+  tokenMatchesCallbackId,
   unionOfEvents,
 } from "../store/index.js";
 import type { BotDeps } from "./context.js";
@@ -55,19 +39,19 @@ function hookPrefix(deps: BotDeps): string {
 }
 
 /**
- * Whether `callbackUrl` is this bot's URL for route `routeId`: it starts with
- * `${PUBLIC_URL}/hooks/platform/` and the rest, a token, hashes to the route id (compared in
+ * Whether `callbackUrl` is this bot's URL for route `callbackId`: it starts with
+ * `${PUBLIC_URL}/hooks/platform/` and the rest, a token, hashes to the callback id (compared in
  * constant time).
  */
 export function isOurCallback(
   publicUrl: string,
   callbackUrl: string | null,
-  routeId: string | null,
+  callbackId: string | null,
 ): boolean {
-  if (callbackUrl === null || routeId === null) return false;
+  if (callbackUrl === null || callbackId === null) return false;
   const prefix = callbackUrlFor(publicUrl, "");
   if (!callbackUrl.startsWith(prefix)) return false;
-  return tokenMatchesRouteId(callbackUrl.slice(prefix.length), routeId);
+  return tokenMatchesCallbackId(callbackUrl.slice(prefix.length), callbackId);
 }
 
 export async function readWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<WebhookView> {
@@ -75,7 +59,11 @@ export async function readWebhook(deps: BotDeps, teamId: string, profileId: stri
     deps.platform.getProfileWebhook(profileId),
     deps.settings.getProfile(teamId, profileId),
   ]);
-  const ownsCallback = isOurCallback(deps.config.publicUrl, webhook.callback_url, settings?.routeId ?? null);
+  const ownsCallback = isOurCallback(
+    deps.config.publicUrl,
+    webhook.callback_url,
+    settings?.callbackId ?? null,
+  );
   return { profileId, webhook, settings, ownsCallback, botHookPrefix: hookPrefix(deps) };
 }
 
@@ -113,7 +101,7 @@ function settingsFor(
   return {
     profileId: req.profileId,
     channelId: own ? req.channelId : null,
-    routeId: token === null ? null : routeIdOf(token),
+    callbackId: token === null ? null : callbackIdOf(token),
     foreignUrl: req.url,
     events: [...events],
     setBy: req.userId,
@@ -153,7 +141,7 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
   const previous = await deps.settings.getProfile(req.teamId, req.profileId);
   const newToken = req.url === null ? newCallbackToken() : null;
   if (newToken) {
-    await deps.routes.put(newToken, {
+    await deps.callbacks.put(newToken, {
       teamId: req.teamId,
       profileId: req.profileId,
       channelId: req.channelId,
@@ -174,20 +162,20 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
         settingsFor(req, newToken, events, deps.now(), now),
       );
     } else if (newToken) {
-      await deps.routes.delete(newToken).catch(() => undefined);
+      await deps.callbacks.delete(newToken).catch(() => undefined);
     }
     throw err;
   }
   // Other channels' subscriptions as stored when written (compare-and-set): one added meanwhile stays.
   const events = webhook.events ?? platformEventsFor(req, previous);
-  const replaced: { routeId: string | null } = { routeId: null };
+  const replaced: { callbackId: string | null } = { callbackId: null };
   const saved = await deps.settings.updateProfile(req.teamId, req.profileId, (now) => {
-    replaced.routeId = now?.routeId ?? null;
+    replaced.callbackId = now?.callbackId ?? null;
     return settingsFor(req, newToken, events, deps.now(), now);
   });
   const settings = saved ?? settingsFor(req, newToken, events, deps.now(), previous);
-  if (replaced.routeId !== null && replaced.routeId !== settings.routeId)
-    await deps.routes.deleteById(replaced.routeId);
+  if (replaced.callbackId !== null && replaced.callbackId !== settings.callbackId)
+    await deps.callbacks.deleteById(replaced.callbackId);
   return {
     profileId: req.profileId,
     webhook,
@@ -204,7 +192,7 @@ async function setClaimedWebhook(deps: BotDeps, req: SetRequest): Promise<Webhoo
 export async function removeWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<void> {
   const settings = await deps.settings.getProfile(teamId, profileId);
   await deps.platform.removeWebhook(profileId);
-  if (settings?.routeId) await deps.routes.deleteById(settings.routeId);
+  if (settings?.callbackId) await deps.callbacks.deleteById(settings.callbackId);
   if (settings) await deps.settings.removeProfile(teamId, profileId);
   await deps.settings.claims.release(profileId, teamId);
 }
@@ -216,7 +204,7 @@ export type TestOutcome =
 
 /**
  * `/webhook test`: a realistic sample lifecycle through the delivery route's own path (the route,
- * found by the profile's route id, then validation, deduplication, durable outbox), then the
+ * found by the profile's callback id, then validation, deduplication, durable outbox), then the
  * worker posts it like every other video. The platform does not have the sample video: its title
  * is given to the worker first, so it is not read (nor shown as not confirmed).
  */
@@ -227,10 +215,10 @@ export async function sendTestLifecycle(
 ): Promise<TestOutcome> {
   const settings = await deps.settings.getProfile(teamId, profileId);
   if (!settings) return { kind: "not-configured" };
-  if (settings.foreignUrl || !settings.routeId || !settings.channelId) {
+  if (settings.foreignUrl || !settings.callbackId || !settings.channelId) {
     return { kind: "foreign", url: settings.foreignUrl ?? "" };
   }
-  const route = await deps.routes.getById(settings.routeId);
+  const route = await deps.callbacks.getById(settings.callbackId);
   if (!route) throw new Error("the sample delivery was refused (404: unknown delivery token)");
   const videoId = sampleVideoId();
   const events = sampleLifecycle(profileId, deps.now().getTime(), videoId);

@@ -3,12 +3,7 @@
  * with no request of it carrying Bolt's context: whether the app is installed there, and the
  * Enterprise Grid organization it belongs to, so ALLOWED_WORKSPACES and PROFILE_BINDINGS by
  * enterprise id (E…) apply to it as they do to its requests (src/access `revoked`).
- *
- *  - Multi-workspace mode: its installation (`install:team:<T>`), read at most once per `ttlMs`
- *    per workspace (like the worker's client) and forgotten at once when this process stores or
- *    deletes it; none means the app is not installed there.
- *  - Single-workspace mode: installed; its organization is the bot token's (`auth.test`, once per
- *    process), asked only when some id in ALLOWED_WORKSPACES or PROFILE_BINDINGS is an enterprise id.
+ * More: README.md ("workspaces.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { WorkspaceOf } from "../access/index.js";

@@ -4,13 +4,7 @@
  * The raw string is Keyv's envelope `{"value":…,"expires":…}` exactly as the backend holds it, so
  * "still what I read" is a string comparison: with STORE_ENCRYPTION_KEY the ciphertext (random IV)
  * is compared, which changes at every write even for the same installation.
- *
- *  - memory: Keyv's Map, compared and set in one synchronous step (nothing interleaves);
- *  - sqlite: read and written in one synchronous step inside a write transaction on Keyv's
- *    `keyv` table (key `${namespace}:${key}`; sqlite.ts): nothing of this process runs in
- *    between, and another process on the same file is held off by sqlite's write lock;
- *  - redis: one Lua script (key `${namespace}::${key}`); an envelope with `expires` is set with
- *    PXAT, so Redis drops it when Keyv would call it expired.
+ * More: README.md ("cas.ts").
  */
 import type KeyvRedis from "@keyv/redis";
 import type { RedisClient } from "./keyv.js";

@@ -4,16 +4,7 @@
  * webhook that another workspace configured.
  *
  *   claim:<profileId>   { v: 1, teamId, claimedAt }
- *
- * `/webhook set` takes the claim before it changes the platform; another workspace's claim makes
- * it refuse (ProfileClaimedError) and nothing changes. Removing the webhook, or uninstalling the
- * app, releases it. A profile nobody claimed (configured outside the bot, or before claims
- * existed) is free: the first workspace that sets it through the bot claims it.
- *
- * Both change the claim by compare-and-set (`Documents.update`), so replicas cannot overwrite
- * each other: taking a free profile creates the claim only if there is still none (of workspaces
- * taking it at the same instant exactly one gets it, the others are refused), and releasing
- * deletes it only if it is still this workspace's.
+ * More: README.md ("claims.ts").
  */
 import { z } from "zod";
 import { type Documents, KEEP, REMOVE } from "./documents.js";

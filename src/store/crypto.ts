@@ -1,6 +1,6 @@
 /**
- * The store's cryptography, in one place. Delivery-route tokens: made at random, kept only as their
- * sha256 (the route id), compared in constant time. Values encrypted at rest (installations, when
+ * The store's cryptography, in one place. Delivery-callback tokens: made at random, kept only as their
+ * sha256 (the callback id), compared in constant time. Values encrypted at rest (installations, when
  * STORE_ENCRYPTION_KEY is set): a versioned envelope `{ v: 1, enc: "aes-256-gcm+hkdf-sha256", iv,
  * tag, data }` (base64), AES-256-GCM with a random 12-byte IV, the key derived from
  * STORE_ENCRYPTION_KEY with HKDF-SHA256, and the store key as additional authenticated data. A
@@ -13,7 +13,7 @@ import { StoreCorruptError } from "./errors.js";
 /** 32 to 64 characters of base64url: what `newCallbackToken()` makes (32), with room to grow. */
 export const CALLBACK_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
 
-/** A fresh delivery-route token: 24 random bytes (192 bits), base64url → 32 characters. */
+/** A fresh callback token: 24 random bytes (192 bits), base64url → 32 characters. */
 export function newCallbackToken(): string {
   return crypto.randomBytes(24).toString("base64url");
 }
@@ -22,28 +22,28 @@ export function isCallbackToken(token: unknown): token is string {
   return typeof token === "string" && CALLBACK_TOKEN_RE.test(token);
 }
 
-/** A route id: the sha256 of a callback token, 64 lowercase hex digits. */
-export const ROUTE_ID_RE = /^[0-9a-f]{64}$/;
+/** A callback id: the sha256 of a callback token, 64 lowercase hex digits. */
+export const CALLBACK_ID_RE = /^[0-9a-f]{64}$/;
 
-export function isRouteId(routeId: unknown): routeId is string {
-  return typeof routeId === "string" && ROUTE_ID_RE.test(routeId);
+export function isCallbackId(callbackId: unknown): callbackId is string {
+  return typeof callbackId === "string" && CALLBACK_ID_RE.test(callbackId);
 }
 
 /** The sha256 of a token (32 bytes). */
 export const sha256 = (token: string): Buffer => crypto.createHash("sha256").update(token, "utf8").digest();
 
-/** The route id of a token (sha256, hex): what profiles keep and what the route is stored under. */
-export function routeIdOf(token: string): string {
+/** The callback id of a token (sha256, hex): what profiles keep and what the route is stored under. */
+export function callbackIdOf(token: string): string {
   return sha256(token).toString("hex");
 }
 
 /**
- * Whether `token` is the token of route `routeId`: their sha256 compared in constant time (both
+ * Whether `token` is the token of route `callbackId`: their sha256 compared in constant time (both
  * are 32 bytes). false for a malformed token or id.
  */
-export function tokenMatchesRouteId(token: string, routeId: string): boolean {
-  if (!isCallbackToken(token) || !isRouteId(routeId)) return false;
-  return crypto.timingSafeEqual(sha256(token), Buffer.from(routeId, "hex"));
+export function tokenMatchesCallbackId(token: string, callbackId: string): boolean {
+  if (!isCallbackToken(token) || !isCallbackId(callbackId)) return false;
+  return crypto.timingSafeEqual(sha256(token), Buffer.from(callbackId, "hex"));
 }
 
 // --- Encryption at rest --------------------------------------------------------------------------

@@ -3,16 +3,7 @@
  * live messages back (a digest, or a pause that has not ended). Pure: the period and the clock in.
  *
  * The period is DIGEST_PERIOD (default 24 h) for a daily digest, seven times it for a weekly one.
- *
- *  - A period of a whole number of days (the default): digests are posted at `at` (HH:MM) in the
- *    subscriber's time zone, on the local calendar, so a daylight-saving change keeps the hour:
- *    the first at the first HH:MM at or after the subscription time, then every period (a weekly
- *    digest on the weekday of that first one).
- *  - Any other period (shorter than a day: the demo and tests; or, say, 36 h): `at` is ignored and
- *    the digests fall every period counted from the subscription time (`since` + k × period, k ≥ 1).
- *
- * Time zones: the IANA name Slack gives (`users.info` `tz`) through Intl; when it is missing or
- * unknown to this runtime, the fixed offset (`tz_offset`) instead.
+ * More: README.md ("digest-times.ts").
  */
 import type { DigestMode, Subscription } from "./subscriptions.js";
 

@@ -1,4 +1,5 @@
 export { type ActivityDelta, ActivityRepo, type ActivitySummary } from "./activity.js";
+export { type Callback, CallbackRepo, type CallbackRepoOptions } from "./callbacks.js";
 export { ProfileClaims } from "./claims.js";
 export {
   DAY_MS,
@@ -31,18 +32,17 @@ export {
   type RedisClient,
   type Store,
 } from "./keyv.js";
-export { type Route, RouteRepo, type RouteRepoOptions } from "./routes.js";
 export {
   CALLBACK_TOKEN_RE,
+  callbackIdOf,
+  isCallbackId,
   isCallbackToken,
-  isRouteId,
   type Manager,
   newCallbackToken,
   type ProfileInput,
   type ProfileSettings,
-  routeIdOf,
   SettingsRepo,
-  tokenMatchesRouteId,
+  tokenMatchesCallbackId,
 } from "./settings.js";
 export type { Row, SqliteDb } from "./sqlite.js";
 export {

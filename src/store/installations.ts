@@ -4,22 +4,7 @@
  *
  *   install:team:<T>         a workspace installation (the usual case)
  *   install:enterprise:<E>   an org-wide installation (Enterprise Grid, org_deploy_enabled)
- *
- * Value: `{ v: 1, installation }` in plain form, or, when STORE_ENCRYPTION_KEY is set, a versioned
- * envelope `{ v: 1, enc: "aes-256-gcm+hkdf-sha256", iv, tag, data }` sealed by crypto.ts with the
- * store key as additional authenticated data, so a value copied under another workspace's key does
- * not decrypt either. A value that fails authentication (tampered with, or written with another key)
- * raises `StoreCorruptError` saying so; it is never treated as absent.
- *
- * A plain value read while a key is set is accepted (installations written before the key was
- * set) and encrypted on its next write.
- *
- * Concurrency: an install (Bolt's `storeInstallation`) replaces the installation and an uninstall
- * deletes it, unconditionally: both are Slack's word. Every other change (a token refresh, a note
- * on it) goes through `updateInstallation`, a compare-and-set against the raw value it read (the
- * ciphertext itself when encrypted): it never overwrites a value written meanwhile, never writes
- * after a read that found nothing (an uninstalled workspace stays uninstalled), and a read that
- * fails writes nothing.
+ * More: README.md ("installations.ts").
  */
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { z } from "zod";

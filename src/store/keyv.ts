@@ -6,36 +6,7 @@
  * The deserializer is strict: a value that is not JSON or not an envelope throws
  * `StoreCorruptError` out of `keyv.get()` (Keyv's default would hand back `undefined` for, say,
  * `"null"`, i.e. silently treat a damaged value as absent).
- *
- * Errors never vanish and never hang:
- *  - Keyv is built with `throwOnErrors: true`: without it Keyv 5 swallows a failing `get()` and
- *    answers `undefined` (it does not even emit `error`), and `set`/`delete` answer `false`.
- *  - `Store.run()` bounds every operation by `opTimeoutMs` and turns a failure or timeout into
- *    `StoreUnavailableError` (`StoreCorruptError` passes through unchanged). Repositories call the
- *    store only through it.
- *  - 'error' events (Keyv, its adapter, the node-redis client) always have a listener, which logs
- *    at warn, at most once per `ERROR_LOG_INTERVAL_MS` per store, with the count it held back.
- *
- * Shared state changes by compare-and-set: `getRaw()` gives the raw stored string and `cas()`
- * writes only if it is still that string (cas.ts has each backend's atomic step); documents.ts
- * builds `Documents.update()` (read, compute, compare-and-set, retry) on it.
- *
- * Redis: the bot builds the node-redis client itself (not from a URL handed to @keyv/redis) so it
- * controls how it behaves when Redis is down:
- *  - `disableOfflineQueue: true`: while the connection is not ready, commands are rejected at once
- *    (ClientOfflineError) instead of being queued until Redis comes back.
- *  - `reconnectStrategy` never gives up (capped back-off), so the client stays "open" and
- *    reconnects on its own; @keyv/redis therefore never runs its own connect path (which, on each
- *    reconnection, adds another set of listeners to the client).
- *  - `connectTimeout = opTimeoutMs`, `commandsQueueMaxLength` bounds what a stalled server can
- *    accumulate; a stalled server (accepts, never answers) is cut off by `run()`'s timeout.
- *
- * Redis down at start-up: `openStore()` RESOLVES (after waiting up to `opTimeoutMs` for the first
- * connection, so that a Redis that is up is usable at once). The client keeps connecting in the
- * background; `ping()` and every operation reject with `StoreUnavailableError` until it is
- * connected, then everything works without a restart. The process can thus start, report
- * not-ready on /readyz and recover by itself. (sqlite is different: a file that cannot be opened is a configuration
- * problem, so `openStore()` rejects with `StoreUnavailableError`.)
+ * More: README.md ("keyv.ts").
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -4,7 +4,7 @@
  * the token, never the token: crypto.ts).
  */
 import { z } from "zod";
-import { CALLBACK_TOKEN_RE, ROUTE_ID_RE, routeIdOf } from "./crypto.js";
+import { CALLBACK_ID_RE, CALLBACK_TOKEN_RE, callbackIdOf } from "./crypto.js";
 import { type Subscription, subscriptionSchema } from "./subscriptions.js";
 
 export interface ProfileSettings {
@@ -12,10 +12,10 @@ export interface ProfileSettings {
   /** null for a foreign URL */
   channelId: string | null;
   /**
-   * This bot's delivery route: the sha256 of its token, in hex (RouteRepo's key), never the token.
+   * This bot's delivery route: the sha256 of its token, in hex (CallbackRepo's key), never the token.
    * null for a foreign URL.
    */
-  routeId: string | null;
+  callbackId: string | null;
   foreignUrl: string | null;
   events: string[];
   /** Slack user id */
@@ -39,7 +39,7 @@ export interface Manager {
 
 /** Team, profile and user ids become parts of keys or object keys: no separators, no blanks. */
 export const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
-/** A team, profile or user id (also used by routes.ts). */
+/** A team, profile or user id (also used by callbacks.ts). */
 export const idSchema = z.string().regex(ID_RE);
 const id = idSchema;
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -60,17 +60,29 @@ const ownOrForeign = (
 ): boolean =>
   p.foreignUrl === null ? p.channelId !== null && route !== null : p.channelId === null && route === null;
 
+/** Versions 2 and 3 stored the callback id as `routeId` (its first name). */
 const v2ProfileSchema = profileFields
-  .extend({ routeId: z.string().regex(ROUTE_ID_RE).nullable() })
+  .extend({ routeId: z.string().regex(CALLBACK_ID_RE).nullable() })
   .strict()
   .refine(
     (p) => ownOrForeign(p, p.routeId),
-    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
+    "either channelId and routeId (this bot's callback) or foreignUrl (a foreign callback), not both",
+  );
+
+const v3ProfileSchema = profileFields
+  .extend({
+    routeId: z.string().regex(CALLBACK_ID_RE).nullable(),
+    subscriptions: z.array(subscriptionSchema).max(100),
+  })
+  .strict()
+  .refine(
+    (p) => ownOrForeign(p, p.routeId),
+    "either channelId and routeId (this bot's callback) or foreignUrl (a foreign callback), not both",
   );
 
 export const profileSchema = profileFields
   .extend({
-    routeId: z.string().regex(ROUTE_ID_RE).nullable(),
+    callbackId: z.string().regex(CALLBACK_ID_RE).nullable(),
     subscriptions: z.array(subscriptionSchema).max(100),
   })
   .strict()
@@ -83,11 +95,11 @@ export const profileSchema = profileFields
     "one subscription per channel",
   )
   .refine(
-    (p) => ownOrForeign(p, p.routeId),
-    "either channelId and routeId (this bot's route) or foreignUrl (a foreign callback), not both",
+    (p) => ownOrForeign(p, p.callbackId),
+    "either channelId and callbackId (this bot's callback) or foreignUrl (a foreign callback), not both",
   );
 
-/** Version 1 kept the route's token itself: read only to be converted (see the top of the file). */
+/** Version 1 kept the callback token itself: read only to be converted (see the top of the file). */
 const legacyProfileSchema = profileFields
   .extend({ callbackToken: z.string().regex(CALLBACK_TOKEN_RE).nullable() })
   .strict()
@@ -101,13 +113,23 @@ const filedUnderOwnId = (doc: { profiles: Record<string, { profileId: string }> 
 
 const profilesDocSchema = z
   .object({
-    v: z.literal(3),
+    v: z.literal(4),
     profiles: z.record(z.string(), profileSchema),
     defaultProfileId: id.nullable(),
   })
   .strict()
   .refine(filedUnderOwnId, "a profile is filed under another profile id");
 export type ProfilesDoc = z.infer<typeof profilesDocSchema>;
+
+const v3ProfilesDocSchema = z
+  .object({
+    v: z.literal(3),
+    profiles: z.record(z.string(), v3ProfileSchema),
+    defaultProfileId: id.nullable(),
+  })
+  .strict()
+  .refine(filedUnderOwnId, "a profile is filed under another profile id");
+type V3ProfilesDoc = z.infer<typeof v3ProfilesDocSchema>;
 
 const v2ProfilesDocSchema = z
   .object({
@@ -132,15 +154,16 @@ type LegacyProfilesDoc = z.infer<typeof legacyProfilesDocSchema>;
 /** What a profiles key may hold: the current version, or versions 1 and 2 (converted when read). */
 export const storedProfilesDocSchema = z.discriminatedUnion("v", [
   profilesDocSchema,
+  v3ProfilesDocSchema,
   v2ProfilesDocSchema,
   legacyProfilesDocSchema,
 ]);
 
-/** Version 1 → 2: each token replaced by its route id. */
+/** Version 1 → 2: each token replaced by its callback id. */
 function fromLegacy(doc: LegacyProfilesDoc): V2ProfilesDoc {
   const profiles: V2ProfilesDoc["profiles"] = {};
   for (const [key, { callbackToken, ...rest }] of Object.entries(doc.profiles)) {
-    profiles[key] = { ...rest, routeId: callbackToken === null ? null : routeIdOf(callbackToken) };
+    profiles[key] = { ...rest, routeId: callbackToken === null ? null : callbackIdOf(callbackToken) };
   }
   return { v: 2, profiles, defaultProfileId: doc.defaultProfileId };
 }
@@ -161,20 +184,29 @@ export function firstSubscription(p: Omit<ProfileSettings, "subscriptions">): Su
 }
 
 /** Version 2 → 3: one subscription per own-route profile (its channel, all its events). */
-function fromV2(doc: V2ProfilesDoc): ProfilesDoc {
-  const profiles: ProfilesDoc["profiles"] = {};
+function fromV2(doc: V2ProfilesDoc): V3ProfilesDoc {
+  const profiles: V3ProfilesDoc["profiles"] = {};
   for (const [key, p] of Object.entries(doc.profiles))
-    profiles[key] = { ...p, subscriptions: firstSubscription(p) };
+    profiles[key] = { ...p, subscriptions: firstSubscription({ ...p, callbackId: p.routeId }) };
   return { v: 3, profiles, defaultProfileId: doc.defaultProfileId };
+}
+
+/** Version 3 → 4: `routeId` is named `callbackId`. */
+function fromV3(doc: V3ProfilesDoc): ProfilesDoc {
+  const profiles: ProfilesDoc["profiles"] = {};
+  for (const [key, { routeId, ...rest }] of Object.entries(doc.profiles))
+    profiles[key] = { ...rest, callbackId: routeId };
+  return { v: 4, profiles, defaultProfileId: doc.defaultProfileId };
 }
 
 /** Any stored version as the current one. */
 export function current(stored: z.output<typeof storedProfilesDocSchema>): ProfilesDoc {
-  if (stored.v === 3) return stored;
-  return fromV2(stored.v === 1 ? fromLegacy(stored) : stored);
+  if (stored.v === 4) return stored;
+  if (stored.v === 3) return fromV3(stored);
+  return fromV3(fromV2(stored.v === 1 ? fromLegacy(stored) : stored));
 }
 
-export const emptyProfiles = (): ProfilesDoc => ({ v: 3, profiles: {}, defaultProfileId: null });
+export const emptyProfiles = (): ProfilesDoc => ({ v: 4, profiles: {}, defaultProfileId: null });
 
 /** Settings as stored (without subscriptions: the route's channel with all its events); TypeError otherwise. */
 export function checkedProfile(input: ProfileInput): ProfileSettings {

@@ -1,45 +1,7 @@
 /**
  * Typed repositories over the store: per-workspace webhook settings and added managers (the
- * delivery routes behind `/hooks/platform/<token>` are in routes.ts).
- *
- * Data layout (keys without the store's namespace; every value carries a schema version `v`):
- *
- *   team:<T>:profiles   { v: 3, profiles: { <profileId>: ProfileSettings }, defaultProfileId: string | null }
- *   team:<T>:managers   { v: 1, managers: { <userId>: { addedBy, addedAt } } }
- *   route:<sha256hex>   { v: 1, tokenSha256: <hex>, teamId, profileId, channelId }   (routes.ts)
- *   claim:<profileId>   { v: 1, teamId, claimedAt }   (which workspace manages it: claims.ts)
- *
- * A delivery-route token is stored nowhere: a profile keeps its route id, the token's sha256 in hex
- * (the same hex as the route's key). Profiles documents of version 1 kept the token itself
- * (`callbackToken`): one is still read, converted (route id = sha256 of the token) and rewritten
- * at once, so the token leaves the store without anyone doing anything. A rewrite that fails is
- * logged and tried again on the next read. The rewrite is a compare-and-set against the document
- * it converted: if another replica changed it meanwhile, the rewrite is dropped (that change is
- * kept; whichever writes next converts it).
- *
- * Version 3 adds each profile's `subscriptions` (subscriptions.ts: every channel that receives its
- * notifications, with its filter); `channelId` stays the route's channel, `events` what the
- * platform carries (the union of the subscriptions' events). A version 2 document (one channel per
- * profile) is converted when read, the same way: one subscription per own-route profile (its
- * channel, all its events, no preset filter, no mention), rewritten at once (a version 1 document
- * goes through both conversions).
- *
- * Nothing half-written: each operation writes exactly one key (a whole document), so a crash or an
- * unavailable store leaves either the old or the new document.
- *
- * Concurrency: every change to a workspace document is a compare-and-set (`Documents.update`):
- * it is computed from the document as stored and written only if that is still what is stored,
- * else computed again. Concurrent writers on one workspace (replicas, managers at the same second,
- * two channels subscribing) therefore never lose each other's changes: each profile, subscription,
- * default and manager change applies to what the others left. `updateProfile` gives callers the
- * same for a change computed from the current profile (subscriptions, events). Routes are
- * write-once per token.
- *
- * Reading: every value is validated with zod. A value that is not JSON, has another shape or
- * another version raises `StoreCorruptError` (with the key) and logs one error line; it is never
- * treated as absent, and writes that would need it refuse rather than overwrite it. Other
- * workspaces are unaffected since each has its own keys. Store failures and timeouts raise
- * `StoreUnavailableError` (see `Store.run`).
+ * delivery routes behind `/hooks/platform/<token>` are in callbacks.ts).
+ * More: README.md ("settings.ts").
  */
 import type { Logger } from "../log.js";
 import { ProfileClaims } from "./claims.js";
@@ -60,14 +22,14 @@ import {
 } from "./profiles-doc.js";
 
 export {
+  CALLBACK_ID_RE,
   CALLBACK_TOKEN_RE,
+  callbackIdOf,
+  isCallbackId,
   isCallbackToken,
-  isRouteId,
   newCallbackToken,
-  ROUTE_ID_RE,
-  routeIdOf,
   sha256,
-  tokenMatchesRouteId,
+  tokenMatchesCallbackId,
 } from "./crypto.js";
 export { idSchema, type Manager, type ProfileInput, type ProfileSettings } from "./profiles-doc.js";
 
@@ -76,8 +38,8 @@ export { idSchema, type Manager, type ProfileInput, type ProfileSettings } from 
 export const keys = {
   profiles: (teamId: string) => `team:${teamId}:profiles`,
   managers: (teamId: string) => `team:${teamId}:managers`,
-  /** By route id: the token's sha256 in hex. */
-  route: (routeId: string) => `route:${routeId}`,
+  /** A callback by its id (the token's sha256 in hex); the key keeps its first name, `route:`, so stored data reads. */
+  callback: (callbackId: string) => `route:${callbackId}`,
 };
 
 function checkId(what: string, value: string): void {
@@ -110,8 +72,9 @@ export class SettingsRepo {
     const key = keys.profiles(teamId);
     const { value: stored, raw } = await this.docs.snapshot(key, storedProfilesDocSchema);
     if (stored === undefined) return emptyProfiles();
-    if (stored.v === 3) return stored;
-    // Version 1 kept route tokens in the clear; version 2 one channel per profile: rewrite it now,
+    if (stored.v === 4) return stored;
+    // Version 1 kept callback tokens in the clear, version 2 one channel per profile, version 3 the
+    // callback id as `routeId`: rewrite it now,
     // unless another writer changed it meanwhile (its write converted it, or the next one will).
     const doc = current(stored);
     try {
@@ -128,7 +91,7 @@ export class SettingsRepo {
   private upgraded(key: string, from: number): void {
     this.logger.info(
       { key, from },
-      "profiles document upgraded to version 3 (route ids, one subscription per channel)",
+      "profiles document upgraded to version 4 (callback ids, one subscription per channel)",
     );
   }
 
@@ -150,7 +113,7 @@ export class SettingsRepo {
       async (stored): Promise<Next<ProfilesDoc>> => {
         from = stored?.v;
         const doc = stored === undefined ? emptyProfiles() : current(stored);
-        if (!(await fn(doc)) && stored?.v === 3) return KEEP;
+        if (!(await fn(doc)) && stored?.v === 4) return KEEP;
         return Object.keys(doc.profiles).length === 0 && doc.defaultProfileId === null ? REMOVE : doc;
       },
     );

@@ -1,16 +1,7 @@
 /**
  * Channel subscriptions of a profile (settings version 3): each channel that receives the
  * profile's notifications, with its own filter.
- *
- *  - `events`: the delivery types it shows (the platform's webhook carries the union of every
- *    subscription's events);
- *  - `presets`: empty = every format; otherwise the preset-specific events (`video.format.*`, by
- *    `preset_name`) of those presets only; events that are not about a preset pass;
- *  - `mention`: null, "here" or a Slack user id, put only in the format-error thread reply;
- *  - `digest` (absent: live messages): one digest per period instead of per-video messages
- *    (digest-times.ts computes when);
- *  - `pause` (absent: not paused): nothing is posted until `until`, then one catch-up message.
- *  The digest and catch-up are built by src/notify/digest/.
+ * More: README.md ("subscriptions.ts").
  */
 import { z } from "zod";
 import { MENTION_RE } from "../messages/index.js";

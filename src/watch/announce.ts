@@ -22,10 +22,10 @@ import {
 } from "../messages/index.js";
 import type { Broadcast, Effect } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
+import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
 import type { HeldChannels } from "./options.js";
 import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
-import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./store.js";
 
 export interface AnnouncerOptions {
   slackFor: (teamId: string) => Promise<WebClient>;
@@ -55,7 +55,7 @@ function hashOf(m: Message): string {
 }
 
 export class Announcer {
-  constructor(private readonly o: AnnouncerOptions) {}
+  constructor(private readonly opts: AnnouncerOptions) {}
 
   /**
    * Applies the effects of one poll to the watchers; `doc` is saved as it changes. `held`: watchers
@@ -71,7 +71,7 @@ export class Announcer {
     now: number,
     held: readonly WatchEntry[] = [],
   ) {
-    const { schedule, live, owner } = this.o;
+    const { schedule, live, owner } = this.opts;
     const save = async () => {
       if (await schedule.holds(owner, id)) await live.write(id, doc);
     };
@@ -123,7 +123,7 @@ export class Announcer {
                 });
               }
             }
-            if (m.hash !== hashes[a] && now - m.updatedAt >= this.o.minUpdateMs) {
+            if (m.hash !== hashes[a] && now - m.updatedAt >= this.opts.minUpdateMs) {
               await slack.chat.update({ channel, ts: m.ts ?? "", ...contents[a] });
               doc.messages[key] = { ...m, hash: hashes[a], updatedAt: now };
             }
@@ -162,7 +162,7 @@ export class Announcer {
 
   /** The channel watchers (not DMs) whose subscription to the livestream's profile holds them back. */
   private async heldBack(watchers: WatchEntry[]): Promise<WatchEntry[]> {
-    const held = this.o.held;
+    const held = this.opts.held;
     if (!held) return [];
     const out: WatchEntry[] = [];
     for (const w of watchers) {
@@ -171,7 +171,10 @@ export class Announcer {
         if (await held.held(w.teamId, w.profileId, w.channelId)) out.push(w);
       } catch (err) {
         // The settings unreadable: told live as before rather than missing the broadcast.
-        this.o.log.warn({ err, channelId: w.channelId }, "could not tell whether the channel is held back");
+        this.opts.log.warn(
+          { err, channelId: w.channelId },
+          "could not tell whether the channel is held back",
+        );
       }
     }
     return out;
@@ -179,7 +182,7 @@ export class Announcer {
 
   /** A broadcast that ended, for the digests or catch-ups of the channels held back. */
   private async recordHeld(id: string, b: Broadcast, heldBack: readonly WatchEntry[]): Promise<void> {
-    const held = this.o.held;
+    const held = this.opts.held;
     if (!held) return;
     for (const w of heldBack) {
       if (w.profileId === null) continue;
@@ -195,7 +198,7 @@ export class Announcer {
           adsUsed: b.adsRemaining === null ? null : Math.max(0, ADS_PER_HOUR - b.adsRemaining),
         })
         .catch((err: unknown) =>
-          this.o.log.warn(
+          this.opts.log.warn(
             { err, channelId: w.channelId },
             "the broadcast could not be recorded for the digest",
           ),
@@ -217,20 +220,20 @@ export class Announcer {
   /** Where the watcher's messages go: its channel, or the person's IM channel with the bot. */
   private async target(w: WatchKey, slack: WebClient): Promise<string> {
     const user = dmUserOf(w.channelId);
-    return user === undefined ? w.channelId : this.o.dms.channel(w.teamId, user, slack);
+    return user === undefined ? w.channelId : this.opts.dms.channel(w.teamId, user, slack);
   }
 
   /** First post of the broadcast in one channel: saves its ts, or clears the mark on a definite refusal. */
   private async post(w: WatchEntry, content: Message, doc: LiveDoc): Promise<void> {
     const key = messageKey(w.teamId, w.channelId);
     try {
-      const slack = await this.o.slackFor(w.teamId);
+      const slack = await this.opts.slackFor(w.teamId);
       const channel = await this.target(w, slack);
       const res = await slack.chat.postMessage({ channel, ...content, unfurl_links: false });
       const m = doc.messages[key] as LiveMessage;
       doc.messages[key] = { ...m, ts: typeof res.ts === "string" ? res.ts : null };
     } catch (err) {
-      this.o.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live announcement not posted");
+      this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live announcement not posted");
       if (slackRefused(err)) delete doc.messages[key];
     }
   }
@@ -238,11 +241,11 @@ export class Announcer {
   /** Runs Slack calls for one watcher (its channel or IM channel); false (logged) when one failed. */
   private async slack(w: WatchKey, fn: (c: WebClient, channel: string) => Promise<void>): Promise<boolean> {
     try {
-      const slack = await this.o.slackFor(w.teamId);
+      const slack = await this.opts.slackFor(w.teamId);
       await fn(slack, await this.target(w, slack));
       return true;
     } catch (err) {
-      this.o.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live watch message not updated");
+      this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live watch message not updated");
       return false;
     }
   }

@@ -5,21 +5,7 @@
  * A broadcast is one stretch on air. Its id is its real start in ms (`status.airing_at`, else a
  * `start_at` not in the future, else the time of the poll that first saw it), so a broadcast that
  * started while the bot was down is announced on the next poll as live since its real start.
- *
- *   none/ended ──on air──▶ live ──off air──▶ grace ──off air ≥ graceMs──▶ ended
- *                           ▲                  │
- *                           └────on air────────┘   (a reconnect inside the grace: same broadcast,
- *                                                   same message; airing_at moves, the id does not)
- *
- * An ended broadcast seen on air again with the same airing (same id) is reopened rather than
- * announced twice. Effects:
- *  - `announce`: a new broadcast (the service posts one message per watching channel that has none);
- *  - `sync`: on air or in the grace: bring the message up to date (the service posts to channels
- *    that have no message yet and updates the others, throttled);
- *  - `milestone`: a thread reply (recording started/stopped, hourly ad quota used up);
- *  - `end`: off air past the grace and not finalized yet: final update + thread summary. It comes
- *    back on every poll until the service marks the broadcast `finalized`, so an end interrupted
- *    by a restart is finished by the next poll (each channel's own `ended` flag keeps it single).
+ * More: README.md ("broadcast.ts").
  */
 import type { RecordingStatus } from "../platform/index.js";
 

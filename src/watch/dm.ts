@@ -1,15 +1,7 @@
 /**
  * Personal (DM) watches in Slack: the person's IM channel with the bot, and whether the person is
  * still in the workspace.
- *
- *  - IM channel: `conversations.open` (scope `im:write`) with the one user, remembered per
- *    (workspace, user) in this process (an IM channel id never changes; bounded map).
- *  - Still in the workspace: `users.info` (scope `users:read`), asked before each poll of a
- *    livestream the person watches, the answer kept `cacheMs` (default 5 minutes, like the managers'
- *    roles): a deactivated account (`deleted`) or one Slack does not know (`user_not_found`) is
- *    `gone` and its watch ends. When Slack cannot answer (network, rate limit, 5xx, a token
- *    problem) the person is `unknown`, not cached: fail closed for the message (nothing is sent
- *    until Slack confirms the person), open for the watch (it is not ended on a Slack failure).
+ * More: README.md ("dm.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
@@ -36,7 +28,7 @@ export class DirectMessages {
   private readonly ims = new Map<string, string>();
   private readonly members = new Map<string, { at: number; v: "member" | "gone" }>();
 
-  constructor(private readonly o: DirectMessagesOptions) {}
+  constructor(private readonly opts: DirectMessagesOptions) {}
 
   /**
    * The IM channel (D…) of the bot with `userId`, opened with `client` (default: the workspace's).
@@ -46,7 +38,7 @@ export class DirectMessages {
     const key = `${teamId}:${userId}`;
     const hit = this.ims.get(key);
     if (hit !== undefined) return hit;
-    const slack = client ?? (await this.o.slackFor(teamId));
+    const slack = client ?? (await this.opts.slackFor(teamId));
     const res = await slack.conversations.open({ users: userId });
     const id = res.channel?.id;
     if (typeof id !== "string" || id === "") throw new Error("conversations.open answered no channel");
@@ -59,22 +51,22 @@ export class DirectMessages {
   async membership(teamId: string, userId: string): Promise<Membership> {
     const key = `${teamId}:${userId}`;
     const hit = this.members.get(key);
-    const ttl = this.o.cacheMs ?? DEFAULT_MEMBER_CACHE_MS;
-    if (hit !== undefined && this.o.now() - hit.at < ttl) return hit.v;
+    const ttl = this.opts.cacheMs ?? DEFAULT_MEMBER_CACHE_MS;
+    if (hit !== undefined && this.opts.now() - hit.at < ttl) return hit.v;
     let v: "member" | "gone";
     try {
-      const res = await (await this.o.slackFor(teamId)).users.info({ user: userId });
+      const res = await (await this.opts.slackFor(teamId)).users.info({ user: userId });
       v = res.user === undefined || res.user.deleted === true ? "gone" : "member";
     } catch (err) {
       const code = slackErrorCode(err);
       if (code !== "user_not_found") {
-        this.o.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
+        this.opts.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
         return "unknown";
       }
       v = "gone";
     }
     if (this.members.size >= MAX_CACHED) this.members.clear();
-    this.members.set(key, { at: this.o.now(), v });
+    this.members.set(key, { at: this.opts.now(), v });
     if (v === "gone") this.ims.delete(key);
     return v;
   }

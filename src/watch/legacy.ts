@@ -1,22 +1,12 @@
 /**
  * Watches stored by earlier versions, moved into the registry at start.
- *
- * Earlier versions kept each workspace's watches, each livestream's watchers and the index of
- * watched livestreams as whole documents rewritten on every change:
- *   watch:ls:<livestreamId>   { v: 1, watchers: [{ teamId, channelId, by, at }] }
- *   watch:team:<teamId>       { v: 1, watches: [{ livestreamId, channelId, by, at }] }
- *   watch:index               { v: 1, livestreams: [id…] }
- * Concurrent changes could drop entries from any of them (the index most of all), so every legacy
- * document is looked for by its key prefix, not through the index. Each one's watches are added
- * (an existing watch is left as it is; no cap: they were accepted already), then the document is
- * deleted: running it again, or after a crash half-way, adds nothing twice and loses nothing.
- * Their profile is not known: the poller decides access after its next read (service.ts).
+ * More: README.md ("legacy.ts").
  */
 import { z } from "zod";
 import type { Logger } from "../log.js";
 import { DEFAULT_NAMESPACE, Documents, type Store } from "../store/index.js";
+import { watchIdSchema } from "./live-docs.js";
 import type { WatchEntry, WatchRegistry } from "./registry.js";
-import { watchIdSchema } from "./store.js";
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const lsDocSchema = z.strictObject({

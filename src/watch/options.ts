@@ -3,14 +3,14 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { Livestream } from "../platform/index.js";
 import type { Store } from "../store/index.js";
-import type { WatchAccess } from "./gate.js";
+import type { WatchAccess } from "./access.js";
 import type { WatchRegistry } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
 
 export interface WatchMetrics {
   /** One poll: its outcome, HTTP status (0 none), latency. */
-  onPoll?(o: { livestreamId: string; ok: boolean; status: number; latencyMs: number }): void;
-  onStateChange?(o: { livestreamId: string; from: string; to: string }): void;
+  onPoll?(opts: { livestreamId: string; ok: boolean; status: number; latencyMs: number }): void;
+  onStateChange?(opts: { livestreamId: string; from: string; to: string }): void;
   /** How many livestreams are watched (after watch/unwatch/start). */
   onWatched?(count: number): void;
 }
@@ -19,7 +19,11 @@ export interface WatchServiceOptions {
   store: Store;
   logger: Logger;
   platform: {
-    getLivestream(id: string, fields?: readonly string[], o?: { signal?: AbortSignal }): Promise<Livestream>;
+    getLivestream(
+      id: string,
+      fields?: readonly string[],
+      opts?: { signal?: AbortSignal },
+    ): Promise<Livestream>;
   };
   slackFor: (teamId: string) => Promise<WebClient>;
   access: WatchAccess;

@@ -5,15 +5,15 @@
  */
 import type { Logger } from "../log.js";
 import { isPlatformError, type Livestream } from "../platform/index.js";
+import { judge } from "./access.js";
 import { Announcer } from "./announce.js";
 import { POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
-import { judge } from "./gate.js";
 import { migrateLegacyWatches } from "./legacy.js";
+import { type LiveDoc, type LiveDocs, messageKey, type PollOutcome } from "./live-docs.js";
 import type { WatchHealth, WatchServiceOptions } from "./options.js";
 import type { WatchEntry, WatchRegistry } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
-import { type LiveDoc, type LiveDocs, messageKey, type PollOutcome } from "./store.js";
 
 const errText = (err: unknown): string =>
   isPlatformError(err)
@@ -66,7 +66,7 @@ export interface PollerParts {
  * not read: it leaves the schedule.
  *
  * Personal watches (`/live watch … dm`, registry key `@<user>`) are watchers like channels: the
- * same read, the same checks, plus the person still in the workspace (gate.ts, dm.ts). A person
+ * same read, the same checks, plus the person still in the workspace (access.ts, dm.ts). A person
  * who left ends without a notice (Slack refuses DMs to a deactivated account); one Slack cannot
  * confirm right now is held: kept, not told this time.
  */
@@ -186,7 +186,7 @@ export class WatchPoller {
   /**
    * The watchers that may still be told of the livestream (`keep`), and those kept but not told
    * this time (`held`), with `profileId` its profile (null: not known yet, then before a read the
-   * workspace alone decides; gate.ts). The others are removed from the registry, each told once
+   * workspace alone decides; access.ts). The others are removed from the registry, each told once
    * (a person who left the workspace: not told); none left: the livestream leaves the schedule.
    */
   private async allowed(id: string, watchers: WatchEntry[], profileId: string | null, read: boolean) {

@@ -6,12 +6,7 @@
  *   ls:<id>        HASH `<team>:<channel>` → {enterpriseId, by, at}: the livestream's watchers
  *   profiles       HASH livestream → its profile id (while watched)
  * (`<channel>` is `@<user>` for a person's DM watch: registry.ts's `dmKey`.)
- * Every change is ONE Lua script (nothing interleaves, whatever the number of replicas): add
- * checks the watch, the person's cap (a DM watch), the workspace cap (HLEN) and the cap in all
- * (SCARD, for a livestream not yet watched) before writing the three keys; remove and removeTeam
- * drop a livestream from the index with its last watcher. Key names of removeTeam's livestreams
- * are computed inside the script: fine for a single Redis or a replica set, not for Redis Cluster
- * (like the schedule and the outbox).
+ * More: README.md ("registry-redis.ts").
  */
 import { z } from "zod";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreCorruptError } from "../store/index.js";

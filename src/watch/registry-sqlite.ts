@@ -5,13 +5,7 @@
  *
  *   watch_entries (team_id, channel_id, livestream_id) PRIMARY KEY, enterprise_id, profile_id,
  *                 by_user, at; indexed by livestream_id
- *
- * The workspace lists, the livestream lists and the index are all read from these rows, so they
- * can never disagree. Each change is one synchronous function in the connection's write
- * transaction (nothing runs in between): add inserts only when the workspace has fewer than
- * `perTeam` watches and the livestream is watched already or fewer than `total` livestreams are
- * (the caps are checked by the statement that writes), and reports what it found when it
- * inserted nothing (exists, or which cap).
+ * More: README.md ("registry-sqlite.ts").
  */
 import { z } from "zod";
 import { type SqliteDb, type Store, StoreCorruptError } from "../store/index.js";

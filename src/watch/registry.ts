@@ -1,23 +1,7 @@
 /**
  * The watch registry: who watches which livestream, changed atomically on every backend (several
  * replicas never lose each other's watch or unwatch, and the caps hold under concurrency).
- *
- * One interface, three implementations (like the outbox):
- *  - memory: in-process maps; each operation is synchronous inside, hence atomic (one process);
- *  - sqlite (registry-sqlite.ts): rows of the `watch_entries` table in the store's file, each
- *    change one statement (caps checked inside it);
- *  - Redis (registry-redis.ts): an index SET, a HASH per workspace and per livestream, each change
- *    one Lua script (caps checked inside it).
- *
- * A watch tells a channel (`channelId` a Slack channel id) or, a personal watch, one person by DM
- * (`channelId` is `@<user id>`, `dmKey`: Slack ids never start with '@'; the IM channel itself is
- * opened when a message is due). Both kinds share the same lists, the same caps and the same one
- * read per livestream; a person's DM watches are also capped per person (`perUser`).
- *
- * The livestream's profile id is kept with its watches (one value per livestream: a profile owns
- * the livestream, whoever watches it): the poller checks access with it before reading, and
- * updates it when a read shows the livestream changed profile. `null` = not known yet (a watch
- * stored before profiles were kept): decided after the next read.
+ * More: README.md ("registry.ts").
  */
 export interface WatchEntry {
   teamId: string;

@@ -1,20 +1,6 @@
 /**
  * Which watched livestream is due for a poll, and which replica may poll it.
- *
- * Redis (shared by replicas), keys under `${namespace}:watch:` (apart from Keyv's `ns::…`):
- *   sched          ZSET livestream → due time (ms)
- *   lease:<id>     owner, PX: the replica polling it; expires by Redis's clock
- * `claimDue` is one Lua script (nothing interleaves): the due members (ZRANGEBYSCORE, LIMIT, so a
- * tick costs the due ones, not every watch), each taken when its lease is free or already ours,
- * leased and pushed to `now + leaseMs`; one leased by another replica is pushed to that lease's
- * end, so it does not hide the ones behind it. `reschedule` (fenced: only the lease holder)
- * sets the next due time and keeps the lease until `leaseUntil` (next due + half an interval):
- * the holder polls it again, and if the holder dies another replica takes it within about 1.5
- * intervals of its last poll.
- *
- * memory / sqlite: one process, the shared DueHeap (lazy deletion, src/store/lease/) rebuilt from the watch
- * registry at start; leases are trivially ours. Several processes on one sqlite file are not
- * coordinated (use Redis for replicas).
+ * More: README.md ("schedule.ts").
  */
 import { DEFAULT_NAMESPACE, type RedisClient, type Store } from "../store/index.js";
 import {

@@ -6,6 +6,15 @@
 import { randomUUID } from "node:crypto";
 import { DirectMessages } from "./dm.js";
 import {
+  checkWatchIds,
+  type LiveDoc,
+  LiveDocs,
+  WatchLimitError,
+  type WatchView,
+  watchIdSchema,
+  watchView,
+} from "./live-docs.js";
+import {
   DEFAULT_MAX_DM_WATCHES_PER_USER,
   DEFAULT_MAX_WATCHED,
   DEFAULT_MAX_WATCHES_PER_TEAM,
@@ -17,19 +26,10 @@ import { WatchPoller } from "./poller.js";
 import { dmUserOf, type WatchEntry, type WatchRegistry } from "./registry.js";
 import { registryFor } from "./registry-for.js";
 import { scheduleFor, type WatchSchedule } from "./schedule.js";
-import {
-  checkWatchIds,
-  type LiveDoc,
-  LiveDocs,
-  WatchLimitError,
-  type WatchView,
-  watchIdSchema,
-  watchView,
-} from "./store.js";
 
-export type { WatchAccess } from "./gate.js";
+export type { WatchAccess } from "./access.js";
+export type { WatchView } from "./live-docs.js";
 export * from "./options.js";
-export type { WatchView } from "./store.js";
 
 export class WatchService {
   readonly owner = randomUUID();

@@ -221,7 +221,7 @@ export const timestampMs = fc.oneof(
 );
 /**
  * Extra fields a delivery may carry (tolerated by the receiver; `__proto__`, `constructor` and
- * `prototype` are refused by the route, src/deliveries/limits.ts).
+ * `prototype` are refused by the route, src/deliveries/body-limits.ts).
  */
 const extras = fc.dictionary(
   fc

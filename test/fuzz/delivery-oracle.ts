@@ -5,7 +5,7 @@
  * The expected answer of each body comes from the rules as the contract ("Notifications",
  * "Workspaces and profiles (trust)"), the spec (section 6.2) and the route's published limits
  * state them, written out here from scratch: nothing in src/ is called (not parseDelivery, not
- * src/deliveries/limits.ts), so a mistake there cannot hide in the expectation.
+ * src/deliveries/body-limits.ts), so a mistake there cannot hide in the expectation.
  *
  * Readings made where the texts leave room (the route agrees with each; see the final report):
  *  - lengths of keys and strings are JavaScript string lengths (UTF-16 code units);

@@ -22,7 +22,7 @@ import fc from "fast-check";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import type { Route } from "../../src/store/index.js";
+import type { Callback } from "../../src/store/index.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
 import { guardUnhandled, toWellFormed } from "./checks.js";
@@ -159,7 +159,7 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
   try {
     const hook = await h.configureProfile();
     const token = hook.slice(`${h.url}/hooks/platform/`.length);
-    const route = (await h.built.deps.routes.get(token)) as Route;
+    const route = (await h.built.deps.callbacks.get(token)) as Callback;
     expect(route).toBeDefined();
     const quota = o.routeQuota ?? 20_000;
     collect();

@@ -30,7 +30,7 @@ function ours(over: Partial<WebhookConfigOptions> = {}): WebhookConfigOptions {
   return {
     profileId: "x1abc2",
     webhook: { callback_url: OUR_URL, events: ["video.published", "video.format.error"] },
-    route: {
+    callback: {
       channelId: "C0NEWS",
       foreignUrl: null,
       setBy: "U0ALICE",
@@ -95,7 +95,7 @@ describe("webhookConfigMessage", () => {
       webhookConfigMessage(
         ours({
           webhook: { callback_url: FOREIGN, events: ["video.created"] },
-          route: { channelId: null, foreignUrl: FOREIGN, setBy: "U0BOB", setAt: NOW.toISOString() },
+          callback: { channelId: null, foreignUrl: FOREIGN, setBy: "U0BOB", setAt: NOW.toISOString() },
           ownsCallback: false,
           isManager: true,
         }),
@@ -188,21 +188,21 @@ describe("webhookConfigMessage", () => {
     expect(actionIds(msg)).toEqual([ACTIONS.webhookRemove]);
   });
 
-  it("accepts stored settings in place of route, without rendering their route id", () => {
-    const routeId = createHash("sha256").update(TOKEN).digest("hex");
+  it("accepts stored settings in place of route, without rendering their callback id", () => {
+    const callbackId = createHash("sha256").update(TOKEN).digest("hex");
     const settings = {
       profileId: "x1abc2",
       channelId: "C0NEWS",
-      routeId,
+      callbackId,
       foreignUrl: null,
       events: ["video.published"],
       setBy: "U0ALICE",
       setAt: NOW.toISOString(),
     };
-    const { route: _route, ...rest } = ours();
+    const { callback: _callback, ...rest } = ours();
     const msg = checked(webhookConfigMessage({ ...rest, settings }));
     expect(JSON.stringify(msg)).not.toContain(TOKEN);
-    expect(JSON.stringify(msg)).not.toContain(routeId);
+    expect(JSON.stringify(msg)).not.toContain(callbackId);
     expect(blockText(msg)).toContain("this bot → <#C0NEWS>");
   });
 
@@ -223,7 +223,7 @@ describe("webhookConfigMessage", () => {
       const msg = webhookConfigMessage({
         profileId: g.pick(["x1abc2", "p".repeat(128), "<id>&"]),
         webhook: { callback_url: url, events },
-        route: g.bool()
+        callback: g.bool()
           ? {
               channelId: g.pick([null, "C0NEWS", "#general"]),
               foreignUrl: g.pick([null, FOREIGN]),
@@ -259,7 +259,7 @@ describe("webhookSetMessage", () => {
     const msg = checked(
       webhookSetMessage({
         ...ours({ webhook: { callback_url: FOREIGN, events: ["video.created"] }, ownsCallback: false }),
-        route: { channelId: null, foreignUrl: FOREIGN, setBy: "U0ALICE", setAt: NOW.toISOString() },
+        callback: { channelId: null, foreignUrl: FOREIGN, setBy: "U0ALICE", setAt: NOW.toISOString() },
       }),
     );
     const text = blockText(msg);

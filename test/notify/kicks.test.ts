@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ChannelGate } from "../../src/notify/gate.js";
+import { ChannelGate } from "../../src/notify/pacing.js";
 import type { Outbox } from "../../src/notify/types.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 

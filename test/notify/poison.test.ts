@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ChannelGate } from "../../src/notify/gate.js";
+import { ChannelGate } from "../../src/notify/pacing.js";
 import { type Outbox, videoKeyOf } from "../../src/notify/types.js";
 import { NotifyWorker } from "../../src/notify/worker.js";
 import { workerClientOptions } from "../../src/slack/oauth.js";

@@ -182,7 +182,7 @@ describe("a store that cannot be reached", () => {
       const hook = await setUp(h);
       const token = new URL(hook).pathname.split("/").pop() ?? "";
       // The route's token lookup fails like an unreachable store.
-      const routes = h.built.deps.routes;
+      const routes = h.built.deps.callbacks;
       const original = routes.get.bind(routes);
       const { StoreUnavailableError } = await import("../../src/store/index.js");
       routes.get = async () => {

@@ -41,9 +41,9 @@ describe("app_uninstalled", () => {
     const deps = b.built.deps;
     await deps.settings.addManager(TEAM, "U0MEMBER", "U0ADMIN", new Date());
     const newsroomToken = hookOf(P.newsroom)?.callback_url?.split("/").pop() ?? "";
-    const newsroomRoute = (await deps.settings.getProfile(TEAM, P.newsroom))?.routeId ?? "";
-    expect(await deps.routes.get(newsroomToken)).toBeDefined();
-    expect(await deps.routes.getById(newsroomRoute)).toBeDefined();
+    const newsroomRoute = (await deps.settings.getProfile(TEAM, P.newsroom))?.callbackId ?? "";
+    expect(await deps.callbacks.get(newsroomToken)).toBeDefined();
+    expect(await deps.callbacks.getById(newsroomRoute)).toBeDefined();
     // A delivery waits in the outbox (the worker is manual), and has counted activity.
     expect(await deliver(P.newsroom, "x7queued")).toBe(200);
     await deps.activity?.record(TEAM, P.newsroom, { received: 1 }, Date.now());
@@ -58,8 +58,8 @@ describe("app_uninstalled", () => {
 
     expect(await b.installations.find({ teamId: TEAM })).toBeUndefined();
     expect(await deps.settings.listManagers(TEAM)).toEqual([]);
-    expect(await deps.routes.get(newsroomToken)).toBeUndefined();
-    expect(await deps.routes.getById(newsroomRoute)).toBeUndefined();
+    expect(await deps.callbacks.get(newsroomToken)).toBeUndefined();
+    expect(await deps.callbacks.getById(newsroomRoute)).toBeUndefined();
     for (const p of [P.newsroom, P.studio]) expect(await deps.settings.claims.owner(p)).toBeUndefined();
     expect((await deps.activity?.summary(TEAM, P.newsroom, Date.now()))?.received24h).toBe(0);
 
@@ -208,7 +208,7 @@ describe("single-workspace mode", () => {
       const r = await h.slash("/webhook", `set ${P.newsroom}`, { channel: "C0NEWS" });
       await h.answer(r.responseUrl);
       const token = h.sandbox.state.profiles.get(P.newsroom)?.webhook.callback_url?.split("/").pop() ?? "";
-      expect(await h.built.deps.routes.get(token)).toBeDefined();
+      expect(await h.built.deps.callbacks.get(token)).toBeDefined();
       const res = await sendSigned(
         h.eventsUrl,
         eventBody({ event: { type: "app_uninstalled" }, teamId: TEAM }),
@@ -220,7 +220,7 @@ describe("single-workspace mode", () => {
         8000,
         "settings",
       );
-      expect(await h.built.deps.routes.get(token)).toBeUndefined();
+      expect(await h.built.deps.callbacks.get(token)).toBeUndefined();
       expect(h.sandbox.state.profiles.get(P.newsroom)?.webhook.callback_url ?? null).toBeNull();
     } finally {
       await h.close();

@@ -3,7 +3,7 @@
  * - the token: 192 random bits per (workspace, profile), stored only as its SHA-256, found by that
  *   hash and compared in constant time. What is meaningful to test here (a timing measurement would
  *   be flaky): every wrong token, however close, gets the same 404 byte for byte; the store is only
- *   ever asked for `route:<sha256(token)>`, never the token (RouteRepo's short-lived cache of
+ *   ever asked for `route:<sha256(token)>`, never the token (CallbackRepo's short-lived cache of
  *   lookups is keyed by the same hash), so the one lookup an attacker drives is
  *   keyed by a hash they cannot steer toward a real token (each differing character changes the
  *   whole hash); the one comparison with stored material is crypto.timingSafeEqual on two 32-byte
@@ -47,7 +47,7 @@ function flip(token: string, index: number): string {
   return `${token.slice(0, at)}${c}${token.slice(at + 1)}`;
 }
 
-describe("the route token", () => {
+describe("the callback token", () => {
   let h: Harness;
   let hook: string;
   let token: string;

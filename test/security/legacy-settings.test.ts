@@ -1,8 +1,8 @@
 /**
- * Settings written before route ids (profiles document version 1) kept the delivery route's token
+ * Settings written before callback ids (profiles document version 1) kept the delivery route's token
  * in the clear. Such a document, planted in the store as the old bot wrote it, is converted and
  * rewritten at the first read: the token leaves the store, and show, deliveries, `/webhook test`
- * and remove go on working through the route id. Over real HTTP with the memory store.
+ * and remove go on working through the callback id. Over real HTTP with the memory store.
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ const NEWSROOM = SEED.profiles.newsroom;
 const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 const json = (v: unknown) => JSON.stringify(v);
 
-describe("a version 1 profiles document (route token in the clear)", () => {
+describe("a version 1 profiles document (callback token in the clear)", () => {
   let h: Harness;
   let team: string;
   let key: string;
@@ -38,9 +38,9 @@ describe("a version 1 profiles document (route token in the clear)", () => {
       profiles: Record<string, Record<string, unknown>>;
       defaultProfileId: string | null;
     };
-    expect(doc.v).toBe(3);
-    const { routeId, subscriptions: _subs, ...rest } = doc.profiles[NEWSROOM] ?? {};
-    expect(routeId).toBe(sha256hex(token));
+    expect(doc.v).toBe(4);
+    const { callbackId, subscriptions: _subs, ...rest } = doc.profiles[NEWSROOM] ?? {};
+    expect(callbackId).toBe(sha256hex(token));
     await h.store.keyv.set(key, {
       v: 1,
       profiles: { [NEWSROOM]: { ...rest, callbackToken: token } },
@@ -56,8 +56,8 @@ describe("a version 1 profiles document (route token in the clear)", () => {
     const { token, profile } = await plantLegacy();
     expect(await h.built.deps.settings.getProfile(team, NEWSROOM)).toEqual({
       ...profile,
-      routeId: sha256hex(token),
-      // Through version 2 to 3: the route's channel with all its events.
+      callbackId: sha256hex(token),
+      // Through versions 2 and 3 to 4: the callback's channel with all its events.
       subscriptions: [
         {
           channelId: "C0NEWS",
@@ -70,11 +70,11 @@ describe("a version 1 profiles document (route token in the clear)", () => {
       ],
     });
     const raw = (await h.store.keyv.get(key)) as { v: number };
-    expect(raw.v).toBe(3);
+    expect(raw.v).toBe(4);
     expect(json(raw)).toContain(sha256hex(token));
     expect(json(raw)).not.toContain(token);
     expect(storeText()).not.toContain(token);
-    expect(h.logs.some((l) => l.includes("profiles document upgraded to version 3"))).toBe(true);
+    expect(h.logs.some((l) => l.includes("profiles document upgraded to version 4"))).toBe(true);
   });
 
   it("then show recognizes the route, deliveries and /webhook test reach the channel", async () => {
@@ -118,7 +118,7 @@ describe("a version 1 profiles document (route token in the clear)", () => {
     await h.answer(press.responseUrl);
     expect(h.sandbox.state.profiles.get(NEWSROOM)?.webhook.callback_url ?? null).toBeNull();
     expect(await h.built.deps.settings.getProfile(team, NEWSROOM)).toBeUndefined();
-    expect(await h.built.deps.routes.get(token)).toBeUndefined();
+    expect(await h.built.deps.callbacks.get(token)).toBeUndefined();
     const late = await post(hook, {
       type: "video.created",
       timestamp: Date.now(),

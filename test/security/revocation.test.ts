@@ -71,7 +71,7 @@ async function webhook(h: Harness, bot: { url: string }, text: string, who: type
 async function platformRoute(h: Harness, bot: Bot | Harness) {
   const url = h.sandbox.state.profiles.get(PROFILE)?.webhook.callback_url ?? "";
   const token = url.split("/").pop() ?? "";
-  return { url, route: await bot.built.deps.routes.get(token) };
+  return { url, route: await bot.built.deps.callbacks.get(token) };
 }
 
 /** Delivers `video.created` for `videoId` to the platform's callback of the profile, on `bot`. */

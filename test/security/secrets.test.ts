@@ -69,7 +69,7 @@ describe("the leak check run by every harness", () => {
     expect(scan?.leaks).toEqual([]);
     expect(scan?.kinds).toEqual(
       expect.arrayContaining([
-        "delivery route token",
+        "delivery callback token",
         "ingest URL",
         "platform access token",
         "platform client secret",

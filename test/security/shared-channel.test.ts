@@ -94,7 +94,7 @@ describe("a request from a shared channel is decided for the workspace Slack aut
     expect(await deps.settings.claims.owner(PROFILE)).toBe(B);
     expect(await deps.settings.getProfile(A, PROFILE)).toBeUndefined();
     const hook = b.sandbox.state.profiles.get(PROFILE)?.webhook.callback_url ?? "";
-    const route = await deps.routes.get(hook.split("/").pop() ?? "");
+    const route = await deps.callbacks.get(hook.split("/").pop() ?? "");
     expect(route?.teamId).toBe(B);
   });
 

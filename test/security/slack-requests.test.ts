@@ -8,7 +8,7 @@
  * (Bolt keeps no record of seen signatures; Slack's guidance is the timestamp window, and a replay
  * needs the plaintext of a request Slack sent over TLS). Once the 5 minutes have passed it is
  * rejected. The commands are safe to run twice (a status card posted again; `/webhook set` again
- * rotates the route's token, which the platform then uses). Only the lower bound of the window is
+ * rotates the callback token, which the platform then uses). Only the lower bound of the window is
  * checked: a timestamp in the future can only come from someone holding the secret.
  */
 import { request } from "undici";

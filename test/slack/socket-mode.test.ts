@@ -30,7 +30,13 @@ import { createLogger } from "../../src/log.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/index.js";
 import { createOutbox } from "../../src/notify/outbox/index.js";
 import { createPlatformClient } from "../../src/platform/index.js";
-import { InstallationRepo, openStore, RouteRepo, SettingsRepo, type Store } from "../../src/store/index.js";
+import {
+  CallbackRepo,
+  InstallationRepo,
+  openStore,
+  SettingsRepo,
+  type Store,
+} from "../../src/store/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 let h: Harness;
@@ -357,7 +363,7 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
       platform: createPlatformClient(config.platform, logger),
       outbox: await createOutbox(store, logger),
       settings: new SettingsRepo(store, logger),
-      routes: new RouteRepo(store, logger),
+      callbacks: new CallbackRepo(store, logger),
       installations: new InstallationRepo(store, logger),
       worker: { manual: true },
       logger,

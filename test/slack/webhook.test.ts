@@ -51,7 +51,7 @@ describe("/webhook set", () => {
     expect(hook?.callback_url?.startsWith(prefix)).toBe(true);
     const token = hook?.callback_url?.slice(prefix.length) ?? "";
     expect(token).toMatch(/^[A-Za-z0-9_-]{22,}$/); // at least 128 bits, URL-safe
-    expect(await h.built.deps.routes.get(token)).toEqual({
+    expect(await h.built.deps.callbacks.get(token)).toEqual({
       teamId: TEAM,
       profileId: SEED.profiles.newsroom,
       channelId: "C0NEWS",
@@ -59,7 +59,7 @@ describe("/webhook set", () => {
     const saved = await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom);
     expect(saved).toMatchObject({
       channelId: "C0NEWS",
-      routeId: sha256hex(token),
+      callbackId: sha256hex(token),
       setBy: "U0ADMIN",
       foreignUrl: null,
     });
@@ -81,8 +81,8 @@ describe("/webhook set", () => {
     await setNewsroom();
     const second = platformWebhook(SEED.profiles.newsroom)?.callback_url?.split("/").pop() ?? "";
     expect(second).not.toBe(first);
-    expect(await h.built.deps.routes.get(first)).toBeUndefined();
-    expect(await h.built.deps.routes.get(second)).toBeDefined();
+    expect(await h.built.deps.callbacks.get(first)).toBeUndefined();
+    expect(await h.built.deps.callbacks.get(second)).toBeDefined();
   });
 
   it("refuses an unknown event with the list of valid ones, before any platform call", async () => {
@@ -108,7 +108,7 @@ describe("/webhook set", () => {
     const saved = await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom);
     expect(saved).toMatchObject({
       foreignUrl: "https://hooks.example.com/mine",
-      routeId: null,
+      callbackId: null,
       channelId: null,
     });
   });
@@ -172,7 +172,7 @@ describe("/webhook show, remove, test", () => {
     const done = await h.answer(press.responseUrl);
     expect(done.replace_original).toBe(true);
     expect(platformWebhook(SEED.profiles.newsroom)).toEqual({ callback_url: null, events: null });
-    expect(await h.built.deps.routes.get(token)).toBeUndefined();
+    expect(await h.built.deps.callbacks.get(token)).toBeUndefined();
     expect(await h.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom)).toBeUndefined();
   });
 
@@ -249,8 +249,8 @@ describe("a change the platform accepted but does not show yet", () => {
       // The platform did take it: deliveries to the new route must not be lost.
       const url = s.sandbox.state.profiles.get(SEED.profiles.newsroom)?.webhook.callback_url ?? "";
       const token = url.split("/").pop() ?? "";
-      expect(await s.built.deps.routes.get(token)).toMatchObject({ profileId: SEED.profiles.newsroom });
-      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.routeId).toBe(
+      expect(await s.built.deps.callbacks.get(token)).toMatchObject({ profileId: SEED.profiles.newsroom });
+      expect((await s.built.deps.settings.getProfile(TEAM, SEED.profiles.newsroom))?.callbackId).toBe(
         sha256hex(token),
       );
     } finally {

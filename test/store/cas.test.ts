@@ -25,7 +25,7 @@ const ROUTE_ID = "a".repeat(64);
 const profileWith = (profileId: string, channels: string[]): ProfileSettings => ({
   profileId,
   channelId: "C0ROUTE",
-  routeId: ROUTE_ID,
+  callbackId: ROUTE_ID,
   foreignUrl: null,
   events: ["video.published"],
   setBy: "U0001",

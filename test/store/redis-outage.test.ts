@@ -7,11 +7,11 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../src/log.js";
 import {
+  CallbackRepo,
+  callbackIdOf,
   newCallbackToken,
   openStore,
   type ProfileInput,
-  RouteRepo,
-  routeIdOf,
   SettingsRepo,
   type Store,
   StoreUnavailableError,
@@ -44,7 +44,7 @@ async function open(url: string, logger: Logger): Promise<Store> {
 const profile = (profileId: string): ProfileInput => ({
   profileId,
   channelId: "C0001",
-  routeId: routeIdOf(newCallbackToken()),
+  callbackId: callbackIdOf(newCallbackToken()),
   foreignUrl: null,
   events: ["video.published"],
   setBy: "U0001",
@@ -52,7 +52,7 @@ const profile = (profileId: string): ProfileInput => ({
 });
 
 /** Every repository method, each expected to reject with StoreUnavailableError. */
-function allCalls(settings: SettingsRepo, routes: RouteRepo): Array<[string, () => Promise<unknown>]> {
+function allCalls(settings: SettingsRepo, callbacks: CallbackRepo): Array<[string, () => Promise<unknown>]> {
   const token = newCallbackToken();
   return [
     ["listProfiles", () => settings.listProfiles("T0001")],
@@ -64,9 +64,9 @@ function allCalls(settings: SettingsRepo, routes: RouteRepo): Array<[string, () 
     ["listManagers", () => settings.listManagers("T0001")],
     ["addManager", () => settings.addManager("T0001", "U0001", "U0002", new Date())],
     ["removeManager", () => settings.removeManager("T0001", "U0001")],
-    ["routes.put", () => routes.put(token, { teamId: "T0001", profileId: "x1", channelId: "C0001" })],
-    ["routes.get", () => routes.get(token)],
-    ["routes.delete", () => routes.delete(token)],
+    ["callbacks.put", () => callbacks.put(token, { teamId: "T0001", profileId: "x1", channelId: "C0001" })],
+    ["callbacks.get", () => callbacks.get(token)],
+    ["callbacks.delete", () => callbacks.delete(token)],
   ];
 }
 
@@ -83,10 +83,10 @@ async function timedRejection(call: () => Promise<unknown>): Promise<{ err: unkn
 /** `maxMs`: by default "within about opTimeoutMs"; less where nothing may even wait for the timeout. */
 async function expectAllUnavailable(
   settings: SettingsRepo,
-  routes: RouteRepo,
+  callbacks: CallbackRepo,
   maxMs = OP_TIMEOUT_MS + SLACK_MS,
 ) {
-  for (const [name, call] of allCalls(settings, routes)) {
+  for (const [name, call] of allCalls(settings, callbacks)) {
     const { err, ms } = await timedRejection(call);
     expect(err, name).toBeInstanceOf(StoreUnavailableError);
     expect(err, name).toMatchObject({ code: "STORE_UNAVAILABLE" });
@@ -117,7 +117,7 @@ describe("Redis unreachable (nothing listens on the port)", () => {
 
     let errorEvents = 0;
     store.keyv.on("error", () => errorEvents++);
-    await expectAllUnavailable(new SettingsRepo(store, logger), new RouteRepo(store, logger), AT_ONCE_MS);
+    await expectAllUnavailable(new SettingsRepo(store, logger), new CallbackRepo(store, logger), AT_ONCE_MS);
     // The client keeps retrying in the background: many errors, few log lines.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(errorEvents).toBeGreaterThan(5);
@@ -163,7 +163,7 @@ describe("a server that accepts connections but never answers", () => {
     const store = await open(`redis://127.0.0.1:${address.port}`, logger);
     expect(Date.now() - started).toBeLessThan(OP_TIMEOUT_MS + SLACK_MS);
     expect(sockets.length).toBeGreaterThanOrEqual(1);
-    await expectAllUnavailable(new SettingsRepo(store, logger), new RouteRepo(store, logger));
+    await expectAllUnavailable(new SettingsRepo(store, logger), new CallbackRepo(store, logger));
   });
 });
 
@@ -175,7 +175,7 @@ describe("a private redis-server that goes away and comes back", () => {
     const { logger } = captureLogger();
     const store = await open(child.url, logger);
     const settings = new SettingsRepo(store, logger);
-    const routes = new RouteRepo(store, logger);
+    const callbacks = new CallbackRepo(store, logger);
     await store.ping();
     await settings.saveProfile("T0001", profile("x1"));
     expect((await settings.listProfiles("T0001")).map((p) => p.profileId)).toEqual(["x1"]);
@@ -189,7 +189,7 @@ describe("a private redis-server that goes away and comes back", () => {
         5000,
       ),
     ).toBe(true);
-    await expectAllUnavailable(settings, routes, AT_ONCE_MS);
+    await expectAllUnavailable(settings, callbacks, AT_ONCE_MS);
     await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
 
     const client = store.backend.redis;
@@ -207,8 +207,8 @@ describe("a private redis-server that goes away and comes back", () => {
     expect(await settings.listProfiles("T0001")).toEqual([]);
     await settings.saveProfile("T0001", profile("x2"));
     const token = newCallbackToken();
-    await routes.put(token, { teamId: "T0001", profileId: "x2", channelId: "C0001" });
-    expect(await routes.get(token)).toEqual({ teamId: "T0001", profileId: "x2", channelId: "C0001" });
+    await callbacks.put(token, { teamId: "T0001", profileId: "x2", channelId: "C0001" });
+    expect(await callbacks.get(token)).toEqual({ teamId: "T0001", profileId: "x2", channelId: "C0001" });
     expect(await settings.defaultProfileId("T0001")).toBe("x2");
   });
 

@@ -5,9 +5,9 @@
 import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
+  CallbackRepo,
   newCallbackToken,
   type ProfileSettings,
-  RouteRepo,
   SettingsRepo,
   type Store,
   StoreCorruptError,
@@ -25,7 +25,7 @@ const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 const own = (profileId: string, channelId = "C0001"): ProfileSettings => ({
   profileId,
   channelId,
-  routeId: sha256hex(newCallbackToken()),
+  callbackId: sha256hex(newCallbackToken()),
   foreignUrl: null,
   events: ["video.published", "video.deleted"],
   setBy: "U0001",
@@ -42,13 +42,19 @@ const own = (profileId: string, channelId = "C0001"): ProfileSettings => ({
   ],
 });
 
+/** A profile as version 3 stored it: the callback id named `routeId`. */
+const v3 = (p: ProfileSettings) => {
+  const { callbackId, ...rest } = p;
+  return { ...rest, routeId: callbackId };
+};
+
 /** A profile as version 2 stored it: one channel, no subscriptions. */
 const v2 = (p: ProfileSettings) => {
-  const { subscriptions: _subs, ...rest } = p;
+  const { subscriptions: _subs, ...rest } = v3(p);
   return rest;
 };
 
-/** A profile as version 1 stored it: the route's token in the clear. */
+/** A profile as version 1 stored it: the callback token in the clear. */
 const legacy = (profileId: string, token = newCallbackToken()) => {
   const { routeId: _routeId, ...rest } = v2(own(profileId));
   return { ...rest, callbackToken: token };
@@ -57,7 +63,7 @@ const legacy = (profileId: string, token = newCallbackToken()) => {
 const foreign = (profileId: string): ProfileSettings => ({
   profileId,
   channelId: null,
-  routeId: null,
+  callbackId: null,
   foreignUrl: "https://hooks.example.com/in",
   events: [],
   setBy: "U0002",
@@ -82,7 +88,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
   let store: Store;
   let lines: LogLine[];
   let settings: SettingsRepo;
-  let routes: RouteRepo;
+  let callbacks: CallbackRepo;
 
   beforeAll(async () => {
     const cap = captureLogger();
@@ -90,7 +96,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
     store = await backend.open(cap.logger);
     await store.ping();
     settings = new SettingsRepo(store, cap.logger);
-    routes = new RouteRepo(store, cap.logger);
+    callbacks = new CallbackRepo(store, cap.logger);
   });
   beforeEach(() => {
     lines.length = 0;
@@ -155,7 +161,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const raw = await backend.readRaw(store, `team:${t}:profiles`);
       expect(raw).toBeDefined();
       expect(JSON.parse(raw ?? "")).toEqual({
-        value: { v: 3, profiles: { x1: p }, defaultProfileId: null },
+        value: { v: 4, profiles: { x1: p }, defaultProfileId: null },
       });
       await settings.removeProfile(t, "x1");
       expect(await backend.readRaw(store, `team:${t}:profiles`)).toBeUndefined();
@@ -172,19 +178,19 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
         defaultProfileId: "x2",
       });
       expect(await backend.readRaw(store, key)).toContain(token);
-      const converted = { ...own("x1"), routeId: sha256hex(token) };
+      const converted = { ...own("x1"), callbackId: sha256hex(token) };
       expect(await settings.getProfile(t, "x1")).toEqual(converted);
       const raw = await backend.readRaw(store, key);
       expect(raw).not.toContain(token);
       expect(JSON.parse(raw ?? "")).toEqual({
-        value: { v: 3, profiles: { x1: converted, x2: foreign("x2") }, defaultProfileId: "x2" },
+        value: { v: 4, profiles: { x1: converted, x2: foreign("x2") }, defaultProfileId: "x2" },
       });
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 4"))).toHaveLength(1);
       expect(JSON.stringify(lines)).not.toContain(token);
-      // Read again: already version 3, nothing more to do.
+      // Read again: already version 4, nothing more to do.
       expect(await settings.listProfiles(t)).toEqual([converted, foreign("x2")]);
       expect(await settings.defaultProfileId(t)).toBe("x2");
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 4"))).toHaveLength(1);
     });
 
     it("reads a version 2 document (one channel per profile), converts it to one subscription and rewrites it", async () => {
@@ -210,11 +216,11 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       ]);
       expect(got).toEqual(x1);
       expect(JSON.parse((await backend.readRaw(store, key)) ?? "")).toEqual({
-        value: { v: 3, profiles: { x1, x2: foreign("x2") }, defaultProfileId: null },
+        value: { v: 4, profiles: { x1, x2: foreign("x2") }, defaultProfileId: null },
       });
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 4"))).toHaveLength(1);
       expect(await settings.listProfiles(t)).toEqual([x1, foreign("x2")]);
-      expect(lines.filter((l) => l.msg.includes("upgraded to version 3"))).toHaveLength(1);
+      expect(lines.filter((l) => l.msg.includes("upgraded to version 4"))).toHaveLength(1);
     });
 
     it("a rewrite that fails is logged, the settings still answered, and it is tried on the next read", async () => {
@@ -223,11 +229,11 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const token = newCallbackToken();
       await store.keyv.set(key, { v: 1, profiles: { x1: legacy("x1", token) }, defaultProfileId: null });
       vi.spyOn(store, "cas").mockRejectedValueOnce(new Error("write refused"));
-      expect((await settings.getProfile(t, "x1"))?.routeId).toBe(sha256hex(token));
+      expect((await settings.getProfile(t, "x1"))?.callbackId).toBe(sha256hex(token));
       expect(lines.filter((l) => l.level === "warn" && l.key === key)).toHaveLength(1);
       expect(await backend.readRaw(store, key)).toContain(token);
       vi.restoreAllMocks();
-      expect((await settings.listProfiles(t)).map((p) => p.routeId)).toEqual([sha256hex(token)]);
+      expect((await settings.listProfiles(t)).map((p) => p.callbackId)).toEqual([sha256hex(token)]);
       expect(await backend.readRaw(store, key)).not.toContain(token);
     });
 
@@ -247,9 +253,9 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const mixed: ProfileSettings = { ...own("x1"), foreignUrl: "https://elsewhere.example.com" };
       await expect(settings.saveProfile(t, mixed)).rejects.toThrow(TypeError);
       await expect(settings.saveProfile(t, { ...own("x1"), setAt: "yesterday" })).rejects.toThrow(TypeError);
-      await expect(settings.saveProfile(t, { ...own("x1"), routeId: "short" })).rejects.toThrow(TypeError);
-      // A token where the route id goes (what version 1 kept) is refused too.
-      await expect(settings.saveProfile(t, { ...own("x1"), routeId: newCallbackToken() })).rejects.toThrow(
+      await expect(settings.saveProfile(t, { ...own("x1"), callbackId: "short" })).rejects.toThrow(TypeError);
+      // A token where the callback id goes (what version 1 kept) is refused too.
+      await expect(settings.saveProfile(t, { ...own("x1"), callbackId: newCallbackToken() })).rejects.toThrow(
         TypeError,
       );
       const withToken = { ...own("x1"), callbackToken: newCallbackToken() };
@@ -336,33 +342,33 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
     });
   });
 
-  describe("routes", () => {
+  describe("callbacks", () => {
     it("put, get, delete", async () => {
       const token = newCallbackToken();
       const route = { teamId: newTeam(), profileId: "x1", channelId: "C0001" };
-      expect(await routes.get(token)).toBeUndefined();
-      await routes.put(token, route);
-      expect(await routes.get(token)).toEqual(route);
-      expect(await routes.get(newCallbackToken())).toBeUndefined();
-      await routes.delete(token);
-      expect(await routes.get(token)).toBeUndefined();
-      await routes.delete(token);
+      expect(await callbacks.get(token)).toBeUndefined();
+      await callbacks.put(token, route);
+      expect(await callbacks.get(token)).toEqual(route);
+      expect(await callbacks.get(newCallbackToken())).toBeUndefined();
+      await callbacks.delete(token);
+      expect(await callbacks.get(token)).toBeUndefined();
+      await callbacks.delete(token);
     });
 
-    it("getById and deleteById by route id (the token's sha256 in hex)", async () => {
+    it("getById and deleteById by callback id (the token's sha256 in hex)", async () => {
       const token = newCallbackToken();
       const id = sha256hex(token);
       const route = { teamId: newTeam(), profileId: "x1", channelId: "C0001" };
-      expect(await routes.getById(id)).toBeUndefined();
-      await routes.put(token, route);
-      expect(await routes.getById(id)).toEqual(route);
-      expect(await routes.get(token)).toEqual(route);
+      expect(await callbacks.getById(id)).toBeUndefined();
+      await callbacks.put(token, route);
+      expect(await callbacks.getById(id)).toEqual(route);
+      expect(await callbacks.get(token)).toEqual(route);
       // Both lookups are remembered; deleteById forgets them at once.
-      await routes.deleteById(id);
-      expect(await routes.get(token)).toBeUndefined();
-      expect(await routes.getById(id)).toBeUndefined();
+      await callbacks.deleteById(id);
+      expect(await callbacks.get(token)).toBeUndefined();
+      expect(await callbacks.getById(id)).toBeUndefined();
       expect(await backend.readRaw(store, `route:${id}`)).toBeUndefined();
-      await routes.deleteById(id);
+      await callbacks.deleteById(id);
     });
 
     it("getById and deleteById refuse a malformed id without asking the store", async () => {
@@ -371,8 +377,8 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       const token = newCallbackToken();
       const id = sha256hex(token);
       for (const bad of ["", token, id.toUpperCase(), id.slice(1), `${id}0`, `../${id.slice(3)}`]) {
-        expect(await routes.getById(bad)).toBeUndefined();
-        await routes.deleteById(bad);
+        expect(await callbacks.getById(bad)).toBeUndefined();
+        await callbacks.deleteById(bad);
       }
       expect(get).not.toHaveBeenCalled();
       expect(del).not.toHaveBeenCalled();
@@ -381,19 +387,19 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
     it("accepts tokens of 32 to 64 base64url characters", async () => {
       const route = { teamId: newTeam(), profileId: "x1", channelId: "C0001" };
       const long = "A_-z".repeat(16);
-      await routes.put(long, route);
-      expect(await routes.get(long)).toEqual(route);
-      await routes.delete(long);
+      await callbacks.put(long, route);
+      expect(await callbacks.get(long)).toEqual(route);
+      await callbacks.delete(long);
     });
 
     it("never stores the token itself: the key and the record carry its sha256", async () => {
       const token = newCallbackToken();
-      await routes.put(token, { teamId: newTeam(), profileId: "x1", channelId: "C0001" });
+      await callbacks.put(token, { teamId: newTeam(), profileId: "x1", channelId: "C0001" });
       const raw = await backend.readRaw(store, `route:${sha256hex(token)}`);
       expect(raw).toBeDefined();
       expect(raw).not.toContain(token);
       expect(JSON.parse(raw ?? "")).toMatchObject({ value: { v: 1, tokenSha256: sha256hex(token) } });
-      await routes.delete(token);
+      await callbacks.delete(token);
       expect(await backend.readRaw(store, `route:${sha256hex(token)}`)).toBeUndefined();
     });
 
@@ -412,19 +418,19 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
         `${valid.slice(0, 31)} `,
         `../${valid}`,
       ]) {
-        expect(await routes.get(bad)).toBeUndefined();
-        await routes.delete(bad);
+        expect(await callbacks.get(bad)).toBeUndefined();
+        await callbacks.delete(bad);
       }
       expect(get).not.toHaveBeenCalled();
       expect(del).not.toHaveBeenCalled();
       // The spies do see calls for a well-formed token.
-      expect(await routes.get(valid)).toBeUndefined();
+      expect(await callbacks.get(valid)).toBeUndefined();
       expect(get).toHaveBeenCalledTimes(1);
     });
 
     it("refuses to store a malformed token", async () => {
       await expect(
-        routes.put("short", { teamId: newTeam(), profileId: "x1", channelId: "C1" }),
+        callbacks.put("short", { teamId: newTeam(), profileId: "x1", channelId: "C1" }),
       ).rejects.toThrow(TypeError);
     });
   });
@@ -476,14 +482,21 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
 
     it.each([
       ["an old version", { v: 0, profiles: {}, defaultProfileId: null }],
-      ["a newer version", { v: 4, profiles: {}, defaultProfileId: null }],
+      ["a newer version", { v: 5, profiles: {}, defaultProfileId: null }],
+      [
+        "version 4 with the callback id under its old name",
+        { v: 4, profiles: { x1: v3(own("x1")) }, defaultProfileId: null },
+      ],
       ["version 3 without subscriptions", { v: 3, profiles: { x1: v2(own("x1")) }, defaultProfileId: null }],
       [
         "version 3 with a mention that is not one",
         {
           v: 3,
           profiles: {
-            x1: { ...own("x1"), subscriptions: [{ ...own("x1").subscriptions[0], mention: "<!channel>" }] },
+            x1: {
+              ...v3(own("x1")),
+              subscriptions: [{ ...own("x1").subscriptions[0], mention: "<!channel>" }],
+            },
           },
           defaultProfileId: null,
         },
@@ -493,16 +506,16 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
         "version 2 with a token in the clear",
         { v: 2, profiles: { x1: legacy("x1") }, defaultProfileId: null },
       ],
-      ["version 1 with a route id", { v: 1, profiles: { x1: own("x1") }, defaultProfileId: null }],
+      ["version 1 with a callback id", { v: 1, profiles: { x1: v2(own("x1")) }, defaultProfileId: null }],
       [
         "version 1 with a malformed token",
         { v: 1, profiles: { x1: { ...legacy("x1"), callbackToken: "short" } }, defaultProfileId: null },
       ],
       [
         "a profile missing a field",
-        { v: 2, profiles: { x1: { ...own("x1"), setBy: undefined } }, defaultProfileId: null },
+        { v: 2, profiles: { x1: { ...v2(own("x1")), setBy: undefined } }, defaultProfileId: null },
       ],
-      ["a profile filed under another id", { v: 2, profiles: { x2: own("x1") }, defaultProfileId: null }],
+      ["a profile filed under another id", { v: 2, profiles: { x2: v2(own("x1")) }, defaultProfileId: null }],
       ["a string", "hello"],
     ])("profiles: %s written through keyv → StoreCorruptError", async (_, value) => {
       const t = newTeam();
@@ -531,20 +544,20 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       expect(await settings.defaultProfileId(t)).toBe("x1");
     });
 
-    it("routes: garbage and wrong shapes → StoreCorruptError, other routes unaffected", async () => {
+    it("callbacks: garbage and wrong shapes → StoreCorruptError, other callbacks unaffected", async () => {
       const token = newCallbackToken();
       const key = `route:${sha256hex(token)}`;
       const good = newCallbackToken();
-      await routes.put(good, { teamId: newTeam(), profileId: "x1", channelId: "C0001" });
+      await callbacks.put(good, { teamId: newTeam(), profileId: "x1", channelId: "C0001" });
       await backend.writeRaw(store, key, "not json at all");
-      await expectCorrupt(key, [() => routes.get(token)]);
+      await expectCorrupt(key, [() => callbacks.get(token)]);
       await store.keyv.set(key, { v: 1, tokenSha256: "zz", teamId: "T1", profileId: "x1", channelId: "C1" });
-      await expectCorrupt(key, [() => routes.get(token)]);
+      await expectCorrupt(key, [() => callbacks.get(token)]);
       await store.keyv.set(key, { teamId: "T1", profileId: "x1", channelId: "C1" });
-      await expectCorrupt(key, [() => routes.get(token)]);
-      expect(await routes.get(good)).toMatchObject({ profileId: "x1" });
-      await routes.delete(token);
-      await routes.delete(good);
+      await expectCorrupt(key, [() => callbacks.get(token)]);
+      expect(await callbacks.get(good)).toMatchObject({ profileId: "x1" });
+      await callbacks.delete(token);
+      await callbacks.delete(good);
     });
   });
 
@@ -560,7 +573,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
     await s1.saveProfile(t, p2);
     await s1.setDefaultProfile(t, "x2");
     await s1.addManager(t, "U0001", "U0002", new Date("2025-05-05T05:05:05Z"));
-    await new RouteRepo(first, cap.logger).put(token, { teamId: t, profileId: "x1", channelId: "C0001" });
+    await new CallbackRepo(first, cap.logger).put(token, { teamId: t, profileId: "x1", channelId: "C0001" });
     await first.close();
     await expect(s1.listProfiles(t)).rejects.toBeInstanceOf(StoreUnavailableError);
 
@@ -572,7 +585,7 @@ describe.each(BACKENDS)("repositories on %s", (_name, make) => {
       expect(await s2.listManagers(t)).toEqual([
         { userId: "U0001", addedBy: "U0002", addedAt: "2025-05-05T05:05:05.000Z" },
       ]);
-      expect(await new RouteRepo(second, cap.logger).get(token)).toEqual({
+      expect(await new CallbackRepo(second, cap.logger).get(token)).toEqual({
         teamId: t,
         profileId: "x1",
         channelId: "C0001",

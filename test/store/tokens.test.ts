@@ -3,9 +3,9 @@ import crypto from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   CALLBACK_TOKEN_RE,
+  CallbackRepo,
   isCallbackToken,
   newCallbackToken,
-  RouteRepo,
   type Store,
 } from "../../src/store/index.js";
 import { captureLogger, memoryBackend } from "./helpers.js";
@@ -39,14 +39,14 @@ describe("newCallbackToken", () => {
   });
 });
 
-describe("RouteRepo compares stored hashes in constant time", () => {
+describe("CallbackRepo compares stored hashes in constant time", () => {
   let store: Store;
-  let routes: RouteRepo;
+  let callbacks: CallbackRepo;
 
   beforeAll(async () => {
     const { logger } = captureLogger();
     store = await memoryBackend().open(logger);
-    routes = new RouteRepo(store, logger);
+    callbacks = new CallbackRepo(store, logger);
   });
   afterEach(() => {
     vi.restoreAllMocks();
@@ -66,7 +66,7 @@ describe("RouteRepo compares stored hashes in constant time", () => {
       channelId: "C0001",
     });
     const compare = vi.spyOn(crypto, "timingSafeEqual");
-    expect(await routes.get(token)).toBeUndefined();
+    expect(await callbacks.get(token)).toBeUndefined();
     expect(compare).toHaveBeenCalledTimes(1);
     const [a, b] = compare.mock.calls[0] ?? [];
     expect(Buffer.isBuffer(a) && a.length).toBe(32);
@@ -76,9 +76,9 @@ describe("RouteRepo compares stored hashes in constant time", () => {
 
   it("a matching record goes through the same comparison", async () => {
     const token = newCallbackToken();
-    await routes.put(token, { teamId: "T0001", profileId: "x1", channelId: "C0001" });
+    await callbacks.put(token, { teamId: "T0001", profileId: "x1", channelId: "C0001" });
     const compare = vi.spyOn(crypto, "timingSafeEqual");
-    expect(await routes.get(token)).toEqual({ teamId: "T0001", profileId: "x1", channelId: "C0001" });
+    expect(await callbacks.get(token)).toEqual({ teamId: "T0001", profileId: "x1", channelId: "C0001" });
     expect(compare).toHaveBeenCalledTimes(1);
     expect(compare.mock.results[0]?.value).toBe(true);
   });

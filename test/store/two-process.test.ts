@@ -41,7 +41,7 @@ afterAll(() => {
 const x1: ProfileSettings = {
   profileId: "x1",
   channelId: "C0ROUTE",
-  routeId: "b".repeat(64),
+  callbackId: "b".repeat(64),
   foreignUrl: null,
   events: ["video.published"],
   setBy: "U0ADMIN",

@@ -1,5 +1,5 @@
 /**
- * A delivery time the route accepts (src/deliveries/limits.ts: at most 7 days old, 5 minutes
+ * A delivery time the route accepts (src/deliveries/body-limits.ts: at most 7 days old, 5 minutes
  * ahead): an hour before the test run started. Tests that need fixed, ordered timestamps count
  * from it.
  */

@@ -5,7 +5,7 @@
  * The rule (README, Logs and /live ingest; contract, /live ingest):
  * - no known secret in any log line;
  * - no credential (platform client secret, platform access tokens, Slack tokens and secrets, the
- *   store encryption key, delivery-route tokens) in anything the bot sent to Slack that people
+ *   store encryption key, callback tokens) in anything the bot sent to Slack that people
  *   see: messages, updates, response_url answers, ephemeral messages, views;
  * - a foreign callback URL (`/webhook set <profile> url=…`) only as its origin in a log line (its
  *   path and query may carry a secret; Slack shows it in full to the channel that manages it);
@@ -73,7 +73,7 @@ export function foreignUrlSecrets(url: string): string[] {
   }
 }
 
-/** Every secret a harness knows of: configuration, issued tokens, sandbox ingest data, route tokens. */
+/** Every secret a harness knows of: configuration, issued tokens, sandbox ingest data, callback tokens. */
 export function knownSecrets(o: { config: Config; sandbox: Sandbox; slack: SlackStandin }): KnownSecret[] {
   const out: KnownSecret[] = [];
   const { config, sandbox, slack } = o;
@@ -98,7 +98,7 @@ export function knownSecrets(o: { config: Config; sandbox: Sandbox; slack: Slack
   const hooks = `${config.publicUrl.replace(/\/$/, "")}/hooks/platform/`;
   for (const profile of sandbox.state.profiles.values()) {
     const url = profile.webhook.callback_url;
-    if (url?.startsWith(hooks)) add(out, "delivery route token", url.slice(hooks.length));
+    if (url?.startsWith(hooks)) add(out, "delivery callback token", url.slice(hooks.length));
     else if (url)
       for (const v of foreignUrlSecrets(url)) add(out, "foreign callback URL path/query", v, false, true);
   }

@@ -1,18 +1,6 @@
 /**
  * The digest log on the store's Redis, shared by every replica using it.
- *
- * Keys (P = `${namespace}:digest:`, apart from Keyv's `${namespace}::…`):
- *   P due            ZSET key → due time (the callers' clock): the schedule, read by score range
- *   P want           HASH key → due time asked by `wake` while the key was leased
- *   P lease:<key>    owner, PX: leases expire by Redis's clock
- *   P log:<key>      ZSET of the entries: member `<seq> <json>`, score seq
- *   P ids:<key>      ZSET entry id → seq (duplicates), trimmed with the entries
- *   P meta:<key>     HASH: `left` (entries left out), `state` (the runner's JSON)
- *   P seq            INCR counter of entry seqs
- *
- * Each step that checks then writes, or writes several keys, is one Lua script (nothing
- * interleaves, whatever the number of replicas); the fenced ones (renew, setState, settle,
- * release) check `GET lease == owner` first. Like the outbox, a lease is only ever given a length.
+ * More: ../README.md ("digest/log-redis.ts").
  */
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
 import { runScript, type Script, script } from "../../store/lease/index.js";

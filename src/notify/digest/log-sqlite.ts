@@ -6,13 +6,7 @@
  *   digest_entries (seq AUTOINCREMENT, dkey, eid, json), UNIQUE (dkey, eid)
  *   digest_keys    (dkey PRIMARY KEY, due_at, want, owner, lease_until, left_out, state),
  *                  indexed by (due_at, dkey): a claim reads the first due rows of the index
- *
- * Each step is ONE statement, atomic by itself (no BEGIN: the connection is shared with the
- * outbox, whose transactions a second BEGIN would collide with). The fenced ones carry the lease
- * check in their WHERE. `settle` is two: the state is written first, fenced (its `settledUpTo`
- * is the commit point: the runner ignores entries up to it), then the entries go; a crash in
- * between leaves entries that are ignored, and removed by the next settle. Leases are by the
- * bot's clock; several processes on one file are not coordinated (use Redis for replicas).
+ * More: ../README.md ("digest/log-sqlite.ts").
  */
 import type { Store } from "../../store/index.js";
 import {

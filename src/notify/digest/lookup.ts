@@ -4,13 +4,7 @@
  * its Slack message metadata (`post_id`), so the next pass looks for it in the channel
  * (`conversations.history`, from a little before the marker on) and records the message it finds
  * instead of posting again.
- *
- * No lookup when this process knows the post did not happen (Slack answered it with an error, or
- * the connection was refused). A lookup Slack refuses for good (`missing_scope` without the bot
- * scopes `channels:history` / `groups:history`, `not_in_channel` in a public channel the bot is not
- * a member of) gives up: the digest is posted, and may then show twice; one warning line per
- * workspace and reason. A lookup that fails for a while (5xx, 429, network) is retried like any
- * Slack call, before anything is posted.
+ * More: ../README.md ("digest/lookup.ts").
  */
 import { type ChatPostMessageArguments, ErrorCode, type WebClient } from "@slack/web-api";
 import type { Logger } from "../../log.js";

@@ -36,18 +36,18 @@ export function stateOf(logger: Logger, key: DigestKey, raw: string | undefined)
 
 /** The log's entries not settled yet, oldest first (damaged ones skipped), and the left-out count. */
 export async function readEntries(
-  o: { log: DigestLog; logger: Logger },
+  opts: { log: DigestLog; logger: Logger },
   key: DigestKey,
   state: DigestState,
 ): Promise<{ entries: Parsed[]; leftOut: number }> {
-  const { entries, leftOut } = await o.log.read(key);
+  const { entries, leftOut } = await opts.log.read(key);
   const out: Parsed[] = [];
   for (const e of entries) {
     if (e.seq <= state.settledUpTo) continue;
     try {
       out.push({ seq: e.seq, entry: entrySchema.parse(JSON.parse(e.json)) });
     } catch {
-      o.logger.warn({ digest: key, seq: e.seq }, "a damaged digest entry is skipped");
+      opts.logger.warn({ digest: key, seq: e.seq }, "a damaged digest entry is skipped");
     }
   }
   return { entries: out, leftOut };

@@ -1,17 +1,6 @@
 /**
  * What goes into a digest or a catch-up, recorded as it happens (the digest log, types.ts):
- *
- *  - the worker, about to show a video in a channel whose subscription holds its messages back
- *    (a digest, or a pause: `holdOf` in src/store/digest-times.ts), records the video's new
- *    milestones (published, complete, a format error, deleted, an unknown event) instead of
- *    posting anything, and marks them done in the video's state;
- *  - the live watch records each broadcast of a livestream the channel watches when it ends
- *    (`recordBroadcast`), for the channels whose subscription to the livestream's profile holds
- *    their messages back.
- *
- * An entry is recorded under the subscription's log with the time its digest (the next digest
- * time) or catch-up (the pause's end) is due; the runner (runner.ts) posts it then. Recording the
- * same milestone or broadcast again (a pass tried again) is a duplicate and changes nothing.
+ * More: ../README.md ("digest/record.ts").
  */
 import type { Logger } from "../../log.js";
 import { type Hold, holdOf, type SettingsRepo } from "../../store/index.js";
@@ -89,12 +78,12 @@ export class Digests {
   private readonly logger: Logger;
   private readonly now: () => number;
 
-  constructor(o: DigestsOptions) {
-    this.log = o.log;
-    this.settings = o.settings;
-    this.periodMs = o.periodMs;
-    this.logger = o.logger;
-    this.now = o.now ?? Date.now;
+  constructor(opts: DigestsOptions) {
+    this.log = opts.log;
+    this.settings = opts.settings;
+    this.periodMs = opts.periodMs;
+    this.logger = opts.logger;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Whether the channel's subscription to the profile holds its live messages back now. */

@@ -1,31 +1,7 @@
 /**
  * Posts the digests and catch-ups when they are due: claims due logs (digest log, types.ts) with a
  * lease, decides what is owed, posts it, and settles it.
- *
- * What is owed, when a log comes due (its subscription read again, and access asked again:
- * a revoked workspace, or a subscription that is gone, gets nothing and its log is dropped):
- *  - the channel is paused: nothing; due again at the pause's end;
- *  - a pause ended (by itself or by `/webhook resume`) and its catch-up is not posted yet: one
- *    catch-up with everything recorded (one line when nothing was);
- *  - a digest: the entries recorded before the latest digest time that has passed, as one digest
- *    (a missed digest time, the bot down, is posted late, once; entries recorded after it wait
- *    for the next). An empty period posts nothing: the log is due only once something is recorded;
- *  - live messages again (`digest=off`) with entries left: them, at once, as one last digest.
- *
- * Exactly once per period, across restarts and replicas:
- *  1. The lease (DigestLog.claimDue) lets one replica at a time work on a log.
- *  2. The per-period marker: before posting, the state records what is being posted (`posting`:
- *     its period, its last entry, ts still null), fenced on the lease. From then on, that period
- *     is what the log posts: a pass taken up again (a restart, another replica after the lease
- *     expired) continues it rather than deciding anew.
- *  3. Slack's answer is recorded (the ts), fenced; then each thread reply and how many are
- *     posted; then `settle` drops the entries and clears the marker in one fenced step.
- *  A marker found without a ts (a crash, a lost lease or answer between the post and the write
- *  of its ts) is looked up in Slack first: the digest carries the marker's id in its metadata
- *  (lookup.ts); found, its ts is recorded and it is not posted again. Only when the lookup is
- *  impossible (no `channels:history` / `groups:history`) is it posted again: at-least-once, never
- *  lost or skipped. A store failure in that window is not a crash: the ts is kept in this process
- *  and written on the next pass.
+ * More: ../README.md ("digest/runner.ts").
  */
 import { randomUUID } from "node:crypto";
 import type { WebClient } from "@slack/web-api";
@@ -40,7 +16,7 @@ import {
   type SettingsRepo,
   type Subscription,
 } from "../../store/index.js";
-import type { ChannelGate } from "../gate.js";
+import type { ChannelGate } from "../pacing.js";
 import type { RevokedCheck } from "../revoked.js";
 import { classifySlackError } from "../slack-errors.js";
 import type { Outbox } from "../types.js";
@@ -75,7 +51,7 @@ class LeaseLost extends Error {}
 
 const PROFILE_NAME_WAIT_MS = 1_000;
 export class DigestRunner {
-  private readonly o: Required<
+  private readonly options: Required<
     Omit<DigestRunnerOptions, "revoked" | "names" | "videoUrlTemplate" | "onPosted">
   > &
     Pick<DigestRunnerOptions, "revoked" | "names" | "videoUrlTemplate" | "onPosted">;
@@ -86,15 +62,15 @@ export class DigestRunner {
   private readonly unsaved = new Map<DigestKey, { end: number; ts: string }>();
   private readonly lookup: DigestLookup;
 
-  constructor(o: DigestRunnerOptions) {
-    this.o = {
+  constructor(opts: DigestRunnerOptions) {
+    this.options = {
       owner: `digests-${randomUUID()}`,
       now: Date.now,
       pollMs: 500,
       leaseMs: 30_000,
-      ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
-    } as DigestRunner["o"];
-    this.lookup = new DigestLookup(this.o.logger);
+      ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
+    } as DigestRunner["options"];
+    this.lookup = new DigestLookup(this.options.logger);
   }
 
   start(): void {
@@ -115,12 +91,12 @@ export class DigestRunner {
       try {
         n = await this.claimAndProcess();
       } catch (err) {
-        this.o.logger.warn({ err }, "digests: could not claim due digests; retrying");
+        this.options.logger.warn({ err }, "digests: could not claim due digests; retrying");
       }
       if (!this.running) break;
       if (n === 0)
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, this.o.pollMs);
+          const t = setTimeout(resolve, this.options.pollMs);
           this.wake = () => {
             clearTimeout(t);
             resolve();
@@ -130,25 +106,33 @@ export class DigestRunner {
   }
 
   private async claimAndProcess(): Promise<number> {
-    const keys = await this.o.log.claimDue(this.o.owner, this.o.now(), 4, this.o.leaseMs);
+    const keys = await this.options.log.claimDue(
+      this.options.owner,
+      this.options.now(),
+      4,
+      this.options.leaseMs,
+    );
     await Promise.all(keys.map((k) => this.processSafely(k)));
     return keys.length;
   }
 
   private async processSafely(key: DigestKey): Promise<void> {
-    let dueAt: number | null = this.o.now() + 5_000;
+    let dueAt: number | null = this.options.now() + 5_000;
     try {
       dueAt = await this.process(key);
     } catch (err) {
       if (err instanceof LeaseLost) {
-        this.o.logger.warn({ digest: key }, "lease on a digest lost; another replica continues it");
+        this.options.logger.warn({ digest: key }, "lease on a digest lost; another replica continues it");
         return;
       }
-      this.o.logger.warn({ err, digest: key }, "digest not posted; it will be tried again");
+      this.options.logger.warn({ err, digest: key }, "digest not posted; it will be tried again");
     }
     if (dueAt === DROPPED) return;
-    await this.o.log.release(this.o.owner, key, dueAt).catch((err: unknown) => {
-      this.o.logger.warn({ err, digest: key }, "could not release a digest's lease; it expires by itself");
+    await this.options.log.release(this.options.owner, key, dueAt).catch((err: unknown) => {
+      this.options.logger.warn(
+        { err, digest: key },
+        "could not release a digest's lease; it expires by itself",
+      );
     });
   }
 
@@ -158,17 +142,17 @@ export class DigestRunner {
     if (!parts) return this.dropped(key, "not a digest key");
     const { teamId, profileId, channelId } = parts;
     // Access first: a revoked workspace gets no digest, and what was recorded goes.
-    const why = await this.o.revoked?.(teamId, profileId);
+    const why = await this.options.revoked?.(teamId, profileId);
     if (why !== undefined) return this.dropped(key, `access revoked: ${why}`);
-    const p = await this.o.settings.getProfile(teamId, profileId);
+    const p = await this.options.settings.getProfile(teamId, profileId);
     const sub = p?.foreignUrl === null ? p.subscriptions.find((s) => s.channelId === channelId) : undefined;
     if (!sub) return this.dropped(key, "the channel no longer subscribes to the profile");
-    let state = stateOf(this.o.logger, key, await this.o.log.getState(key));
+    let state = stateOf(this.options.logger, key, await this.options.log.getState(key));
     // A digest taken up again (an earlier pass, maybe another replica): it may be in Slack already.
     if (state.posting) return this.post(key, sub, state, true);
-    const now = this.o.now();
+    const now = this.options.now();
     if (sub.pause && pausedAt(sub, now)) return Date.parse(sub.pause.until);
-    const { entries, leftOut } = await readEntries(this.o, key, state);
+    const { entries, leftOut } = await readEntries(this.options, key, state);
     const last = entries.at(-1)?.seq ?? state.settledUpTo;
     const base = { upTo: last, leftOut, id: randomUUID(), at: now, ts: null, replies: 0 };
     let posting: Posting;
@@ -186,11 +170,12 @@ export class DigestRunner {
       const first = entries[0]?.entry.at ?? now;
       posting = { ...base, kind: "since", from: state.lastEnd ?? first, end: now, pauseAt: null };
     } else {
-      const end = lastDigestAt(sub.digest, this.o.periodMs, now);
+      const end = lastDigestAt(sub.digest, this.options.periodMs, now);
       const due = end === null ? [] : entries.filter((e) => e.entry.at < end);
       const first = due[0];
-      if (end === null || first === undefined) return nextDigestAt(sub.digest, this.o.periodMs, now);
-      const start = lastDigestAt(sub.digest, this.o.periodMs, first.entry.at) ?? Date.parse(sub.digest.since);
+      if (end === null || first === undefined) return nextDigestAt(sub.digest, this.options.periodMs, now);
+      const start =
+        lastDigestAt(sub.digest, this.options.periodMs, first.entry.at) ?? Date.parse(sub.digest.since);
       posting = {
         ...base,
         kind: "digest",
@@ -201,7 +186,8 @@ export class DigestRunner {
       };
     }
     state = { ...state, posting };
-    if (!(await this.o.log.setState(this.o.owner, key, JSON.stringify(state)))) throw new LeaseLost();
+    if (!(await this.options.log.setState(this.options.owner, key, JSON.stringify(state))))
+      throw new LeaseLost();
     return this.post(key, sub, state, false);
   }
 
@@ -222,13 +208,15 @@ export class DigestRunner {
     };
     let state = start;
     const marked = state.posting;
-    if (!marked) return this.o.now();
+    if (!marked) return this.options.now();
     const save = async (next: DigestState) => {
       state = next;
-      if (!(await this.o.log.setState(this.o.owner, key, JSON.stringify(next)))) throw new LeaseLost();
+      if (!(await this.options.log.setState(this.options.owner, key, JSON.stringify(next))))
+        throw new LeaseLost();
     };
     const hold = async () => {
-      if (!(await this.o.log.renew(this.o.owner, key, this.o.now() + this.o.leaseMs))) throw new LeaseLost();
+      if (!(await this.options.log.renew(this.options.owner, key, this.options.now() + this.options.leaseMs)))
+        throw new LeaseLost();
     };
     // A Slack answer this process could not write (the store failed): written now, not posted again.
     const kept = this.unsaved.get(key);
@@ -236,8 +224,8 @@ export class DigestRunner {
       await save({ ...state, posting: { ...marked, ts: kept.ts } });
       this.unsaved.delete(key);
     }
-    const entries = (await readEntries(this.o, key, state)).entries.filter((e) => e.seq <= marked.upTo);
-    const label = await this.o.names
+    const entries = (await readEntries(this.options, key, state)).entries.filter((e) => e.seq <= marked.upTo);
+    const label = await this.options.names
       ?.profile(profileId, { signal: AbortSignal.timeout(PROFILE_NAME_WAIT_MS) })
       .catch(() => undefined);
     const view = renderDigest({
@@ -248,21 +236,21 @@ export class DigestRunner {
       from: marked.from,
       end: marked.end,
       entries: await withTitles(
-        this.o.outbox,
+        this.options.outbox,
         entries.map((e) => e.entry),
       ),
       leftOut: marked.leftOut,
-      links: { videoUrlTemplate: this.o.videoUrlTemplate },
+      links: { videoUrlTemplate: this.options.videoUrlTemplate },
       pausedBy: marked.kind === "catch-up" ? sub.pause?.by : undefined,
     });
     let client: WebClient;
     try {
-      client = await this.o.slackFor(teamId);
+      client = await this.options.slackFor(teamId);
     } catch (err) {
       if (!(err instanceof InstallationMissingError)) throw err;
       return this.dropped(key, "the app is not installed in the workspace");
     }
-    const { gate } = this.o;
+    const { gate } = this.options;
     try {
       let posting = state.posting ?? marked;
       const found =
@@ -296,7 +284,7 @@ export class DigestRunner {
           posting.id,
         );
         gate.succeeded(channelId);
-        this.o.onPosted?.(marked.kind, channelId);
+        this.options.onPosted?.(marked.kind, channelId);
         posting = { ...posting, ts: res.ts ?? "" };
         try {
           await save({ ...state, posting });
@@ -331,11 +319,14 @@ export class DigestRunner {
         case "transient":
           return gate.failed(channelId);
         case "auth":
-          this.o.logger.error({ team: teamId, code: f.code }, "Slack refused the bot's token; digests wait");
+          this.options.logger.error(
+            { team: teamId, code: f.code },
+            "Slack refused the bot's token; digests wait",
+          );
           return gate.rateLimited(channelId, 60);
         default:
           // The channel is gone, the bot not in it, the app uninstalled: this digest is given up.
-          this.o.logger.warn(
+          this.options.logger.warn(
             { team: teamId, channel: channelId, profile: profileId, code: f.code },
             "Slack refused a digest for good; it is dropped",
           );
@@ -348,15 +339,26 @@ export class DigestRunner {
       caughtUp: marked.pauseAt ?? state.caughtUp,
       posting: null,
     };
-    if (!(await this.o.log.settle(this.o.owner, key, JSON.stringify(done), marked.upTo, marked.leftOut)))
+    if (
+      !(await this.options.log.settle(
+        this.options.owner,
+        key,
+        JSON.stringify(done),
+        marked.upTo,
+        marked.leftOut,
+      ))
+    )
       throw new LeaseLost();
     // Looked at again at once: what is owed next (often nothing) is decided with the new state.
-    return this.o.now();
+    return this.options.now();
   }
 
   private async dropped(key: DigestKey, why: string): Promise<typeof DROPPED> {
-    this.o.logger.warn({ digest: key, why }, "what was recorded for a digest is dropped; nothing is posted");
-    await this.o.log.drop(key);
+    this.options.logger.warn(
+      { digest: key, why },
+      "what was recorded for a digest is dropped; nothing is posted",
+    );
+    await this.options.log.drop(key);
     return DROPPED;
   }
 }

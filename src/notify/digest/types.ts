@@ -2,18 +2,7 @@
  * What a digest or a catch-up will summarise, kept in the store as it happens (the "digest log"),
  * and when it is due. One log per (workspace, profile, channel) subscription: its key is
  * `team:profile:channel` (ids carry no ':').
- *
- *   record   the worker (a video milestone of a channel whose messages are held back) and the live
- *            watch (a broadcast that ended, `Digests.recordBroadcast`) append an entry; an entry
- *            id already there is a duplicate; past DIGEST_LOG_BOUND entries it is left out and
- *            counted (the digest says how many); the key is scheduled at `dueAt` unless it is
- *            due sooner;
- *   claim    the runner (runner.ts) takes due keys with a lease (one replica at a time);
- *   settle   once the digest is posted, its entries go and its state says so, in one step fenced
- *            on the lease.
- *
- * Implementations, like the outbox's: memory (a heap of due times), sqlite (tables with a due
- * index) and Redis (a sorted set of due times, one Lua script per step).
+ * More: ../README.md ("digest/types.ts").
  */
 import { z } from "zod";
 

@@ -6,19 +6,7 @@
  * parameter; they read the outbox's clock (`OutboxOptions.now`, Date.now by default). Pass the same
  * clock the worker uses for `claimDue`. Redis is the exception for expiries: dedupe keys, `once`
  * keys and leases expire by Redis's own clock (PX), so there the caller's clock must be wall time.
- *
- * State retention: a video's state is kept while anything happens to the video and dropped once it
- * was left alone long enough, so a busy profile does not grow the store for ever. A state expires
- * `stateRetentionMs` (30 days) after the end of the lease it was last written under,
- * `finalStateRetentionMs` (7 days) when written as final (the video complete or deleted, nothing
- * left to post). A claim or renewal pushes the expiry to at least the lease end plus the final
- * retention, so a state is never dropped under a worker that holds its video. memory/sqlite never
- * drop the state of a scheduled video either (the sweep skips it); on Redis a scheduled video is
- * claimed again within its retry delay (seconds) and enqueue pushes the expiry by the final
- * retention too. A delivery arriving after its video's state was
- * dropped starts the video again: a new parent message (the old one stays in Slack as it was).
- * memory/sqlite drop expired states in bounded sweeps (`sweepStates`, also run from `claimDue` at
- * most once per STATE_SWEEP_EVERY_MS); Redis drops them by itself.
+ * More: ../README.md ("outbox/common.ts").
  */
 import { StoreCorruptError } from "../../store/index.js";
 import type { NewOutboxItem, OutboxItem, VideoKey } from "../types.js";

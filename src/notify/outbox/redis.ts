@@ -1,39 +1,6 @@
 /**
  * Outbox on the store's Redis, shared by every bot process using that Redis.
- *
- * Keys (P = `${namespace}:outbox:`, apart from Keyv's `${namespace}::…` so a Keyv clear() never
- * touches the outbox):
- *   P id              INCR counter: item ids (global, so they increase within each video too)
- *   P q:<video>       ZSET of the video's items: member `<id> <json>`, score id (arrival order)
- *   P recv            ZSET id → receivedAt of every stored item: depth = ZCARD, oldest = first
- *   P sched           ZSET video → due time (by the callers' clock, the `now` of claimDue)
- *   P lease:<video>   owner, with PX = lease length: leases expire by Redis's clock
- *   P routes          HASH route (teamId:profileId) → items stored and not yet acknowledged
- *                     (the per-route quota; kept by the enqueue and ack scripts)
- *   P state:<video>   JSON, with PX: the state's retention (common.ts), pushed past the lease
- *                     by enqueue, claimDue, renew and setState, so Redis drops it by itself
- *                     only once the video was left alone that long
- *   P dd:<key>, P once:<key>  SET NX PX markers;  P note:<key>  SET PX values (putNote)
- *   P dead:<team>     LIST, newest first, trimmed to 1,000;  P deadn  total kept
- *
- * Atomicity: each operation that touches more than one key, or checks then writes, is ONE Lua
- * script (Redis runs a script with nothing else interleaved, whatever the number of processes):
- * enqueue (dedupe marker + item + schedule NX), claimDue (due scan + lease checks + leases +
- * reschedule), and the lease-fenced ack / setState / renew / release (GET lease == owner, then
- * write). A lease whose owner changed or expired makes them refuse, so a process that stalled
- * past its lease can never ack or overwrite state for the process that took the video over.
- * claimDue computes lease key names inside the script (not passed in KEYS): fine for a single
- * Redis or a replica set, not for Redis Cluster.
- *
- * Clocks: a lease is only ever given a LENGTH (SET … PX at claim, PEXPIRE at renewal, PTTL read
- * back), so it expires by Redis's clock alone; the bot's clock is never written into a lease
- * (renew's absolute `until` is turned into "until − now" by the caller's clock before it is
- * sent). The bot's clock orders the schedule only: `sched` scores are due times compared with
- * claimDue's `now`. Two bot processes whose clocks disagree can therefore run a video early or
- * late, but never both hold its lease.
- *
- * Every call goes through `store.run()`: bounded by opTimeoutMs, and with the client's offline
- * queue disabled a Redis that is down rejects at once, as StoreUnavailableError.
+ * More: ../README.md ("outbox/redis.ts").
  */
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
 import { claimArgs, claimScript, runScript, type Script, script } from "../../store/lease/index.js";

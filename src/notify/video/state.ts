@@ -1,26 +1,6 @@
 /**
  * Per-video notification state: a pure reducer over webhook deliveries (spec section 6).
- *
- * The reducer is built as a join of facts so that the order in which deliveries arrive (the
- * platform promises none) does not matter:
- *
- * - Duplicates are no-ops (`seen`), and re-applying a delivery is harmless anyway: every fact is
- *   merged with min/max or "latest timestamp wins", and milestones are keyed.
- * - `stage` never moves backwards: created < encoding < formats_ready < published < complete, and
- *   deleted is terminal. `formats_ready` (at least one preset ready and none processing) is
- *   sticky: a preset that starts processing afterwards does not send the video back to encoding.
- *   The one place where arrival order shows: "afterwards" is by arrival, so a processing event
- *   that arrives after a later ready event leaves the stage at formats_ready, where the other
- *   order shows encoding until that preset is ready too. The presets, times and milestones (what
- *   the message lists) are the same in both orders; test/fuzz/render.test.ts checks that.
- * - Per preset: progress only increases (max); ready / error / deleted are final against every
- *   processing event; between themselves the one with the latest timestamp wins (a
- *   `video.format.deleted` older than the ready it follows is ignored; a retry that ends ready
- *   after an error shows ready).
- * - After `video.deleted` (timestamp D), a delivery with a timestamp after D changes nothing (it is
- *   only remembered as seen). When the deletion arrives late, what it can undo of such events is
- *   undone (their unposted milestones, published/complete/created times, the last event time);
- *   preset lines keep what they had, they are shown as "at deletion" anyway.
+ * More: ../README.md ("video/state.ts").
  */
 import { canonicalJson } from "../../messages/index.js";
 import type { Delivery } from "../../platform/index.js";

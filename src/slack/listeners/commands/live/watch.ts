@@ -11,8 +11,8 @@ import {
   watchUnavailableMessage,
 } from "../../../../messages/index.js";
 import { slackErrorCode } from "../../../../watch/dm.js";
+import { WatchLimitError } from "../../../../watch/live-docs.js";
 import { dmKey } from "../../../../watch/registry.js";
-import { WatchLimitError } from "../../../../watch/store.js";
 import { type Asker, ephemeral, inChannel } from "../../../context.js";
 import type { LiveCommand } from "../../../grammar.js";
 import type { CommandHandler, OfKind } from "../../../request.js";

@@ -6,15 +6,7 @@
  *   its Retry-After: the other channels' calls of that method would only meet the same 429;
  * - 5xx and network failures back off that channel exponentially (1 s doubling, at most 60 s).
  * Why: Slack rate-limits Web API calls "per API method per workspace per app" (Tier 3, where
- * chat.update is, is about 50 per minute for the whole workspace); chat.postMessage is a special
- * tier, "one message per second per channel" with a larger workspace-wide limit
- * (https://api.slack.com/apis/rate-limits, now docs.slack.dev/apis/web-api/rate-limits).
- * Per process: with several replicas the pace is per replica (documented in the README).
- *
- * Turns: a post that has to wait gets a turn of its own, one interval after the last one given
- * (a queue per channel), not "when the channel is free": with N videos waiting, one comes back
- * per interval, instead of all N every interval to find the slot taken again (CPU that grew with
- * the backlog). While turns are given out, a newcomer queues behind them.
+ * More: README.md ("pacing.ts").
  */
 export interface GateOptions {
   postIntervalMs?: number;
@@ -44,9 +36,9 @@ export class ChannelGate {
   private readonly interval: number;
   private readonly now: () => number;
 
-  constructor(o: GateOptions = {}) {
-    this.interval = o.postIntervalMs ?? 1000;
-    this.now = o.now ?? Date.now;
+  constructor(opts: GateOptions = {}) {
+    this.interval = opts.postIntervalMs ?? 1000;
+    this.now = opts.now ?? Date.now;
   }
 
   private get(channel: string): ChannelState {

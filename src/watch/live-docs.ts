@@ -3,15 +3,7 @@
  * broadcast state of each watched livestream (a typed, zod-validated, versioned Keyv document):
  *
  *   watch:live:<livestreamId>   { v: 1, broadcast, messages: { "<team>:<channel>": Msg }, poll }
- *
- * The live document is written only by the replica holding the livestream's lease (schedule.ts):
- * it carries the current broadcast (broadcast.ts), the Slack message of each channel for that
- * broadcast (`ts` null while the post is under way: see service.ts for the ordering) and the last
- * poll's outcome (App Home). A new broadcast starts with no messages. The live document of an
- * unwatched livestream is deleted with its last watcher.
- *
- * Watches stored by earlier versions as whole documents (`watch:ls:<id>`, `watch:team:<T>`,
- * `watch:index`) are moved into the registry at start (legacy.ts).
+ * More: README.md ("live-docs.ts").
  */
 import { z } from "zod";
 import type { Logger } from "../log.js";

@@ -1,21 +1,6 @@
 /**
  * What a delivery body may hold, checked on the delivery route before anything is stored.
- *
- * A real delivery (spec 6.2) is two levels deep (`{ data: { … } }`), has up to five fields in
- * `data`, keys of at most 13 characters and short strings; the caps below are far above that
- * and far below what hurts: a body nested thousands of levels deep makes JSON.parse, the
- * validation and, later, the worker recurse that deep (a stack overflow is a 5xx, or a video
- * blocked for good). So:
- *  1. `tooDeep`: a linear scan of the raw text, before JSON.parse, outside JSON strings: more than
- *     MAX_DEPTH open brackets is refused (nothing recursive ever sees such a body);
- *  2. `valueProblem`: one walk over the parsed body (at most MAX_DEPTH deep): at most MAX_VALUES
- *     keys and array elements in all, keys of at most MAX_KEY_LENGTH characters, strings of at
- *     most MAX_STRING_LENGTH, and none of the keys that mean something to JavaScript objects
- *     (`__proto__`, `constructor`, `prototype`), refused rather than copied around;
- *  3. `timestampProblem`: the delivery's time (Unix ms, spec 6.2) within MAX_AGE_MS before and
- *     MAX_AHEAD_MS after the bot's clock: an older delivery is no news, and a far-off one would
- *     sort before (or after) every real event of its video for good.
- * Each refusal is a 400 with the reason; `reason` is a short fixed code for the metrics label.
+ * More: README.md ("body-limits.ts").
  */
 
 export const MAX_DEPTH = 16;

@@ -1,6 +1,6 @@
-/** ChannelGate (src/notify/gate.ts): what a 429 pauses, by method: the channel or the workspace's method. */
+/** ChannelGate (src/notify/pacing.ts): what a 429 pauses, by method: the channel or the workspace's method. */
 import { describe, expect, it } from "vitest";
-import { ChannelGate } from "../../src/notify/gate.js";
+import { ChannelGate } from "../../src/notify/pacing.js";
 
 describe("ChannelGate 429s", () => {
   let t = 1_000_000;

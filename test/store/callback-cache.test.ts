@@ -1,15 +1,15 @@
 /**
- * RouteRepo remembers lookups for a few seconds (the delivery route's hot path): put and delete
+ * CallbackRepo remembers lookups for a few seconds (the delivery route's hot path): put and delete
  * take effect at once for every repository over the same store connection (this replica), and
  * within the cache lifetime on another connection (another replica). Real Redis on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newCallbackToken, RouteRepo, type Store } from "../../src/store/index.js";
+import { CallbackRepo, newCallbackToken, type Store } from "../../src/store/index.js";
 import { captureLogger, redisBackend } from "./helpers.js";
 
 const ROUTE = { teamId: "T0CACHE", profileId: "x1cache", channelId: "C0CACHE" };
 
-describe("RouteRepo lookup cache", () => {
+describe("CallbackRepo lookup cache", () => {
   const backend = redisBackend();
   const { logger } = captureLogger();
   let a: Store;
@@ -26,8 +26,8 @@ describe("RouteRepo lookup cache", () => {
 
   it("delete stops a route at once for every repository on this connection", async () => {
     const token = newCallbackToken();
-    const reader = new RouteRepo(a, logger);
-    const writer = new RouteRepo(a, logger);
+    const reader = new CallbackRepo(a, logger);
+    const writer = new CallbackRepo(a, logger);
     await writer.put(token, ROUTE);
     expect(await reader.get(token)).toEqual(ROUTE);
     await writer.delete(token);
@@ -39,8 +39,8 @@ describe("RouteRepo lookup cache", () => {
   it("another connection (replica) sees the removal once its entry is older than the lifetime", async () => {
     let clock = 2_000_000;
     const token = newCallbackToken();
-    const here = new RouteRepo(a, logger);
-    const there = new RouteRepo(b, logger, { now: () => clock, cacheTtlMs: 5_000 });
+    const here = new CallbackRepo(a, logger);
+    const there = new CallbackRepo(b, logger, { now: () => clock, cacheTtlMs: 5_000 });
     await here.put(token, ROUTE);
     expect(await there.get(token)).toEqual(ROUTE);
     await here.delete(token);
@@ -53,7 +53,7 @@ describe("RouteRepo lookup cache", () => {
 
   it("a lookup in flight when the route is deleted is not remembered", async () => {
     const token = newCallbackToken();
-    const routes = new RouteRepo(a, logger);
+    const routes = new CallbackRepo(a, logger);
     await routes.put(token, ROUTE);
     const inFlight = routes.get(token);
     await routes.delete(token);
@@ -63,8 +63,8 @@ describe("RouteRepo lookup cache", () => {
 
   it("cacheTtlMs 0 reads the store every time", async () => {
     const token = newCallbackToken();
-    const here = new RouteRepo(a, logger);
-    const there = new RouteRepo(b, logger, { cacheTtlMs: 0 });
+    const here = new CallbackRepo(a, logger);
+    const there = new CallbackRepo(b, logger, { cacheTtlMs: 0 });
     await here.put(token, ROUTE);
     expect(await there.get(token)).toEqual(ROUTE);
     await here.delete(token);
