@@ -324,7 +324,11 @@ export interface GenericDelivery {
 export type Delivery = KnownDelivery | GenericDelivery;
 
 const DeliveryEnvelopeSchema = z.object({
-  type: z.string().min(1).max(200),
+  // At most 200 UTF-16 code units, as the fast check counts (zod's max() counts code points).
+  type: z
+    .string()
+    .min(1)
+    .refine((t) => t.length <= 200, "at most 200 characters"),
   timestamp: z.number().int().nonnegative(),
   data: z.record(z.string(), z.unknown()),
 });

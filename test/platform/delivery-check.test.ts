@@ -72,6 +72,18 @@ describe("fast delivery check", () => {
     );
   });
 
+  it("counts a type's length in UTF-16 code units on both paths: 200 pass, 201 are refused", () => {
+    const data = { owner_id: "x2vq8nw", video_id: "fz13" };
+    // 100 emoji are 200 code units but 100 code points: zod's max() alone would let 201 through.
+    const at200 = { type: "😀".repeat(100), timestamp: 1, data };
+    const at201 = { type: `${"😀".repeat(100)}x`, timestamp: 1, data };
+    expect(parseDelivery(at200).ok).toBe(true);
+    expect(parseDeliveryWithZod(at200).ok).toBe(true);
+    expect(parseDelivery(at201).ok).toBe(false);
+    expect(parseDeliveryWithZod(at201).ok).toBe(false);
+    expectSame(at201);
+  });
+
   it("agrees with zod on random JSON and odd objects", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 3 }), (v) => expectSame(v)),

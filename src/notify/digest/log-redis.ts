@@ -3,7 +3,7 @@
  * More: ../README.md ("digest/log-redis.ts").
  */
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../../store/index.js";
-import { runScript, type Script, script } from "../../store/lease/index.js";
+import { claimScript, runScript, type Script, script } from "../../store/lease/index.js";
 import {
   DIGEST_LOG_BOUND,
   type DigestKey,
@@ -43,29 +43,8 @@ const WAKE = script(`${WAKE_FN}
 wake(KEYS[1], KEYS[2], KEYS[3], ARGV[2], ARGV[1])
 return 1`);
 
-/** KEYS: due, want. ARGV: owner, now, max, leaseMs, lease key prefix. → claimed keys. */
-const CLAIM = script(`
-local owner, now, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local claimed = {}
-while #claimed < max do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, max - #claimed)
-  if #due == 0 then break end
-  for _, key in ipairs(due) do
-    local lk = ARGV[5] .. key
-    local holder = redis.call('GET', lk)
-    if holder == false or holder == owner then
-      redis.call('SET', lk, owner, 'PX', lease)
-      redis.call('ZADD', KEYS[1], 'XX', now + lease, key)
-      redis.call('HDEL', KEYS[2], key)
-      claimed[#claimed + 1] = key
-    else
-      local left = redis.call('PTTL', lk)
-      if left < 1 then left = lease end
-      redis.call('ZADD', KEYS[1], 'XX', now + left, key)
-    end
-  end
-end
-return claimed`);
+/** KEYS: due, want. ARGV: owner, now, max, leaseMs, lease key prefix. → claimed keys (no longer wanted early). */
+const CLAIM = claimScript({ onClaim: "redis.call('HDEL', KEYS[2], key)" });
 
 const FENCE = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n";
 
