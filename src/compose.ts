@@ -295,8 +295,8 @@ export interface ComposeOptions {
   namespace?: string;
   /** Bound on each store operation, ms (openStore's default otherwise). */
   storeOpTimeoutMs?: number;
-  /** The outbox's per-route quota of pending items (DEFAULT_ROUTE_QUOTA otherwise). */
-  routeQuota?: number;
+  /** The outbox's per-profile quota of pending items (DEFAULT_PROFILE_QUOTA otherwise). */
+  profileQuota?: number;
   httpTimeouts?: AppCollaborators["httpTimeouts"];
   watch?: AppCollaborators["watch"];
   slowCardMs?: number;
@@ -331,7 +331,11 @@ export async function startComposedBot(
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
   });
-  const outbox = await createOutbox(store, logger, opts.routeQuota ? { routeQuota: opts.routeQuota } : {});
+  const outbox = await createOutbox(
+    store,
+    logger,
+    opts.profileQuota ? { profileQuota: opts.profileQuota } : {},
+  );
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });

@@ -18,7 +18,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "sqlite-path-"));
 const file = path.join(dir, "bot.sqlite");
 const logger = silentLogger();
 const store = await openStore({ kind: "sqlite", path: file, url: `sqlite://${file}` }, logger);
-const outbox = await SqliteOutbox.open(store, logger, { routeQuota: 1_000_000 });
+const outbox = await SqliteOutbox.open(store, logger, { profileQuota: 1_000_000 });
 const item = (i: number) => ({
   teamId: "T1",
   profileId: "P1",

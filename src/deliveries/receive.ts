@@ -46,7 +46,7 @@ const refused = (status: 400 | 429, reason: IngestResult["reason"], error: strin
   reason,
 });
 
-/** Seconds a route over its quota is told to wait (the worker drains a route far faster). */
+/** Seconds a profile over its quota is told to wait (the worker drains a profile far faster). */
 export const OVER_QUOTA_RETRY_AFTER_S = 30;
 
 /** Body reading state, kept on the request so the listeners are shared functions, not closures. */
@@ -138,7 +138,7 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | null
 export interface Ingestor {
   /**
    * Validates, routes and stores one delivery body for a callback token (looked up like the HTTP
-   * path does), or for a route already resolved (`/webhook test`: settings keep the route's id,
+   * path does), or for a callback already resolved (`/webhook test`: settings keep its callback id,
    * never its token).
    */
   ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult>;
@@ -182,15 +182,15 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
 
   async function ingest(target: string | Callback, body: Buffer | string): Promise<IngestResult> {
     // One async frame for both (no extra call on the hot path): a token is looked up (CallbackRepo
-    // answers a malformed one undefined without asking the store), a route is used as is.
-    const route = typeof target !== "string" ? target : await opts.callbacks.get(target);
-    const r = route ? await store(route, body) : result(404, { error: "unknown delivery token" });
+    // answers a malformed one undefined without asking the store), a callback is used as is.
+    const callback = typeof target !== "string" ? target : await opts.callbacks.get(target);
+    const r = callback ? await store(callback, body) : result(404, { error: "unknown delivery token" });
     opts.onDelivered?.();
     return r;
   }
 
-  /** Checks and stores one body for a known route. */
-  async function store(route: Callback, body: Buffer | string): Promise<IngestResult> {
+  /** Checks and stores one body for a known callback. */
+  async function store(callback: Callback, body: Buffer | string): Promise<IngestResult> {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
     let json: unknown;
@@ -207,10 +207,10 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
     const at = now();
     const late = timestampProblem(d.timestamp, at);
     if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
-    const { item, dedupeKey } = outboxItemOf(route, d, at);
+    const { item, dedupeKey } = outboxItemOf(callback, d, at);
     const outcome = await opts.outbox.enqueue(item, dedupeKey, at);
     if (outcome === "full") {
-      return refused(429, "over_quota", "too many deliveries of this route are waiting to be processed");
+      return refused(429, "over_quota", "too many deliveries of this callback are waiting to be processed");
     }
     return result(200, { status: outcome });
   }
@@ -228,8 +228,8 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
       if (allowed && !allowed(clientAddress(req, opts.trustProxy))) {
         r = result(403, { error: "source address not allowed" });
       } else {
-        const route = await opts.callbacks.get(token);
-        if (!route) {
+        const callback = await opts.callbacks.get(token);
+        if (!callback) {
           r = result(404, { error: "unknown delivery token" });
         } else {
           const body = await readLimited(req, MAX_DELIVERY_BYTES);
@@ -237,7 +237,7 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
             r = result(413, { error: `the body is larger than ${MAX_DELIVERY_BYTES} bytes` });
           } else {
             hangUp = false;
-            r = await store(route, body);
+            r = await store(callback, body);
           }
         }
       }

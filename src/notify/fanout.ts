@@ -8,27 +8,27 @@ import type { SettingsRepo } from "../store/index.js";
 import { matchesSubscription } from "../store/index.js";
 import { type DeadLetterDeps, setAsideDamaged } from "./dead-letters.js";
 import { dedupeKeyOf } from "./item.js";
-import { type OutboxItem, routeOfVideoKey, type VideoKey } from "./types.js";
+import { type OutboxItem, profileOfVideoKey, type VideoKey } from "./types.js";
 
-/** How soon route items wait when a channel's copies are over its quota. */
+/** How soon profile-key items wait when a channel's copies are over its quota. */
 export const FANOUT_RETRY_MS = 5_000;
 
 /** The key of one channel's copy of a video: `team:profile␠channel:video`. */
-export function channelKeyOf(routeKey: VideoKey, channelId: string): VideoKey {
-  const route = routeOfVideoKey(routeKey);
-  return `${route} ${channelId}${routeKey.slice(route.length)}`;
+export function channelKeyOf(profileKey: VideoKey, channelId: string): VideoKey {
+  const profile = profileOfVideoKey(profileKey);
+  return `${profile} ${channelId}${profileKey.slice(profile.length)}`;
 }
 
-/** Whether `key` is a channel's key (fan-out done) rather than a route key. */
+/** Whether `key` is a channel's key (fan-out done) rather than a profile key. */
 export function isChannelKey(key: VideoKey): boolean {
-  return routeOfVideoKey(key).includes(" ");
+  return profileOfVideoKey(key).includes(" ");
 }
 
-/** The route key a channel key was copied from. */
-export function routeKeyOf(channelKey: VideoKey): VideoKey {
-  const route = routeOfVideoKey(channelKey);
-  const blank = route.indexOf(" ");
-  return blank < 0 ? channelKey : `${route.slice(0, blank)}${channelKey.slice(route.length)}`;
+/** The profile key a channel key was copied from. */
+export function profileKeyOf(channelKey: VideoKey): VideoKey {
+  const profile = profileOfVideoKey(channelKey);
+  const blank = profile.indexOf(" ");
+  return blank < 0 ? channelKey : `${profile.slice(0, blank)}${channelKey.slice(profile.length)}`;
 }
 
 export interface FanOutDeps extends DeadLetterDeps {
@@ -38,13 +38,13 @@ export interface FanOutDeps extends DeadLetterDeps {
 
 export interface FanOutResult {
   dueAt: number | null;
-  /** Route items handled (copied, or matching no channel). */
+  /** Profile-key items handled (copied, or matching no channel). */
   handled: OutboxItem[];
 }
 
 /**
- * Whether a route key's items can be shown in place, without copies: the profile has no
- * subscription, or only one, for the route's own channel, and this video was never copied to
+ * Whether a profile key's items can be shown in place, without copies: the profile has no
+ * subscription, or only one, for the callback's own channel, and this video was never copied to
  * that channel's key. Returns the subscription's filter for the items, or null (copy them).
  */
 export async function directFilter(
@@ -62,7 +62,7 @@ export async function directFilter(
   return (item) => matchesSubscription(only, item.delivery.type, item.delivery.data, WEBHOOK_EVENTS);
 }
 
-/** Copies a route key's pending items to the matching channels' keys, then acknowledges them. */
+/** Copies a profile key's pending items to the matching channels' keys, then acknowledges them. */
 export async function fanOut(opts: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
   const { outbox, owner } = opts;
   const read = await outbox.pending(key, opts.batch);
@@ -87,7 +87,7 @@ export async function fanOut(opts: FanOutDeps, key: VideoKey): Promise<FanOutRes
       const { id: _id, damaged: _d, ...rest } = item;
       const outcome = await outbox.enqueue(
         { ...rest, channelId, videoKey },
-        `${routeOfVideoKey(videoKey)}:${hash}`,
+        `${profileOfVideoKey(videoKey)}:${hash}`,
         opts.now(),
       );
       if (outcome === "full") {

@@ -60,7 +60,7 @@ export async function loadState(
   try {
     raw = await opts.outbox.getState(key);
     // A channel key without a state yet: a video in progress before the fan-out (src/notify/
-    // fanout.ts) kept its state at the route key; it continues from there for the same channel.
+    // fanout.ts) kept its state at the profile key; it continues from there for the same channel.
     if (raw === undefined && legacyKey !== undefined && legacyKey !== key && first) {
       const old = validateState(await opts.outbox.getState(legacyKey));
       if (old && old.channelId === first.channelId)

@@ -14,29 +14,29 @@ export function dedupeKeyOf(d: Delivery): string {
   return sha256Hex(`${d.type}|${d.timestamp}|${canonicalJson(d.data)}`);
 }
 
-/** Where a delivery goes: the route's workspace, profile and channel. */
-export interface ItemRoute {
+/** Where a delivery goes: the callback's workspace, profile and channel. */
+export interface ItemCallback {
   teamId: string;
   profileId: string;
   channelId: string;
 }
 
-/** The outbox item for a delivery received on `route` at `receivedAt`, and its dedupe key. */
+/** The outbox item for a delivery received on `callback` at `receivedAt`, and its dedupe key. */
 export function outboxItemOf(
-  route: ItemRoute,
+  callback: ItemCallback,
   d: Delivery,
   receivedAt: number,
 ): { item: NewOutboxItem; dedupeKey: string } {
   const videoId = typeof d.data.video_id === "string" ? d.data.video_id : null;
   return {
     item: {
-      teamId: route.teamId,
-      profileId: route.profileId,
-      channelId: route.channelId,
-      videoKey: videoKeyOf(route.teamId, route.profileId, videoId),
+      teamId: callback.teamId,
+      profileId: callback.profileId,
+      channelId: callback.channelId,
+      videoKey: videoKeyOf(callback.teamId, callback.profileId, videoId),
       delivery: d,
       receivedAt,
     },
-    dedupeKey: `${route.teamId}:${route.profileId}:${dedupeKeyOf(d)}`,
+    dedupeKey: `${callback.teamId}:${callback.profileId}:${dedupeKeyOf(d)}`,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The mention a subscription asked for (`mention=`: `@here` or one person) on its channel's
- * format-error replies, bounded. Deliveries are unsigned: whoever holds a route's callback URL can
+ * format-error replies, bounded. Deliveries are unsigned: whoever holds a profile's callback URL can
  * make up format errors, a new video id each, and every one of them would ping the channel. So a
  * channel is pinged at most MENTIONS_PER_CHANNEL_PER_HOUR times in any 60 minutes; past that the
  * reply is posted without the mention and says it was held back.

@@ -4,44 +4,44 @@
  * ALLOWED_WORKSPACES, or to which the profile is no longer bound (a restart with new
  * PROFILE_BINDINGS) gets nothing more of it. Its pending items become dead letters with that
  * reason (`not_installed`, `workspace_not_allowed`, `profile_not_bound`), counted like every
- * failure, and nothing is posted; one warn line per route and reason says so (not one per item
+ * failure, and nothing is posted; one warn line per profile and reason says so (not one per item
  * or video), again at most once an hour.
  * More: README.md ("revoked.ts").
  */
 import type { DeadLetterDeps } from "./dead-letters.js";
 import type { OutboxItem, VideoKey } from "./types.js";
-import { routeOfVideoKey } from "./types.js";
+import { profileOfVideoKey } from "./types.js";
 
 /** Why the bot may no longer show `profileId`'s notifications in `teamId`, or undefined. */
 export type RevokedCheck = (teamId: string, profileId: string) => Promise<string | undefined>;
 
 const LOG_EVERY_MS = 3_600_000;
-const MAX_ROUTES = 10_000;
+const MAX_PROFILES = 10_000;
 
-/** The workspace and profile of a route key or a channel key (`team:profile[␠channel]:video`). */
+/** The workspace and profile of a profile key or a channel key (`team:profile[␠channel]:video`). */
 export function workspaceOfKey(key: VideoKey): { teamId: string; profileId: string } {
-  const route = routeOfVideoKey(key);
-  const colon = route.indexOf(":");
-  const blank = route.indexOf(" ");
+  const profile = profileOfVideoKey(key);
+  const colon = profile.indexOf(":");
+  const blank = profile.indexOf(" ");
   return {
-    teamId: route.slice(0, colon),
-    profileId: route.slice(colon + 1, blank < 0 ? undefined : blank),
+    teamId: profile.slice(0, colon),
+    profileId: profile.slice(colon + 1, blank < 0 ? undefined : blank),
   };
 }
 
-/** Per process: when each (route, reason) was last logged. */
-export class RevokedRoutes {
+/** Per process: when each (profile, reason) was last logged. */
+export class RevokedProfiles {
   private readonly logged = new Map<string, number>();
 
   constructor(private readonly now: () => number) {}
 
-  /** True when this route and reason were not logged within the last hour (log now). */
-  first(route: string, reason: string): boolean {
-    const key = `${route}\n${reason}`;
+  /** True when this profile and reason were not logged within the last hour (log now). */
+  first(profile: string, reason: string): boolean {
+    const key = `${profile}\n${reason}`;
     const at = this.logged.get(key);
     if (at !== undefined && this.now() - at < LOG_EVERY_MS) return false;
     this.logged.delete(key);
-    if (this.logged.size >= MAX_ROUTES) {
+    if (this.logged.size >= MAX_PROFILES) {
       const oldest = this.logged.keys().next().value;
       if (oldest !== undefined) this.logged.delete(oldest);
     }
@@ -57,7 +57,7 @@ export class RevokedRoutes {
  */
 export async function setAsideRevoked(
   opts: DeadLetterDeps & { revoked: RevokedCheck },
-  routes: RevokedRoutes,
+  profiles: RevokedProfiles,
   key: VideoKey,
   read: readonly OutboxItem[],
 ): Promise<{ teamId: string; profileId: string; reason: string; count: number } | undefined> {
@@ -74,7 +74,7 @@ export async function setAsideRevoked(
       key,
       read.map((i) => i.id),
     );
-  if (routes.first(`${teamId}:${profileId}`, reason))
+  if (profiles.first(`${teamId}:${profileId}`, reason))
     opts.logger.warn(
       { team: teamId, profile: profileId, reason, deliveries: read.length },
       "the workspace may no longer get this profile's notifications; they are dead-lettered, nothing is posted",

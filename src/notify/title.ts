@@ -7,7 +7,7 @@
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";
 import type { PlatformNames, VideoTitle } from "../platform/index.js";
-import { routeKeyOf } from "./fanout.js";
+import { profileKeyOf } from "./fanout.js";
 import { PULL_FORWARD_MS } from "./outbox/index.js";
 import type { Outbox, VideoKey } from "./types.js";
 import { parentHash } from "./video/hash.js";
@@ -45,9 +45,9 @@ export interface TitleOptions {
   now: () => number;
 }
 
-/** The marker and note name of a video: the same for its route key and its channels' keys. */
+/** The marker and note name of a video: the same for its profile key and its channels' keys. */
 export function titleRef(key: VideoKey): string {
-  return `title:${routeKeyOf(key)}`;
+  return `title:${profileKeyOf(key)}`;
 }
 
 /** The profile of a title reference (`title:<team>:<profile>:<video>`). */

@@ -38,10 +38,10 @@ export type NewOutboxItem = Omit<OutboxItem, "id" | "damaged">;
 export type EnqueueOutcome = "stored" | "duplicate" | "full";
 
 /**
- * The per-route quota's key, `${teamId}:${profileId}`, read from a video key (videoKeyOf): enqueue
+ * The per-profile quota's key, `${teamId}:${profileId}`, read from a video key (videoKeyOf): enqueue
  * and ack both derive it from the video key, so they always count under the same name.
  */
-export function routeOfVideoKey(key: VideoKey): string {
+export function profileOfVideoKey(key: VideoKey): string {
   const first = key.indexOf(":");
   const second = first < 0 ? -1 : key.indexOf(":", first + 1);
   return second < 0 ? key : key.slice(0, second);
@@ -74,7 +74,7 @@ export interface Outbox {
   /**
    * Stores the item durably unless `dedupeKey` was seen within the outbox's dedupe window (the
    * `dedupeTtlMs` option, default 24 h; then nothing is stored: "duplicate"), or its route
-   * (teamId, profileId) already has `routeQuota` items stored and not yet acknowledged (option,
+   * (teamId, profileId) already has `profileQuota` items stored and not yet acknowledged (option,
    * default 20,000; then nothing is stored and the dedupe key is not kept: "full"). The per-route
    * count is kept with the items, in the same atomic step as the enqueue, and decreased by `ack`
    * (dead-lettered items are acknowledged too), so the check never walks the pending items.

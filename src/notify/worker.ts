@@ -8,11 +8,11 @@ import { randomUUID } from "node:crypto";
 import { StoreUnavailableError } from "../store/index.js";
 import { setAsideDamaged, setAsideRefused } from "./dead-letters.js";
 import type { Digests } from "./digest/index.js";
-import { directFilter, fanOut, isChannelKey, routeKeyOf } from "./fanout.js";
+import { directFilter, fanOut, isChannelKey, profileKeyOf } from "./fanout.js";
 import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.js";
 import { GoneWorkspaces } from "./gone.js";
 import { LostPosts } from "./posted.js";
-import { RevokedRoutes, setAsideRevoked } from "./revoked.js";
+import { RevokedProfiles, setAsideRevoked } from "./revoked.js";
 import { show } from "./show.js";
 import { lastVideoOf, recordTally, type Tally } from "./tally.js";
 import { VideoTitles } from "./title.js";
@@ -35,7 +35,7 @@ export class NotifyWorker {
   private readonly unsaved = new UnsavedSlackFacts();
   private readonly posts: LostPosts;
   private readonly gone: GoneWorkspaces;
-  private readonly revokedRoutes: RevokedRoutes;
+  private readonly revokedProfiles: RevokedProfiles;
   private readonly titles: VideoTitles | undefined;
 
   constructor(opts: WorkerOptions) {
@@ -52,7 +52,7 @@ export class NotifyWorker {
     } as NotifyWorker["options"];
     this.gone = new GoneWorkspaces(this.options.now);
     this.posts = new LostPosts(this.options.logger);
-    this.revokedRoutes = new RevokedRoutes(this.options.now);
+    this.revokedProfiles = new RevokedProfiles(this.options.now);
     this.titles = opts.names ? new VideoTitles({ ...this.options, names: opts.names }) : undefined;
   }
 
@@ -184,7 +184,7 @@ export class NotifyWorker {
     // Access first, before anything is copied or posted (src/notify/revoked.ts).
     const revoked = this.options.revoked;
     if (revoked) {
-      const r = await setAsideRevoked({ ...this.options, revoked }, this.revokedRoutes, key, read);
+      const r = await setAsideRevoked({ ...this.options, revoked }, this.revokedProfiles, key, read);
       if (r) {
         tally.teamId = r.teamId;
         tally.profileId = r.profileId;
@@ -192,12 +192,12 @@ export class NotifyWorker {
         return { dueAt: null };
       }
     }
-    // A route key is shown in place when its only channel is its own (fanout.ts), else copied;
+    // A profile key is shown in place when its only channel is its own (fanout.ts), else copied;
     // with nothing pending, what its state still owes Slack (a paced reply) is shown in place.
     const direct =
       isChannelKey(key) || read.length === 0 ? () => true : await directFilter(this.options, key, read[0]);
     if (direct === null) {
-      // A route key: its items are copied to the subscribed channels' keys (counted here, once).
+      // A profile key: its items are copied to the subscribed channels' keys (counted here, once).
       const { dueAt, handled } = await fanOut(this.options, key);
       const first = handled[0];
       if (first) {
@@ -211,7 +211,7 @@ export class NotifyWorker {
     const good = read.filter((i) => i.damaged === undefined);
     if (good.length < read.length && !(await setAsideDamaged(this.options, key, read)))
       return { dueAt: null };
-    const loaded = await loadState(this.options, this.unsaved, key, good[0], routeKeyOf(key));
+    const loaded = await loadState(this.options, this.unsaved, key, good[0], profileKeyOf(key));
     if (!loaded) return { dueAt: null };
     const { state: start, fresh } = loaded;
     // After a failed batch, its first item alone: the one that fails is found in a few tries.
@@ -219,7 +219,7 @@ export class NotifyWorker {
     pass.loaded = start;
     pass.head = items[0];
     // One pass over the batch; applyDelivery copies only what each delivery changes.
-    // Items the route channel's subscription filters out are acknowledged without being applied.
+    // Items the callback channel's subscription filters out are acknowledged without being applied.
     const applied = items.filter(direct);
     const { state: folded, refused } = foldBatch(start, applied);
     // The video's title, read once and kept with the state written below (title.ts).

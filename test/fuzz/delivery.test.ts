@@ -4,7 +4,7 @@
  * wrong types, not JSON, near-valid and valid deliveries mixed. The expected answer of every body
  * comes from an independent oracle (test/fuzz/delivery-oracle.ts: the contract's and the spec's
  * rules written out, nothing from src/), plus the outbox's state the oracle keeps: stored
- * identities (duplicates) and the pending count (the per-route quota's 429).
+ * identities (duplicates) and the pending count (the per-profile quota's 429).
  *
  * Most bodies go in-process through the app's ingestor (BotDeps.ingest, the route's own checks);
  * a few thousand over real HTTP (keep-alive, bounded concurrency, random headers), with every body
@@ -129,7 +129,7 @@ interface CampaignOptions {
   bodies: number;
   /** Every n-th body goes over HTTP (0: none; bodies over 64 KiB always do). */
   httpEvery: number;
-  routeQuota?: number;
+  profileQuota?: number;
 }
 
 interface CampaignReport {
@@ -152,7 +152,7 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
   const h: Harness = await startHarness({
     worker: { manual: true, postIntervalMs: 0, coalesceMs: 0 },
     env: { LOG_LEVEL: "warn" },
-    ...(o.routeQuota ? { routeQuota: o.routeQuota } : {}),
+    ...(o.profileQuota ? { profileQuota: o.profileQuota } : {}),
     ...(o.store === "redis" ? { store: { kind: "redis", url: REDIS }, namespace } : {}),
   });
   const agent = new Agent({ connections: 8, pipelining: 1, keepAliveTimeout: 10_000 });
@@ -161,7 +161,7 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
     const token = hook.slice(`${h.url}/hooks/platform/`.length);
     const route = (await h.built.deps.callbacks.get(token)) as Callback;
     expect(route).toBeDefined();
-    const quota = o.routeQuota ?? 20_000;
+    const quota = o.profileQuota ?? 20_000;
     collect();
     const heap0 = process.memoryUsage().heapUsed;
 
@@ -424,7 +424,7 @@ describe("POST /hooks/platform/<token>, hostile bodies against an independent or
   });
 
   it("a small quota (500): 429 exactly when the route has 500 pending, and room again once drained", async () => {
-    const r = await campaign({ store: "memory", bodies: runs(3_000), httpEvery: 0, routeQuota: 500 });
+    const r = await campaign({ store: "memory", bodies: runs(3_000), httpEvery: 0, profileQuota: 500 });
     console.log(
       "delivery fuzz (quota 500)",
       JSON.stringify({ ...r, mismatches: undefined, seed: SEED_USED }),

@@ -71,7 +71,7 @@ describe.each(["sqlite", "redis"] as const)("mentions of a flood of made-up form
       await waitFor(() => replies(h).all.length === first.length, 15_000, "the first replies");
       expect(replies(h).pinged).toHaveLength(MENTIONS_PER_CHANNEL_PER_HOUR);
       expect(replies(h).heldBack).toHaveLength(first.length - MENTIONS_PER_CHANNEL_PER_HOUR);
-      // The route's own channel subscribed without a mention: never pinged.
+      // The callback's own channel subscribed without a mention: never pinged.
       expect(h.slack.messages(ROUTE_CHANNEL).filter((m) => json(m).includes("<!here>"))).toEqual([]);
 
       // A restart on the same store: the hour's pings are still counted.

@@ -159,7 +159,7 @@ describe("a batch that keeps failing (sqlite)", () => {
       await send("video.created", T, video);
       await send("video.format.error", T + 10, video, { preset_name: "720p", why: "x9boom" });
       await send("video.published", T + 20, video);
-      // One channel, the route's own: the video is shown in place on its route key
+      // One channel, the route's own: the video is shown in place on its profile key
       // (src/notify/fanout.ts, directFilter), where the worker keeps its state.
       const key = videoKeyOf(h.slack.teamId, PROFILE, video);
       const client = new WebClient(h.slack.botToken, workerClientOptions(h.slack.apiUrl));

@@ -39,27 +39,27 @@ afterAll(async () => {
   await h.close();
 });
 
-it("continues the route key's state for the same channel: no second parent", async () => {
-  // What the worker did before the upgrade: the video's state at its route key, its parent posted.
+it("continues the profile key's state for the same channel: no second parent", async () => {
+  // What the worker did before the upgrade: the video's state at its profile key, its parent posted.
   await deliver("video.created", RECENT);
-  const routeKey = videoKeyOf(h.slack.teamId, PROFILE, VIDEO);
+  const profileKey = videoKeyOf(h.slack.teamId, PROFILE, VIDEO);
   const owner = "old-worker";
-  expect(await h.outbox.claimDue(owner, Date.now(), 10, 30_000)).toEqual([routeKey]);
-  const items = await h.outbox.pending(routeKey, 10);
+  expect(await h.outbox.claimDue(owner, Date.now(), 10, 30_000)).toEqual([profileKey]);
+  const items = await h.outbox.pending(profileKey, 10);
   const first = items[0];
   if (!first) throw new Error("no item");
   const { state } = foldBatch(initialStateOf(first), items);
   const client = new WebClient(h.slack.botToken, workerClientOptions(h.slack.apiUrl));
   const posted = await client.chat.postMessage({ channel: CHANNEL, text: `Video ${VIDEO}: created` });
-  expect(await h.outbox.setState(owner, routeKey, { ...state, parentTs: posted.ts ?? null })).toBe(true);
+  expect(await h.outbox.setState(owner, profileKey, { ...state, parentTs: posted.ts ?? null })).toBe(true);
   expect(
     await h.outbox.ack(
       owner,
-      routeKey,
+      profileKey,
       items.map((i) => i.id),
     ),
   ).toBe(true);
-  await h.outbox.release(owner, routeKey, null);
+  await h.outbox.release(owner, profileKey, null);
   expect(parents()).toHaveLength(1);
 
   // After the upgrade: the next event goes through the fan-out to the channel's key.

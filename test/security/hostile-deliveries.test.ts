@@ -45,7 +45,7 @@ describe("hostile deliveries", () => {
   beforeAll(async () => {
     h = await startHarness({
       worker: { manual: true },
-      routeQuota: 5,
+      profileQuota: 5,
       httpTimeouts: { headersMs: 600, requestMs: 900, keepAliveMs: 400 },
     });
     hook = await configureProfile(h, "C0NEWS");
@@ -109,7 +109,7 @@ describe("hostile deliveries", () => {
     expect((await post(hook, d(now - 6 * 24 * 3600_000, "x9ok"))).status).toBe(200);
   });
 
-  it("answers 429 with Retry-After beyond the route's quota, counted (finding 5)", async () => {
+  it("answers 429 with Retry-After beyond the profile's quota, counted (finding 5)", async () => {
     // The earlier tests stored 2 items in this route (quota 5).
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof post>> | undefined;

@@ -36,8 +36,8 @@ export interface HarnessOptions {
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
   storeOpTimeoutMs?: number;
-  /** The outbox's per-route quota (src/notify/outbox/common.ts). */
-  routeQuota?: number;
+  /** The outbox's per-profile quota (src/notify/outbox/common.ts). */
+  profileQuota?: number;
   /** HTTP server time limits (src/http/timeouts.ts). */
   httpTimeouts?: AppCollaborators["httpTimeouts"];
   /**
@@ -118,7 +118,7 @@ function composeOptions(opts: HarnessOptions): ComposeOptions {
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
-    ...(opts.routeQuota ? { routeQuota: opts.routeQuota } : {}),
+    ...(opts.profileQuota ? { profileQuota: opts.profileQuota } : {}),
     ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
     ...(opts.watch ? { watch: opts.watch } : {}),
     ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),

@@ -20,9 +20,9 @@ export interface OutboxOptions {
   dedupeTtlMs?: number;
   /**
    * Items a route (teamId, profileId) may have stored and not yet acknowledged; enqueue answers
-   * "full" beyond it. Default DEFAULT_ROUTE_QUOTA.
+   * "full" beyond it. Default DEFAULT_PROFILE_QUOTA.
    */
-  routeQuota?: number;
+  profileQuota?: number;
   /** How long a state is kept after its last write (see the module comment). Default 30 days. */
   stateRetentionMs?: number;
   /** The same for a state written as final. Default 7 days. */
@@ -54,19 +54,19 @@ export const DEFAULT_DEDUPE_TTL_MS = 24 * 3600_000;
 /**
  * enqueue: a video scheduled (not leased) more than this beyond the new item's due time comes due
  * then instead. A video waiting for its turn to post in a busy channel (minutes away) has its new
- * deliveries folded as they arrive (each costs one pass, and the per-route quota is freed) rather
+ * deliveries folded as they arrive (each costs one pass, and the per-profile quota is freed) rather
  * than all of them at its turn; nearer due times (coalescing windows, short pauses) are kept, so
  * their deliveries are folded together.
  */
 export const PULL_FORWARD_MS = 10_000;
 /**
- * Pending items per route: far above a real profile's backlog (a burst of 10,000 deliveries to
+ * Pending items per profile: far above a real profile's backlog (a burst of 10,000 deliveries to
  * one route is stored whole), far below what would let one route fill the store.
  */
-export const DEFAULT_ROUTE_QUOTA = 20_000;
+export const DEFAULT_PROFILE_QUOTA = 20_000;
 
-export function routeQuotaOf(opts: OutboxOptions): number {
-  return Math.max(1, Math.floor(opts.routeQuota ?? DEFAULT_ROUTE_QUOTA));
+export function profileQuotaOf(opts: OutboxOptions): number {
+  return Math.max(1, Math.floor(opts.profileQuota ?? DEFAULT_PROFILE_QUOTA));
 }
 /** Dead letters kept per workspace (the newest). */
 export const DEAD_LETTERS_PER_TEAM = 1000;

@@ -15,7 +15,7 @@ export {
   type Clock,
   DEAD_LETTERS_PER_TEAM,
   DEFAULT_DEDUPE_TTL_MS,
-  DEFAULT_ROUTE_QUOTA,
+  DEFAULT_PROFILE_QUOTA,
   type OutboxOptions,
   PULL_FORWARD_MS,
 } from "./common.js";

@@ -14,7 +14,7 @@ import {
   type Outbox,
   type OutboxItem,
   type OutboxStats,
-  routeOfVideoKey,
+  profileOfVideoKey,
   type VideoKey,
 } from "../types.js";
 import {
@@ -27,9 +27,9 @@ import {
   type OutboxOptions,
   PULL_FORWARD_MS,
   positiveMs,
+  profileQuotaOf,
   type Retention,
   retentionOf,
-  routeQuotaOf,
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
@@ -64,8 +64,8 @@ export class MemoryOutbox implements Outbox {
   private readonly states = new Map<VideoKey, { json: string; expiresAt: number }>();
   private readonly dedupe = new Map<string, number>();
   /** Per route (teamId:profileId): items stored and not yet acknowledged. */
-  private readonly perRoute = new Map<string, number>();
-  private readonly routeQuota: number;
+  private readonly perProfile = new Map<string, number>();
+  private readonly profileQuota: number;
   private readonly onceKeys = new Map<string, number>();
   private readonly notes = new Map<string, { value: string; expiresAt: number }>();
   /** Per team, oldest first. */
@@ -79,18 +79,18 @@ export class MemoryOutbox implements Outbox {
     this.now = now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
-    this.routeQuota = routeQuotaOf(opts);
+    this.profileQuota = profileQuotaOf(opts);
   }
 
   async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
     this.check();
     const dd = this.dedupe.get(dedupeKey);
     if (dd !== undefined && dd > this.now()) return "duplicate";
-    const route = routeOfVideoKey(item.videoKey);
-    const count = this.perRoute.get(route) ?? 0;
-    if (count >= this.routeQuota) return "full";
+    const route = profileOfVideoKey(item.videoKey);
+    const count = this.perProfile.get(route) ?? 0;
+    if (count >= this.profileQuota) return "full";
     this.setIfAbsent(this.dedupe, dedupeKey, this.dedupeTtlMs);
-    this.perRoute.set(route, count + 1);
+    this.perProfile.set(route, count + 1);
     const id = String(++this.lastId);
     let list = this.items.get(item.videoKey);
     if (!list) {
@@ -204,10 +204,10 @@ export class MemoryOutbox implements Outbox {
     else this.items.delete(key);
     const removed = before.length - left.length;
     if (removed > 0) {
-      const route = routeOfVideoKey(key);
-      const n = (this.perRoute.get(route) ?? 0) - removed;
-      if (n > 0) this.perRoute.set(route, n);
-      else this.perRoute.delete(route);
+      const route = profileOfVideoKey(key);
+      const n = (this.perProfile.get(route) ?? 0) - removed;
+      if (n > 0) this.perProfile.set(route, n);
+      else this.perProfile.delete(route);
     }
   }
 

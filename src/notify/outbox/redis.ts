@@ -11,7 +11,7 @@ import {
   type Outbox,
   type OutboxItem,
   type OutboxStats,
-  routeOfVideoKey,
+  profileOfVideoKey,
   type VideoKey,
 } from "../types.js";
 import {
@@ -25,9 +25,9 @@ import {
   PULL_FORWARD_MS,
   parseJson,
   positiveMs,
+  profileQuotaOf,
   type Retention,
   retentionOf,
-  routeQuotaOf,
 } from "./common.js";
 
 /**
@@ -156,7 +156,7 @@ export class RedisOutbox implements Outbox {
   private readonly now: Clock;
   private readonly dedupeTtlMs: number;
   private readonly retention: Retention;
-  private readonly routeQuota: number;
+  private readonly profileQuota: number;
   private closed = false;
 
   constructor(
@@ -170,7 +170,7 @@ export class RedisOutbox implements Outbox {
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
-    this.routeQuota = routeQuotaOf(opts);
+    this.profileQuota = profileQuotaOf(opts);
   }
 
   /** The prefix of every key this outbox writes (tests clean up with it). */
@@ -200,8 +200,8 @@ export class RedisOutbox implements Outbox {
         String(dueAt),
         String(item.receivedAt),
         String(this.retention.final),
-        routeOfVideoKey(v),
-        String(this.routeQuota),
+        profileOfVideoKey(v),
+        String(this.profileQuota),
         String(PULL_FORWARD_MS),
       ],
     );
@@ -254,7 +254,7 @@ export class RedisOutbox implements Outbox {
       "ack",
       ACK,
       [this.k("lease:", key), this.k("q:", key), this.k("recv"), this.k("routes")],
-      [owner, routeOfVideoKey(key), ...numeric],
+      [owner, profileOfVideoKey(key), ...numeric],
     );
     return toNumber(r) === 1;
   }
@@ -299,7 +299,7 @@ export class RedisOutbox implements Outbox {
       "settle",
       SETTLE,
       [this.k("lease:", key), this.k("state:", key), this.k("q:", key), this.k("recv"), this.k("routes")],
-      [owner, json, String(keep), routeOfVideoKey(key), ...ids.filter((id) => /^\d+$/.test(id))],
+      [owner, json, String(keep), profileOfVideoKey(key), ...ids.filter((id) => /^\d+$/.test(id))],
     );
     return toNumber(r) === 1;
   }

@@ -61,20 +61,20 @@ export function migrateStateTable(db: SqliteDb, keepUntil: number): void {
   db.exec("CREATE INDEX IF NOT EXISTS outbox_state_expiry ON outbox_state (expires_at)");
 }
 
-/** A video key's route (routeOfVideoKey in SQL): up to its second ':'. */
-const ROUTE_OF_KEY = `CASE WHEN instr(substr(video_key, instr(video_key, ':') + 1), ':') = 0 THEN video_key
+/** A video key's route (profileOfVideoKey in SQL): up to its second ':'. */
+const PROFILE_OF_KEY = `CASE WHEN instr(substr(video_key, instr(video_key, ':') + 1), ':') = 0 THEN video_key
   ELSE substr(video_key, 1, instr(video_key, ':') + instr(substr(video_key, instr(video_key, ':') + 1), ':') - 1) END`;
 
 /**
- * The per-route count of pending items (enqueue's quota): created with the items already there
+ * The per-profile count of pending items (enqueue's quota): created with the items already there
  * counted once (a file written before the quota existed), then kept by enqueue and ack.
  */
-export function migrateRouteCounts(db: SqliteDb): void {
+export function migrateProfileCounts(db: SqliteDb): void {
   if (db.get("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'outbox_route_count'"))
     return;
   db.exec(`CREATE TABLE outbox_route_count (${LEAN_TABLES.outbox_route_count}) WITHOUT ROWID`);
   db.exec(
-    `INSERT INTO outbox_route_count (route, n) SELECT ${ROUTE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
+    `INSERT INTO outbox_route_count (route, n) SELECT ${PROFILE_OF_KEY} AS r, COUNT(*) FROM outbox_items GROUP BY r`,
   );
 }
 
@@ -144,7 +144,7 @@ export const DEDUPE_TAKE = `INSERT INTO outbox_dedupe (key, expires_at) VALUES (
   RETURNING key`;
 
 /** One more pending item on a route unless it has `quota` already: a row back = counted. Parameters: route, quota. */
-export const ROUTE_TAKE = `INSERT INTO outbox_route_count (route, n) VALUES (?, 1)
+export const PROFILE_TAKE = `INSERT INTO outbox_route_count (route, n) VALUES (?, 1)
   ON CONFLICT (route) DO UPDATE SET n = outbox_route_count.n + 1 WHERE outbox_route_count.n < ?
   RETURNING n`;
 

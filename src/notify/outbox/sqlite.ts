@@ -22,7 +22,7 @@ import {
   type Outbox,
   type OutboxItem,
   type OutboxStats,
-  routeOfVideoKey,
+  profileOfVideoKey,
   type VideoKey,
 } from "../types.js";
 import {
@@ -36,9 +36,9 @@ import {
   PULL_FORWARD_MS,
   parseJson,
   positiveMs,
+  profileQuotaOf,
   type Retention,
   retentionOf,
-  routeQuotaOf,
   STATE_SWEEP_EVERY_MS,
   STATE_SWEEP_MAX,
 } from "./common.js";
@@ -51,11 +51,11 @@ import {
   KEEP_STATE,
   MAX_LIST,
   migrateLeanTables,
-  migrateRouteCounts,
+  migrateProfileCounts,
   migrateStateTable,
   NOTE_PUT,
   ONCE_UPSERT,
-  ROUTE_TAKE,
+  PROFILE_TAKE,
   SCHEDULE,
   SCHEMA,
   STATS,
@@ -69,7 +69,7 @@ export class SqliteOutbox implements Outbox {
   private readonly dedupeTtlMs: number;
   private insertions = 0;
   private readonly retention: Retention;
-  private readonly routeQuota: number;
+  private readonly profileQuota: number;
   private nextStateSweepAt = 0;
   private closed = false;
 
@@ -81,7 +81,7 @@ export class SqliteOutbox implements Outbox {
     this.now = opts.now ?? Date.now;
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
-    this.routeQuota = routeQuotaOf(opts);
+    this.profileQuota = profileQuotaOf(opts);
   }
 
   /** Uses the store's connection (already in WAL mode): the tables created if missing. */
@@ -96,7 +96,7 @@ export class SqliteOutbox implements Outbox {
       await db.write(() => {
         for (const statement of SCHEMA) db.exec(statement);
         migrateStateTable(db, (opts.now ?? Date.now)() + retentionOf(opts).normal);
-        migrateRouteCounts(db);
+        migrateProfileCounts(db);
         migrateLeanTables(db);
       });
       return new SqliteOutbox(store, db, opts);
@@ -104,7 +104,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   /**
-   * Dedupe first (a key seen within the window: "duplicate"), then the route's quota ("full":
+   * Dedupe first (a key seen within the window: "duplicate"), then the profile's quota ("full":
    * the dedupe key is given back), then the item and its video's schedule. Enqueues of one turn
    * share one transaction (group commit, src/store/sqlite.ts).
    */
@@ -115,7 +115,7 @@ export class SqliteOutbox implements Outbox {
       const now = this.now();
       this.sweep("outbox_dedupe", now);
       if (db.get(DEDUPE_TAKE, dedupeKey, now + this.dedupeTtlMs, now) === undefined) return "duplicate";
-      if (db.get(ROUTE_TAKE, routeOfVideoKey(item.videoKey), this.routeQuota) === undefined) {
+      if (db.get(PROFILE_TAKE, profileOfVideoKey(item.videoKey), this.profileQuota) === undefined) {
         db.run("DELETE FROM outbox_dedupe WHERE key = ?", dedupeKey);
         return "full";
       }
@@ -217,7 +217,7 @@ export class SqliteOutbox implements Outbox {
     });
   }
 
-  /** Deletes the items and counts them off their route (the lease was checked). */
+  /** Deletes the items and counts them off their profile (the lease was checked). */
   private ackHeld(key: VideoKey, ids: readonly string[]): true {
     const numeric = ids.map(Number).filter(Number.isSafeInteger);
     const removed = numeric.length === 0 ? 0 : this.db.run(ACK_ITEMS, key, JSON.stringify(numeric));
@@ -225,7 +225,7 @@ export class SqliteOutbox implements Outbox {
       this.db.run(
         "UPDATE outbox_route_count SET n = MAX(0, n - ?) WHERE route = ?",
         removed,
-        routeOfVideoKey(key),
+        profileOfVideoKey(key),
       );
     }
     return true;

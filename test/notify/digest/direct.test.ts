@@ -23,7 +23,7 @@ afterAll(async () => {
   await h.close();
 });
 
-it("the route's own channel as a digest: no per-video message, one digest", async () => {
+it("the callback's own channel as a digest: no per-video message, one digest", async () => {
   const res = await h.slash("/webhook", `subscribe ${PROFILE} digest=daily`, {
     user: "U0ADMIN",
     channel: CHANNEL,

@@ -51,8 +51,8 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await o.pending("v2", 10)).toHaveLength(1);
   });
 
-  it("bounds each route's pending items (routeQuota): full beyond it, room again once acknowledged", async () => {
-    const q = await b.open({ dedupeTtlMs: TTL, routeQuota: 3 });
+  it("bounds each route's pending items (profileQuota): full beyond it, room again once acknowledged", async () => {
+    const q = await b.open({ dedupeTtlMs: TTL, profileQuota: 3 });
     const put = (video: string, n: number) => q.enqueue(newItem(video, n, t()), `q-${video}-${n}`, t());
     // One route (T1:P1) over two videos: three stored, the fourth is refused.
     expect(await put("T1:P1:a", 1)).toBe("stored");
@@ -156,7 +156,7 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
   });
 
   it("settle writes the state and acknowledges the items in one step, only for the lease's owner", async () => {
-    const q = await b.open({ dedupeTtlMs: TTL, routeQuota: 2 });
+    const q = await b.open({ dedupeTtlMs: TTL, profileQuota: 2 });
     await q.enqueue(newItem("T1:P1:v1", 1, t()), "s-1", t());
     await q.enqueue(newItem("T1:P1:v1", 2, t()), "s-2", t());
     expect(await q.claimDue("A", t(), 5, LEASE)).toEqual(["T1:P1:v1"]);
