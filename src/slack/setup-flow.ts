@@ -2,11 +2,6 @@
  * The App Home's set-up and managers modals (issue 5: every change a command makes can be made
  * from buttons). Both open at once with a loading view (a trigger_id lives 3 s), check the role
  * inside, and do the work after the submission's ack, showing the outcome in the modal.
- *
- * Set-up = `/webhook set`: before anything changes, the bot posts "setting up…" in the chosen
- * channel, so a channel it cannot post in is refused with nothing changed; on success that
- * message becomes the same confirmation `/webhook set` posts; on a platform error it is deleted
- * and the form comes back with the error in plain words (with the correlation id).
  * More: README.md ("setup-flow.ts").
  */
 import type { Subject } from "../access/index.js";

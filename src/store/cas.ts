@@ -8,6 +8,7 @@
  */
 import type KeyvRedis from "@keyv/redis";
 import type { RedisClient } from "./keyv.js";
+import { runScript, script } from "./lease/script.js";
 import { KEYV_TABLE, type SqliteDb } from "./sqlite.js";
 
 /** What a value is written as: Keyv's envelope (`expires`: ms since the epoch, or none). */
@@ -74,7 +75,7 @@ export function sqliteRaw(db: SqliteDb, namespace: string): RawAccess {
  * KEYS[1] the key; ARGV: expected present ("1"/"0"), expected string, next present ("1"/"0"),
  * next string, expiry in ms since the epoch ("" for none). 1 when it wrote, 0 otherwise.
  */
-const REDIS_CAS = `
+const REDIS_CAS = script(`
 local cur = redis.call('GET', KEYS[1])
 if ARGV[1] == '1' then
   if cur ~= ARGV[2] then return 0 end
@@ -89,23 +90,25 @@ else
   redis.call('SET', KEYS[1], ARGV[4])
 end
 return 1
-`;
+`);
 
 export function redisRaw(client: RedisClient, adapter: KeyvRedis<unknown>, namespace: string): RawAccess {
   const k = (key: string) => adapter.createKeyPrefix(key, namespace);
   return {
     get: async (key) => (await client.get(k(key))) ?? undefined,
     cas: async (key, expected, next, expires) => {
-      const out = await client.eval(REDIS_CAS, {
-        keys: [k(key)],
-        arguments: [
+      const out = await runScript(
+        client,
+        REDIS_CAS,
+        [k(key)],
+        [
           expected === undefined ? "0" : "1",
           expected ?? "",
           next === undefined ? "0" : "1",
           next ?? "",
           expires === undefined ? "" : String(Math.max(1, Math.floor(expires))),
         ],
-      });
+      );
       return out === 1;
     },
   };

@@ -6,28 +6,7 @@
  * thread and back per statement), and a Keyv statement issued while an outbox transaction was open
  * ran inside it. Here a statement is a plain call (prepared once, kept), and a transaction is a
  * synchronous block: nothing else can run a statement in the middle of it.
- *
- * Reads run at once. Writes are grouped: `write(fn)` queues `fn`; at the end of the event-loop
- * turn every queued function runs inside one BEGIN IMMEDIATE … COMMIT, each in its own savepoint
- * (one that throws is undone alone, and only its caller gets the error), and every caller is
- * answered only after that COMMIT. So all the writes of one turn (deliveries, the worker's steps,
- * Keyv) cost one disk sync between them (group commit).
- *
- * Durability: WAL mode, and every caller of `write` is answered only once the WAL holding its
- * COMMIT is synced to disk, so a write whose promise resolved survives kill -9 and a power cut.
- * The sync is ours rather than sqlite's: `synchronous = FULL` would fsync the WAL inside COMMIT,
- * blocking the event loop for the disk (about 2 ms per commit on this project's VM, which capped
- * deliveries at the rate of blocked commits); here sqlite runs with `synchronous = NORMAL` (which
- * still syncs the WAL before each checkpoint and the database after it) and the WAL file is
- * fsynced from Node's thread pool after COMMIT, before any caller of that commit is answered:
- * FULL's extra sync per commit, off the event loop. Commits made while a sync is in flight are
- * answered by the next one (one sync at a time, covering everything committed before it began);
- * while a sync is in flight the next commit waits, so it holds every write made meanwhile.
- * Nothing is ever answered "stored" before its sync, as with FULL; what NORMAL alone would risk
- * (a committed but unsynced transaction lost on power loss) concerns only writes not answered yet.
- *
- * Another process on the same file (tests, a one-off tool) waits for the write lock up to
- * `busyTimeoutMs`, blocking its event loop meanwhile: sqlite serves one replica.
+ * More: README.md ("sqlite.ts").
  */
 import { EventEmitter } from "node:events";
 import { closeSync, fsync, fsyncSync, openSync } from "node:fs";

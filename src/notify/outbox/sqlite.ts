@@ -3,15 +3,7 @@
  * on the store's one synchronous connection (src/store/sqlite.ts: WAL, each commit answered only
  * once the WAL is fsynced, so an answered enqueue survives a power cut). Another process on the same file waits up to the
  * store's busy timeout (`opTimeoutMs`) for the write lock.
- *
- * Atomicity: every write (enqueue, claimDue, renew, ack, release, setState, deadLetter, once,
- * sweeps) is one synchronous function run inside the connection's write transaction (BEGIN
- * IMMEDIATE: the write lock is taken up front, so the checks it makes — lease owner, dedupe,
- * quota — cannot be invalidated by another process before its writes). Nothing else runs a
- * statement in the middle of it. The writes of one event-loop turn share one transaction and one
- * disk sync (group commit), and each caller is answered only after that COMMIT: a delivery is
- * answered 2xx only once it is committed. Reads (pending, getState, listDead, stats) run at once
- * on what is committed. Each operation is bounded by `store.run()` (→ StoreUnavailableError).
+ * More: ../README.md ("outbox/sqlite.ts").
  */
 import type { Logger } from "../../log.js";
 import type { SqliteDb, Store } from "../../store/index.js";
