@@ -79,18 +79,18 @@ function isNotFound(err: unknown): boolean {
 }
 
 export class Authorizer {
-  private readonly any: boolean;
+  private readonly everyWorkspace: boolean;
   private readonly allowed: Set<string>;
   /** Livestream reads shared between requests (status, Refresh, previews, watch). */
   readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
 
   constructor(private readonly opts: AuthorizerOptions) {
-    this.any = opts.config.allowedWorkspaces.includes("*");
+    this.everyWorkspace = opts.config.allowedWorkspaces.includes("*");
     this.allowed = new Set(opts.config.allowedWorkspaces);
   }
 
   workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean {
-    if (this.opts.config.slack.mode !== "oauth" || this.any) return true;
+    if (this.opts.config.slack.mode !== "oauth" || this.everyWorkspace) return true;
     return (
       (teamId !== undefined && this.allowed.has(teamId)) ||
       (enterpriseId !== undefined && this.allowed.has(enterpriseId))

@@ -8,7 +8,7 @@
  * message keeps chat.update far below Slack's ~1/s per channel.
  */
 
-import { slackDate, utcText } from "./dates.js";
+import { duration, slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { context, header, isLinkableUrl, link, message, section } from "./kit.js";
 import { ADS_PER_HOUR } from "./livestream.js";
@@ -35,16 +35,6 @@ export interface BroadcastView {
 
 /** A thread reply of a broadcast (src/watch/broadcast.ts's Milestone). */
 export type BroadcastMilestone = "recording_started" | "recording_stopped" | "ad_quota_used_up";
-
-/** "less than a minute", "12 min", "1 h 05 min". */
-export function duration(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
-  if (minutes < 1) return "less than a minute";
-  if (minutes < 60) return `${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, "0")} min`;
-}
 
 const at = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)));
 const time = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)).slice(11), "{time}");

@@ -43,3 +43,13 @@ export function relative(from: Date, now: Date): string {
   else span = `${Math.floor(minutes / (365 * 24 * 60))} y`;
   return diff < 0 ? `${span} ago` : `in ${span}`;
 }
+
+/** "less than a minute", "12 min", "1 h 05 min". */
+export function duration(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return "less than a minute";
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, "0")} min`;
+}

@@ -6,7 +6,7 @@
  * Every foreign text (video titles, profile names, livestream titles) is escaped; a title links
  * the video (VIDEO_URL_TEMPLATE).
  */
-import { slackDate, utcText } from "./dates.js";
+import { duration, slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { chunkLines, code, context, header, link, message, section } from "./kit.js";
 import { ADS_PER_HOUR } from "./livestream.js";
@@ -60,16 +60,6 @@ export interface DigestMessages {
 
 const date = (ms: number) => slackDate(new Date(ms), utcText(new Date(ms)));
 
-/** "less than a minute", "12 min", "1 h 05 min". */
-export function lengthText(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
-  if (minutes < 1) return "less than a minute";
-  if (minutes < 60) return `${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, "0")} min`;
-}
-
 interface Video {
   videoId: string;
   title: string | null;
@@ -115,7 +105,7 @@ function broadcastLine(e: DigestEntryView): string | undefined {
     b.adsUsed === null
       ? ""
       : ` · ${b.adsUsed} ad${b.adsUsed === 1 ? "" : "s"} used (of ${ADS_PER_HOUR} per hour)`;
-  return `• ${title} ${code(b.livestreamId, 64)} · on air from ${date(b.startedAt)} for ${lengthText(b.endedAt - b.startedAt)}${ads}`;
+  return `• ${title} ${code(b.livestreamId, 64)} · on air from ${date(b.startedAt)} for ${duration(b.endedAt - b.startedAt)}${ads}`;
 }
 
 interface List {

@@ -7,7 +7,6 @@ export {
   type Audience,
   type BroadcastMilestone,
   type BroadcastView,
-  duration,
   renderEnded,
   renderLive,
   renderMilestone as renderBroadcastMilestone,
@@ -15,14 +14,13 @@ export {
   renderRevokedDm,
   renderSummary,
 } from "./broadcast.js";
-export { relative, slackDate, utcText } from "./dates.js";
+export { duration, relative, slackDate, utcText } from "./dates.js";
 export { refusedNotice } from "./dead-letters.js";
 export {
   type DigestEntryView,
   type DigestMessages,
   type DigestView,
   LINES_IN_MESSAGE,
-  lengthText,
   renderDigest,
 } from "./digest.js";
 export {

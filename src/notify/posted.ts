@@ -134,14 +134,14 @@ export class LostPosts {
 }
 
 /** The `post_id` of a message's metadata payload (typed `{}` by the client), if any. */
-function markerOf(payload: unknown): unknown {
+export function markerOf(payload: unknown): unknown {
   return typeof payload === "object" && payload !== null && "post_id" in payload
     ? payload.post_id
     : undefined;
 }
 
 /** Slack answered with an error (not a 5xx: that may follow the work), or the request never left. */
-function notPosted(err: unknown): boolean {
+export function notPosted(err: unknown): boolean {
   const e = err as { code?: string; original?: { cause?: { code?: string } } };
   if (e.code === ErrorCode.PlatformError || e.code === ErrorCode.RateLimitedError) return true;
   return e.code === ErrorCode.RequestError && e.original?.cause?.code === "ECONNREFUSED";

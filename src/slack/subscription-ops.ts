@@ -120,7 +120,7 @@ export async function subscribe(deps: BotDeps, req: SubscribeRequest): Promise<S
     digestOff = prev?.digest !== undefined && subscription.digest === undefined;
     const replaced = prev !== undefined;
     const subs = replaced
-      ? p.subscriptions.map((s) => (s.channelId === req.channelId ? subscription : s))
+      ? withSubscription(p.subscriptions, subscription)
       : [...p.subscriptions, subscription];
     const { events, changed } = await platformEvents(deps, p, subs, sent);
     outcome = {
@@ -199,7 +199,7 @@ export async function pause(
     outcome = { kind: "paused", subscription, until, extended: on };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
+      subscriptions: withSubscription(p.subscriptions, subscription),
     };
   });
   const done = outcome as PauseOutcome;
@@ -233,7 +233,7 @@ export async function resume(
     outcome = { kind: "resumed" };
     return {
       ...p,
-      subscriptions: p.subscriptions.map((s) => (s.channelId === opts.channelId ? subscription : s)),
+      subscriptions: withSubscription(p.subscriptions, subscription),
     };
   });
   const done = outcome as ResumeOutcome;
@@ -272,4 +272,9 @@ export async function userTimeZone(
 export function subscriptionsForEvents(p: ProfileSettings, events: readonly string[]): Subscription[] {
   if (p.subscriptions.length === 1) return p.subscriptions.map((s) => ({ ...s, events: [...events] }));
   return p.subscriptions.map((s) => ({ ...s, events: s.events.filter((e) => events.includes(e)) }));
+}
+
+/** The subscriptions with the one of `next`'s channel replaced by `next`. */
+function withSubscription(all: readonly Subscription[], next: Subscription): Subscription[] {
+  return all.map((s) => (s.channelId === next.channelId ? next : s));
 }

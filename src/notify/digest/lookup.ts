@@ -6,8 +6,9 @@
  * instead of posting again.
  * More: ../README.md ("digest/lookup.ts").
  */
-import { type ChatPostMessageArguments, ErrorCode, type WebClient } from "@slack/web-api";
+import type { ChatPostMessageArguments, WebClient } from "@slack/web-api";
 import type { Logger } from "../../log.js";
+import { markerOf, notPosted } from "../posted.js";
 import { classifySlackError } from "../slack-errors.js";
 
 /** Slack message metadata event of a digest or catch-up. */
@@ -83,17 +84,4 @@ export class DigestLookup {
       throw err;
     }
   }
-}
-
-function markerOf(payload: unknown): unknown {
-  return typeof payload === "object" && payload !== null && "post_id" in payload
-    ? payload.post_id
-    : undefined;
-}
-
-/** Slack answered with an error (not a 5xx: that may follow the work), or the request never left. */
-function notPosted(err: unknown): boolean {
-  const e = err as { code?: string; original?: { cause?: { code?: string } } };
-  if (e.code === ErrorCode.PlatformError || e.code === ErrorCode.RateLimitedError) return true;
-  return e.code === ErrorCode.RequestError && e.original?.cause?.code === "ECONNREFUSED";
 }
