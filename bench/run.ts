@@ -13,6 +13,8 @@
  *                 process: bare node:http and the bot on each store, side by side.
  *   7. scale      the burst into three replicas on one Redis, one killed and Redis restarted, vs one
  *                 replica: every video once, CPU per delivery per replica, total rate.
+ *   9. flood      time to show another profile's video while one callback is flooded with 1,000
+ *                 mixed bodies, against the same with no flood (rounds alternate, sqlite).
  *
  * Prints the machine, the tables, the targets (PASS/MISS) and any failed check; writes everything
  * as JSON to bench/results/latest.json and bench/results/<start time>.json (git-ignored). Exit
@@ -45,6 +47,7 @@ import {
 } from "./lib/report.js";
 import { type BurstResult, runBurst } from "./suites/burst.js";
 import { type CommandsResult, runCommands } from "./suites/commands.js";
+import { type FloodResult, runFlood } from "./suites/flood.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
 import { OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
@@ -63,6 +66,7 @@ const SUITES = [
   "burst",
   "watch",
   "scale",
+  "flood",
 ] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
@@ -92,6 +96,7 @@ const HELP = `npm run bench [-- options]
   --watch-livestreams N  watched livestreams in the watch suite (default 1000)
   --watch-interval MS    LIVE_WATCH_INTERVAL_MS of the watch suite (default 30000)
   --watch-duration S     measured seconds of the watch suite (default 90; quick 60)
+  --flood-rounds N    flooded rounds of the flood suite, each beside a quiet one (default 3; quick 2)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --profile           CPU-profile each bot target during its measured run; prints where the time goes
                       and keeps the .cpuprofile files (open them in Chrome DevTools)
@@ -128,6 +133,7 @@ interface Options {
   watchLivestreams: number;
   watchIntervalMs: number;
   watchDurationS: number;
+  floodRounds: number;
   out: string;
 }
 
@@ -179,6 +185,7 @@ function options(argv: string[]): Options | null {
       "watch-livestreams": { type: "string" },
       "watch-interval": { type: "string" },
       "watch-duration": { type: "string" },
+      "flood-rounds": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -215,6 +222,7 @@ function options(argv: string[]): Options | null {
       Math.round(positive(values["watch-interval"] ?? "30000", "watch-interval", 600_000)),
     ),
     watchDurationS: positive(values["watch-duration"] ?? (QUICK ? "60" : "90"), "watch-duration", 1800),
+    floodRounds: Math.round(positive(values["flood-rounds"] ?? (QUICK ? "2" : "3"), "flood-rounds", 20)),
     out: values.out ?? path.join(RESULTS_DIR, "latest.json"),
   };
 }
@@ -236,6 +244,7 @@ interface Report {
   slow: SlowResult | null;
   watch: WatchBenchResult | null;
   scale: ScaleResult | null;
+  flood: FloodResult | null;
   goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
@@ -269,6 +278,7 @@ async function main(): Promise<number> {
   let slow: SlowResult | null = null;
   let watch: WatchBenchResult | null = null;
   let scale: ScaleResult | null = null;
+  let flood: FloodResult | null = null;
   const failed = (suite: string, err: unknown) =>
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
@@ -413,6 +423,16 @@ async function main(): Promise<number> {
     }
   }
 
+  if (opts.suites.includes("flood")) {
+    log("\nanother profile's video while one callback is flooded (1,000 bodies), vs no flood");
+    try {
+      flood = await runFlood({ rounds: opts.floodRounds, log });
+      for (const p of flood.problems) failures.push(`flood: ${p}`);
+    } catch (err) {
+      failed("flood", err);
+    }
+  }
+
   const finished = new Date();
   const { out, ...kept } = opts;
   const report: Report = {
@@ -432,7 +452,8 @@ async function main(): Promise<number> {
     slow,
     watch,
     scale,
-    goals: goals({ ingest, outside, machine, commands, tokens, lifecycle, burst, slow, watch, scale }),
+    flood,
+    goals: goals({ ingest, outside, machine, commands, tokens, lifecycle, burst, slow, watch, scale, flood }),
     failures,
     ok: failures.length === 0,
   };
@@ -488,6 +509,12 @@ async function main(): Promise<number> {
     );
   }
   if (scale) text.push(...scaleText(scale));
+  if (flood)
+    text.push(
+      "",
+      "Another profile's video while one callback is flooded (sqlite, worker at the app's defaults; medians)",
+      `  first message: ${flood.floodedFirstMs} ms flooded, ${flood.quietFirstMs} ms quiet (${flood.ratio.toFixed(2)}×); complete: ${flood.floodedCompleteMs} ms flooded, ${flood.quietCompleteMs} ms quiet`,
+    );
   text.push("", "Targets", goalsTable(report.goals));
   text.push("");
   if (failures.length > 0) {

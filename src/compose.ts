@@ -137,6 +137,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     : async () => workerClient;
   // Requests are acknowledged before the work after other acks goes on (src/slack/acks-first.ts).
   const turns = new AcksFirst();
+  // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
+  const budget = readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" }));
   // The one authorization function; what the bot does on its own asks it again (`revoked`).
   const access = new Authorizer({
     config,
@@ -147,8 +149,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       ? installedWorkspaces(installations)
       : tokenWorkspace(workerClient, needsOrganization(config)),
     logger: logger.child({ component: "access" }),
-    // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
-    budget: readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" })),
+    budget,
     onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
     onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
     afterRead: () => turns.turn(),
@@ -187,6 +188,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     revoked: (teamId, profileId) => access.revoked(teamId, profileId),
     activity: c.activity,
     names,
+    // Title reads are charged to the callback's workspace (WORKSPACE_READS_PER_MINUTE).
+    titleBudget: budget,
     digests,
     gate,
     logger: logger.child({ component: "notify" }),

@@ -5,6 +5,7 @@
  */
 import type { BurstResult } from "../suites/burst.js";
 import type { CommandsResult } from "../suites/commands.js";
+import type { FloodResult } from "../suites/flood.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
 import { OUTSIDE_GOALS, type OutsideResult } from "../suites/outside.js";
@@ -34,6 +35,7 @@ export interface Measured {
   slow: SlowResult | null;
   watch?: WatchBenchResult | null;
   scale?: ScaleResult | null;
+  flood?: FloodResult | null;
 }
 
 const MB = 1e6;
@@ -48,6 +50,13 @@ export function goals(m: Measured): Goal[] {
     pass: memory?.rateVsBare == null ? null : memory.rateVsBare >= 0.6,
   });
   out.push(...deliveryCpuGoals(m.ingest));
+  const f = m.flood;
+  out.push({
+    name: "another profile's first message while one callback is flooded, vs no flood (median)",
+    target: "≤ 2×",
+    measured: f ? `${f.ratio.toFixed(2)}× (${ms(f.floodedFirstMs)} / ${ms(f.quietFirstMs)} ms)` : "–",
+    pass: f ? f.ratio <= 2 : null,
+  });
   out.push(...outsideGoals(m.outside ?? null, m.machine));
   const c = m.commands;
   out.push({

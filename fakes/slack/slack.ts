@@ -40,8 +40,12 @@ class FaultQueue {
   }
 
   /** The first fault for this call, counted as used. */
-  take(method: string): StandinFault | undefined {
-    const index = this.entries.findIndex(({ fault }) => fault.method === "*" || fault.method === method);
+  take(method: string, channel?: unknown): StandinFault | undefined {
+    const index = this.entries.findIndex(
+      ({ fault }) =>
+        (fault.method === "*" || fault.method === method) &&
+        (fault.channel === undefined || fault.channel === channel),
+    );
     const entry = this.entries[index];
     if (entry === undefined) return undefined;
     entry.remaining -= 1;
@@ -159,8 +163,9 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
   async function applyFault(
     method: string,
     after?: { fault?: StandinFault },
+    channel?: unknown,
   ): Promise<{ status: number; body: Obj; headers: Record<string, string> } | undefined> {
-    const fault = faults.take(method);
+    const fault = faults.take(method, channel);
     if (fault === undefined) return undefined;
     if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.loseAnswer || fault.holdAnswerMs !== undefined) {
@@ -199,7 +204,7 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     calls.push(call);
 
     const onAnswer: { fault?: StandinFault } = {};
-    const faulted = await applyFault(method, onAnswer);
+    const faulted = await applyFault(method, onAnswer, args.channel);
     if (faulted !== undefined) {
       answer(res, call, faulted.status, faulted.body, faulted.headers);
       return;

@@ -60,6 +60,8 @@ export interface TokenRotation {
 export interface StandinFault {
   /** Web API method, "response_url", or "*" for every call */
   method: string;
+  /** only calls whose `channel` argument is this one (default: any) */
+  channel?: string;
   /** how many matching calls it applies to (default 1) */
   times?: number;
   status?: 429 | 500 | 502 | 503;

@@ -25,8 +25,11 @@ export type BudgetTake =
 
 export interface ReadBudget {
   readonly sizes: BudgetSizes;
-  /** Takes one read from the user's and the workspace's buckets, or from neither. */
-  take(teamId: string, userId: string): Promise<BudgetTake>;
+  /**
+   * Takes one read from the user's and the workspace's buckets, or from neither. Without a user
+   * (the reads a workspace's deliveries cause: video titles), from the workspace's bucket alone.
+   */
+  take(teamId: string, userId?: string): Promise<BudgetTake>;
 }
 
 const MINUTE_MS = 60_000;
@@ -80,10 +83,11 @@ export class MemoryReadBudget implements ReadBudget {
     }
   }
 
-  async take(teamId: string, userId: string): Promise<BudgetTake> {
+  async take(teamId: string, userId?: string): Promise<BudgetTake> {
     const now = this.now();
     this.sweep(now);
-    const { perUserPerMinute: ur, perWorkspacePerMinute: wr } = this.sizes;
+    const { perWorkspacePerMinute: wr } = this.sizes;
+    const ur = userId === undefined ? 0 : this.sizes.perUserPerMinute;
     const uk = `u:${teamId}:${userId}`;
     const wk = `w:${teamId}`;
     const u = ur > 0 ? this.level(uk, ur, now) : Number.POSITIVE_INFINITY;
@@ -171,13 +175,14 @@ export class RedisReadBudget implements ReadBudget {
     return runScript(this.redis, TAKE, keys, args);
   }
 
-  async take(teamId: string, userId: string): Promise<BudgetTake> {
-    const { perUserPerMinute: ur, perWorkspacePerMinute: wr } = this.sizes;
+  async take(teamId: string, userId?: string): Promise<BudgetTake> {
+    const { perWorkspacePerMinute: wr } = this.sizes;
+    const ur = userId === undefined ? 0 : this.sizes.perUserPerMinute;
     let out: unknown;
     try {
       out = await this.store.run("read budget", () =>
         this.eval(
-          [`${this.prefix}u:${teamId}:${userId}`, `${this.prefix}w:${teamId}`],
+          [`${this.prefix}u:${teamId}:${userId ?? "-"}`, `${this.prefix}w:${teamId}`],
           [String(ur), String(wr)],
         ),
       );

@@ -21,6 +21,8 @@ export interface Pass {
   head?: OutboxItem;
   /** Set once the batch is acknowledged (a later failure is not the items'). */
   acked?: boolean;
+  /** The state the pass went on with (its title settled). */
+  shown?: VideoState;
 }
 
 /**

@@ -25,6 +25,12 @@ interface ChannelState {
 
 /** A turn not taken this long after its time is dropped (its video went elsewhere). */
 const MISSED_TURN_MS = 30_000;
+/**
+ * Turns kept per channel at most: a flood of new videos into one channel is given turns up to
+ * this many; the videos beyond come back after them (spread over as many intervals again) and ask
+ * again, so memory stays bounded however many videos wait.
+ */
+export const MAX_TURNS_PER_CHANNEL = 1_000;
 
 /** The one method whose 429 is per channel; every other method's is per workspace. */
 export const PER_CHANNEL_METHOD = "chat.postMessage";
@@ -35,6 +41,8 @@ export class ChannelGate {
   private readonly methods = new Map<string, number>();
   private readonly interval: number;
   private readonly now: () => number;
+  /** Channels with a pass in Slack right now (this process). */
+  private readonly inSlack = new Set<string>();
 
   constructor(opts: GateOptions = {}) {
     this.interval = opts.postIntervalMs ?? 1000;
@@ -85,9 +93,35 @@ export class ChannelGate {
 
   private giveTurn(s: ChannelState, waiter: string, free: number): number {
     const at = Math.max(free, s.lastTurn + this.interval);
+    // Past the bound: no turn kept; back after the turns given, spread so they do not return at once.
+    if (s.turns.size >= MAX_TURNS_PER_CHANNEL)
+      return at + Math.floor(Math.random() * MAX_TURNS_PER_CHANNEL) * this.interval;
     s.lastTurn = at;
     s.turns.set(waiter, at);
     return at;
+  }
+
+  /**
+   * Takes the channel for one pass's Slack calls: false when another pass of this process has it
+   * (come back at `retryAt()`). A channel whose Slack calls are slow (timeouts, a slow Slack) so
+   * holds one of the worker's loops at most, never all of them.
+   */
+  enter(channel: string): boolean {
+    if (this.inSlack.has(channel)) return false;
+    this.inSlack.add(channel);
+    return true;
+  }
+
+  leave(channel: string): void {
+    this.inSlack.delete(channel);
+  }
+
+  /**
+   * When a pass turned away by `enter` comes back: soon, never at once (with an in-process outbox
+   * a video due again at once would be claimed again before the pass in Slack could finish).
+   */
+  retryAt(): number {
+    return this.now() + Math.max(20, Math.min(this.interval, 250));
   }
 
   /** When the workspace accepts calls of `method` again (0 = now). */

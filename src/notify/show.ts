@@ -32,8 +32,31 @@ export interface ShowDeps {
   titles: VideoTitles | undefined;
 }
 
-/** Brings Slack up to date with the state, within the channel's pace. */
+/**
+ * Brings Slack up to date with the state, within the channel's pace; one pass per channel at a
+ * time in this process (the others come back shortly), so a channel whose Slack calls hang holds
+ * one of the worker's loops, never the others.
+ */
 export async function show(
+  deps: ShowDeps,
+  key: VideoKey,
+  initial: VideoState,
+  items: OutboxItem[],
+  tally: Tally,
+): Promise<Outcome> {
+  const { gate } = deps.opts;
+  const channel = initial.channelId;
+  const blocked = gate.blockedUntil(channel);
+  if (blocked) return { dueAt: blocked };
+  if (!gate.enter(channel)) return { dueAt: gate.retryAt() };
+  try {
+    return await showInChannel(deps, key, initial, items, tally);
+  } finally {
+    gate.leave(channel);
+  }
+}
+
+async function showInChannel(
   deps: ShowDeps,
   key: VideoKey,
   initial: VideoState,
@@ -44,8 +67,6 @@ export async function show(
   let state = initial;
   const { gate } = opts;
   const channel = state.channelId;
-  const blocked = gate.blockedUntil(channel);
-  if (blocked) return { dueAt: blocked };
   const posted = () => {
     tally.posted = (tally.posted ?? 0) + 1;
   };

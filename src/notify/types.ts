@@ -108,6 +108,12 @@ export interface Outbox {
    */
   release(owner: string, key: VideoKey, dueAt: number | null): Promise<void>;
   /**
+   * Brings a scheduled video forward to `at`: nothing when it is leased (its pass decides when it
+   * is due next), not scheduled, or already due by then. Something the video waited for happened
+   * (its title was read: src/notify/title.ts).
+   */
+  wake(key: VideoKey, at: number): Promise<void>;
+  /**
    * The end of a pass over a batch, in one atomic step (one transaction, one Lua script): writes
    * `state` like setState (undefined: the stored state is left as it is) and removes the items
    * like ack, if `owner` still holds the lease; false otherwise (nothing written).

@@ -9,6 +9,7 @@ import type { ActivityRepo, SettingsRepo } from "../store/index.js";
 import type { Digests } from "./digest/index.js";
 import type { ChannelGate } from "./pacing.js";
 import type { RevokedCheck } from "./revoked.js";
+import type { TitleBudget } from "./title.js";
 import type { Outbox } from "./types.js";
 
 export interface WorkerOptions {
@@ -31,7 +32,12 @@ export interface WorkerOptions {
   /** Digests and pauses (src/notify/digest/); without it, every channel gets live messages. */
   digests?: Pick<Digests, "holdOf" | "recordVideo">;
   /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
-  names?: Pick<PlatformNames, "videoTitle" | "profile">;
+  names?: Pick<PlatformNames, "videoTitle" | "profile" | "cachedProfile">;
+  /**
+   * The read budgets a title read is charged to (the callback's workspace) before it is made
+   * (src/notify/title.ts); without it, nothing is charged.
+   */
+  titleBudget?: TitleBudget;
   gate: ChannelGate;
   logger: Logger;
   /** The workspace's managers, told when Slack refuses the notifications for good. */
@@ -73,6 +79,7 @@ export type Optional =
   | "videoUrlTemplate"
   | "revoked"
   | "names"
+  | "titleBudget"
   | "digests";
 
 /** The options with their defaults applied (NotifyWorker's constructor). */

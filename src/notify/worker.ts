@@ -53,7 +53,16 @@ export class NotifyWorker {
     this.gone = new GoneWorkspaces(this.options.now);
     this.posts = new LostPosts(this.options.logger);
     this.revokedProfiles = new RevokedProfiles(this.options.now);
-    this.titles = opts.names ? new VideoTitles({ ...this.options, names: opts.names }) : undefined;
+    this.titles = opts.names
+      ? new VideoTitles({
+          names: opts.names,
+          outbox: this.options.outbox,
+          logger: this.options.logger,
+          now: this.options.now,
+          budget: opts.titleBudget,
+          woken: () => this.kick(),
+        })
+      : undefined;
   }
 
   start(): void {
@@ -95,10 +104,12 @@ export class NotifyWorker {
     if (!first.done) first.value();
   }
 
-  /** Claims and processes due videos until none is due now (tests and the demo use it). */
+  /** Claims and processes due videos until none is due now and no title read is in flight (tests and the demo use it). */
   async drain(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
-      if ((await this.claimAndProcess(this.options.concurrency)) === 0) return;
+      if ((await this.claimAndProcess(this.options.concurrency)) > 0) continue;
+      // Titles being read: their answers bring their videos forward, due now.
+      if (!(await this.titles?.answered())) return;
     }
   }
 
@@ -168,7 +179,9 @@ export class NotifyWorker {
         });
       }
     } finally {
-      await this.options.outbox.release(this.options.owner, key, outcome.dueAt).catch((err: unknown) => {
+      // A title read that answered during the pass found the video leased: it is due now.
+      const dueAt = this.titles?.dueAfter(key, pass.shown, outcome.dueAt) ?? outcome.dueAt;
+      await this.options.outbox.release(this.options.owner, key, dueAt).catch((err: unknown) => {
         this.options.logger.warn(
           { err, video: key },
           "could not release a video lease; it expires by itself",
@@ -224,18 +237,26 @@ export class NotifyWorker {
     const { state: folded, refused } = foldBatch(start, applied);
     // The video's title, read once and kept with the state written below (title.ts).
     const state = (await this.titles?.settle(key, folded)) ?? folded;
+    pass.shown = state;
     tally.teamId = state.teamId;
     tally.profileId = state.profileId;
     if (items.length > 0) {
       await setAsideRefused(this.options, key, refused);
       tally.failed = refused.length || undefined;
       const nothing = fresh && refused.length === applied.length;
+      // While the first post waits for the title, the applied items stay pending: acknowledged
+      // by the pass that posts, so what Slack refuses then is set aside with them (title.ts).
+      const waiting = nothing ? 0 : (this.titles?.holdUntil(state) ?? 0);
+      const kept = new Set(
+        waiting ? applied.filter((i) => !refused.some((r) => r.item === i)).map((i) => i.id) : [],
+      );
       // The state and the acknowledgement in one atomic step (one round trip, one transaction).
-      const ids = items.map((i) => i.id);
+      const ids = items.map((i) => i.id).filter((id) => !kept.has(id));
       if (!(await this.unsaved.settle(outbox, owner, key, nothing ? undefined : state, isFinal(state), ids)))
         return { dueAt: null }; // lease lost
-      pass.acked = true;
+      pass.acked = kept.size === 0;
       if (nothing) return { dueAt: null };
+      if (waiting) return { dueAt: waiting };
     }
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };

@@ -47,6 +47,8 @@ export interface CallOptions<T> {
   /** Label for schema errors, e.g. "livestream". */
   resource?: string;
   signal?: AbortSignal;
+  /** Attempts for this GET, the first included (default: the transport's `maxAttempts`). */
+  attempts?: number;
 }
 
 export class ApiTransport {
@@ -70,6 +72,7 @@ export class ApiTransport {
     const url = `${this.options.apiUrl}${path}${qs}`;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const retryable = method === "GET";
+    const maxAttempts = Math.max(1, opts.attempts ?? this.options.maxAttempts);
     let refreshed = false;
     let attempt = 0;
 
@@ -92,7 +95,7 @@ export class ApiTransport {
         this.observe(opts.operation, method, 0, started, attempt, e.code);
         // Transient covers timeouts and network errors; not a cancellation (ABORTED) nor an
         // oversized body (invalid_response).
-        if (retryable && e.transient && attempt < this.options.maxAttempts) {
+        if (retryable && e.transient && attempt < maxAttempts) {
           const wait = this.backoff(attempt);
           logger.warn(
             { err: e, operation: opts.operation, attempt, waitMs: wait },
@@ -143,7 +146,7 @@ export class ApiTransport {
       });
       this.observe(opts.operation, method, res.status, started, attempt, err.code);
 
-      if (retryable && (res.status === 429 || res.status >= 500) && attempt < this.options.maxAttempts) {
+      if (retryable && (res.status === 429 || res.status >= 500) && attempt < maxAttempts) {
         const retryAfterMs = err.retryAfterSeconds === undefined ? undefined : err.retryAfterSeconds * 1000;
         // The cap is for a Retry-After the platform asks for, never for our own backoff.
         if (retryAfterMs === undefined || retryAfterMs <= this.options.maxRetryAfterMs) {

@@ -58,6 +58,8 @@ export interface PlatformClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** Attempts for a GET, the first included (default: the client's `maxAttempts`). */
+  attempts?: number;
 }
 
 /** Connection failures: the request never left, so the platform cannot have applied it. */

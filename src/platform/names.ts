@@ -164,6 +164,14 @@ export class PlatformNames {
     return waitFor(read, opts.signal, () => ({ profileId, label: profileId, known: false }));
   }
 
+  /** How the profile is shown when this process has it cached (no read); undefined otherwise. */
+  cachedProfile(profileId: string): ProfileLabel | undefined {
+    const cached = this.labels.get(profileId);
+    if (cached !== undefined && cached.expiresAt > this.now()) return cached.value;
+    if (!this.labelReads.has(profileId)) void this.profile(profileId);
+    return undefined;
+  }
+
   /**
    * The profiles the key manages, from cache or one shared `GET /me`. Throws
    * ManagedProfilesError: "no_profile" when the list is empty, "unavailable" when the read failed
@@ -281,7 +289,9 @@ export class PlatformNames {
   private async readTitle(videoId: string): Promise<OwnedTitle> {
     try {
       if (!(await this.options.client.can("video.read"))) return { unknown: "no_scope" };
-      const video = await this.options.client.getVideo(videoId, VIDEO_TITLE_FIELDS);
+      // One attempt: each read is charged to a workspace's budget, and a title only names a video
+      // (no message waits for it); the client's timeouts bound it.
+      const video = await this.options.client.getVideo(videoId, VIDEO_TITLE_FIELDS, { attempts: 1 });
       const title = nonBlank(video.title);
       const owner = video.profile?.profile_id;
       return {

@@ -13,6 +13,8 @@ import { type Profile, ProfileSchema } from "./schemas.js";
 
 export interface ReadOptions {
   signal?: AbortSignal;
+  /** Attempts, the first included (default: the client's). */
+  attempts?: number;
 }
 
 /** `GET /videos/{id}?fields=…` (scope `video.read`). */
@@ -30,6 +32,7 @@ export async function readVideo(
     schema: VideoSchema,
     resource: "video",
     signal: opts.signal,
+    attempts: opts.attempts,
   });
   return video ?? {};
 }

@@ -312,12 +312,13 @@ describe("a slow or refusing platform never holds a message back", () => {
       expect(json(unknown.parent)).toContain("Not confirmed by the platform");
       expect(h.sandbox.requests.find((r) => r.path === "/v2/videos/x7st404")?.status).toBe(404);
 
-      // A failing platform: the client's retries (3 attempts), then the id stays.
+      // A failing platform: one attempt (a title read is charged to the workspace's budget and is
+      // never retried), then the id stays.
       h.sandbox.addFault({ path: "/v2/videos/x7st503", status: 503 });
       const failing = await run("x7st503");
       expect(headerOf(failing.parent)).toBeUndefined();
       expect(json(failing.parent)).not.toContain("Not confirmed");
-      expect(videoReads(h, "x7st503")).toBe(3);
+      expect(videoReads(h, "x7st503")).toBe(1);
 
       // Last: a 403 pauses title reads for a while (src/platform/names.ts).
       h.sandbox.addFault({ path: "/v2/videos/x7st403", status: 403 });

@@ -27,6 +27,11 @@ export interface OutboxOptions {
   stateRetentionMs?: number;
   /** The same for a state written as final. Default 7 days. */
   finalStateRetentionMs?: number;
+  /**
+   * Fair due times: a video a delivery schedules comes due this many ms later per item its
+   * profile (or profile and channel) already has waiting. Default BACKLOG_SPACING_MS; 0 turns it off.
+   */
+  backlogSpacingMs?: number;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -64,6 +69,23 @@ export const PULL_FORWARD_MS = 10_000;
  * one route is stored whole), far below what would let one route fill the store.
  */
 export const DEFAULT_PROFILE_QUOTA = 20_000;
+
+/**
+ * Fair due times (README.md, "Fair due times"): a delivery's video comes due behind what its own
+ * profile already has waiting, `backlog × spacing` after the time asked, so a profile flooded with
+ * deliveries queues behind itself and another profile's video is due at once.
+ */
+export const BACKLOG_SPACING_MS = 5;
+
+export function backlogSpacingOf(opts: OutboxOptions): number {
+  const v = opts.backlogSpacingMs ?? BACKLOG_SPACING_MS;
+  return Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+/** When a video scheduled by a delivery comes due: `dueAt` behind the profile's `backlog` items. */
+export function fairDue(dueAt: number, backlog: number, spacingMs: number): number {
+  return dueAt + Math.max(0, backlog) * spacingMs;
+}
 
 export function profileQuotaOf(opts: OutboxOptions): number {
   return Math.max(1, Math.floor(opts.profileQuota ?? DEFAULT_PROFILE_QUOTA));

@@ -18,12 +18,14 @@ import {
   type VideoKey,
 } from "../types.js";
 import {
+  backlogSpacingOf,
   type Clock,
   DEAD_LETTERS_PER_TEAM,
   DEFAULT_DEDUPE_TTL_MS,
   decodeItem,
   encodeItem,
   encodeState,
+  fairDue,
   type OutboxOptions,
   PULL_FORWARD_MS,
   positiveMs,
@@ -66,6 +68,7 @@ export class MemoryOutbox implements Outbox {
   /** Per route (teamId:profileId): items stored and not yet acknowledged. */
   private readonly perProfile = new Map<string, number>();
   private readonly profileQuota: number;
+  private readonly spacingMs: number;
   private readonly onceKeys = new Map<string, number>();
   private readonly notes = new Map<string, { value: string; expiresAt: number }>();
   /** Per team, oldest first. */
@@ -80,6 +83,7 @@ export class MemoryOutbox implements Outbox {
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
     this.profileQuota = profileQuotaOf(opts);
+    this.spacingMs = backlogSpacingOf(opts);
   }
 
   async enqueue(item: NewOutboxItem, dedupeKey: string, dueAt: number): Promise<EnqueueOutcome> {
@@ -98,10 +102,11 @@ export class MemoryOutbox implements Outbox {
       this.items.set(item.videoKey, list);
     }
     list.push({ id, json: encodeItem(item), receivedAt: item.receivedAt });
+    const due = fairDue(dueAt, count, this.spacingMs);
     const slot = this.schedule.get(item.videoKey);
-    if (!slot) this.scheduleAt(item.videoKey, dueAt);
-    else if (slot.owner === null && slot.dueAt > dueAt + PULL_FORWARD_MS)
-      this.moveDue(slot, item.videoKey, dueAt);
+    if (!slot) this.scheduleAt(item.videoKey, due);
+    else if (slot.owner === null && slot.dueAt > due + PULL_FORWARD_MS)
+      this.moveDue(slot, item.videoKey, due);
     return "stored";
   }
 
@@ -219,6 +224,14 @@ export class MemoryOutbox implements Outbox {
       this.scheduleAt(key, dueAt > now + PULL_FORWARD_MS && this.items.has(key) ? now : dueAt);
     else if (this.items.has(key)) this.scheduleAt(key, this.now());
     else this.schedule.delete(key);
+  }
+
+  async wake(key: VideoKey, at: number): Promise<void> {
+    this.check();
+    const slot = this.schedule.get(key);
+    if (slot === undefined || slot.dueAt <= at) return;
+    if (slot.owner !== null && slot.leaseUntil > this.now()) return;
+    this.moveDue(slot, key, at);
   }
 
   async getState(key: VideoKey): Promise<unknown> {

@@ -15,6 +15,7 @@ import {
   type VideoKey,
 } from "../types.js";
 import {
+  backlogSpacingOf,
   type Clock,
   DEAD_LETTERS_PER_TEAM,
   DEFAULT_DEDUPE_TTL_MS,
@@ -42,22 +43,25 @@ end
 
 /**
  * KEYS: dedupe, id, q, sched, recv, state, routes, lease. ARGV: ttlMs, json, video, dueAt,
- * receivedAt, keepMs, route, quota, pullMs. → id, 0 (duplicate) or -1 (the route is over its
- * quota: nothing written). A video scheduled more than pullMs later and not leased comes due at
- * dueAt (Outbox.enqueue).
+ * receivedAt, keepMs, route, quota, pullMs, spacingMs. → id, 0 (duplicate) or -1 (the route is
+ * over its quota: nothing written). The video comes due at dueAt + backlog × spacingMs (fair due
+ * times, common.ts); one scheduled more than pullMs later than that and not leased is brought
+ * forward to it (Outbox.enqueue).
  */
 const ENQUEUE = script(`${KEEP}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if tonumber(redis.call('HGET', KEYS[7], ARGV[7]) or '0') >= tonumber(ARGV[8]) then return -1 end
+local backlog = tonumber(redis.call('HGET', KEYS[7], ARGV[7]) or '0')
+if backlog >= tonumber(ARGV[8]) then return -1 end
 redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 redis.call('HINCRBY', KEYS[7], ARGV[7], 1)
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
+local at = tonumber(ARGV[4]) + backlog * tonumber(ARGV[10])
 local due = redis.call('ZSCORE', KEYS[4], ARGV[3])
-if not due then redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
-elseif tonumber(due) > tonumber(ARGV[4]) + tonumber(ARGV[9]) and redis.call('EXISTS', KEYS[8]) == 0 then
-  redis.call('ZADD', KEYS[4], 'XX', ARGV[4], ARGV[3])
+if not due then redis.call('ZADD', KEYS[4], at, ARGV[3])
+elseif tonumber(due) > at + tonumber(ARGV[9]) and redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZADD', KEYS[4], 'XX', at, ARGV[3])
 end
 keep(KEYS[6], ARGV[6])
 return id`);
@@ -101,6 +105,13 @@ if ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[2], due, ARGV[2])
 elseif redis.call('EXISTS', KEYS[3]) == 1 then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 else redis.call('ZREM', KEYS[2], ARGV[2]) end
+return 1`);
+
+/** KEYS: lease, sched. ARGV: video, at (Outbox.wake: a free video due later comes due at `at`). */
+const WAKE = script(`local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if due and tonumber(due) > tonumber(ARGV[2]) and redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
+end
 return 1`);
 
 /** KEYS: lease, state. ARGV: owner, json or '' (delete), retention (from the lease's end). */
@@ -157,6 +168,7 @@ export class RedisOutbox implements Outbox {
   private readonly dedupeTtlMs: number;
   private readonly retention: Retention;
   private readonly profileQuota: number;
+  private readonly spacingMs: number;
   private closed = false;
 
   constructor(
@@ -171,6 +183,7 @@ export class RedisOutbox implements Outbox {
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
     this.profileQuota = profileQuotaOf(opts);
+    this.spacingMs = backlogSpacingOf(opts);
   }
 
   /** The prefix of every key this outbox writes (tests clean up with it). */
@@ -203,6 +216,7 @@ export class RedisOutbox implements Outbox {
         profileOfVideoKey(v),
         String(this.profileQuota),
         String(PULL_FORWARD_MS),
+        String(this.spacingMs),
       ],
     );
     const n = toNumber(id);
@@ -266,6 +280,10 @@ export class RedisOutbox implements Outbox {
       [this.k("lease:", key), this.k("sched"), this.k("q:", key)],
       [owner, key, dueAt === null ? "" : String(dueAt), String(this.now()), String(PULL_FORWARD_MS)],
     );
+  }
+
+  async wake(key: VideoKey, at: number): Promise<void> {
+    await this.eval("wake", WAKE, [this.k("lease:", key), this.k("sched")], [key, String(at)]);
   }
 
   async getState(key: VideoKey): Promise<unknown> {

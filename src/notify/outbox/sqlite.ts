@@ -18,12 +18,14 @@ import {
   type VideoKey,
 } from "../types.js";
 import {
+  backlogSpacingOf,
   type Clock,
   DEAD_LETTERS_PER_TEAM,
   DEFAULT_DEDUPE_TTL_MS,
   decodeItem,
   encodeItem,
   encodeState,
+  fairDue,
   type OutboxOptions,
   PULL_FORWARD_MS,
   parseJson,
@@ -62,6 +64,7 @@ export class SqliteOutbox implements Outbox {
   private insertions = 0;
   private readonly retention: Retention;
   private readonly profileQuota: number;
+  private readonly spacingMs: number;
   private nextStateSweepAt = 0;
   private closed = false;
 
@@ -74,6 +77,7 @@ export class SqliteOutbox implements Outbox {
     this.dedupeTtlMs = positiveMs(opts.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS);
     this.retention = retentionOf(opts);
     this.profileQuota = profileQuotaOf(opts);
+    this.spacingMs = backlogSpacingOf(opts);
   }
 
   /** Uses the store's connection (already in WAL mode): the tables created if missing. */
@@ -107,7 +111,8 @@ export class SqliteOutbox implements Outbox {
       const now = this.now();
       this.sweep("outbox_dedupe", now);
       if (db.get(DEDUPE_TAKE, dedupeKey, now + this.dedupeTtlMs, now) === undefined) return "duplicate";
-      if (db.get(PROFILE_TAKE, profileOfVideoKey(item.videoKey), this.profileQuota) === undefined) {
+      const taken = db.get<{ n: number }>(PROFILE_TAKE, profileOfVideoKey(item.videoKey), this.profileQuota);
+      if (taken === undefined) {
         db.run("DELETE FROM outbox_dedupe WHERE key = ?", dedupeKey);
         return "full";
       }
@@ -118,7 +123,7 @@ export class SqliteOutbox implements Outbox {
         item.receivedAt,
         json,
       );
-      db.run(SCHEDULE, item.videoKey, dueAt, PULL_FORWARD_MS);
+      db.run(SCHEDULE, item.videoKey, fairDue(dueAt, taken.n - 1, this.spacingMs), PULL_FORWARD_MS);
       return "stored";
     });
   }
@@ -241,6 +246,18 @@ export class SqliteOutbox implements Outbox {
         "UPDATE outbox_schedule SET due_at = ?, owner = NULL, lease_until = 0 WHERE video_key = ?",
         due,
         key,
+      );
+    });
+  }
+
+  wake(key: VideoKey, at: number): Promise<void> {
+    return this.write("wake", () => {
+      this.db.run(
+        "UPDATE outbox_schedule SET due_at = ? WHERE video_key = ? AND due_at > ? AND (owner IS NULL OR lease_until <= ?)",
+        at,
+        key,
+        at,
+        this.now(),
       );
     });
   }

@@ -28,7 +28,8 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
   let t: () => number;
   beforeEach(async () => {
     b = make();
-    o = await b.open({ dedupeTtlMs: TTL });
+    // Due times as asked (fair due times have their own test below).
+    o = await b.open({ dedupeTtlMs: TTL, backlogSpacingMs: 0 });
     t = b.clock.now;
   });
   afterEach(async () => {
@@ -76,6 +77,20 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     // Acknowledging ids that are gone frees nothing more.
     expect(await q.ack("A", "T1:P1:a", ids)).toBe(true);
     expect(await put("T1:P1:b", 11)).toBe("full");
+  });
+
+  it("fair due times: a video comes due behind its own route's backlog, another route's at once", async () => {
+    const f = await b.open({ dedupeTtlMs: TTL, backlogSpacingMs: 5 });
+    const now = t();
+    const put = (video: string, n: number) => f.enqueue(newItem(video, n, now), `f-${video}-${n}`, now);
+    // Route T1:PA is flooded: 100 videos, each one 5 ms behind the items already waiting.
+    for (let i = 0; i < 100; i++) expect(await put(`T1:PA:v${i}`, i)).toBe("stored");
+    // Another route's video, delivered after the flood, is due at once.
+    expect(await put("T1:PB:other", 1)).toBe("stored");
+    expect(await f.claimDue("W", now, 10, 100_000)).toEqual(["T1:PA:v0", "T1:PB:other"]);
+    // The flood's 100th video is due 99 × 5 ms later, not before.
+    expect(await f.claimDue("W", now + 99 * 5 - 1, 200, 100_000)).toHaveLength(98);
+    expect(await f.claimDue("W", now + 99 * 5, 10, 100_000)).toEqual(["T1:PA:v99"]);
   });
 
   it("keeps an existing due time when a video is enqueued again (earlier or later)", async () => {

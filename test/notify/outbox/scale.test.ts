@@ -15,7 +15,7 @@ const HOUR = 3600_000;
 describe("memory outbox claims", () => {
   it("look at the due videos only, not at the thousands scheduled later", async () => {
     let t = 1_000_000;
-    const o = new MemoryOutbox(() => t);
+    const o = new MemoryOutbox(() => t, { backlogSpacingMs: 0 });
     for (let i = 0; i < WAITING; i++) {
       expect(await o.enqueue(newItem(`T1:P1:later${i}`, i, t), `l${i}`, t + HOUR + i)).toBe("stored");
     }
@@ -42,7 +42,7 @@ describe("memory outbox claims", () => {
 
   it("still gives every video in due order once the later ones come due", async () => {
     let t = 0;
-    const o = new MemoryOutbox(() => t);
+    const o = new MemoryOutbox(() => t, { backlogSpacingMs: 0 });
     for (let i = 0; i < 50; i++) await o.enqueue(newItem(`T1:P1:v${i}`, i, t), `k${i}`, 1000 - i);
     // Rescheduled several times (stale heap entries left behind): claimed once, at its last time.
     expect(await o.claimDue("W", 2000, 1, 10)).toEqual(["T1:P1:v49"]);
