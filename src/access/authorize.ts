@@ -181,6 +181,23 @@ export class Authorizer {
     return { allowed: true, manager };
   }
 
+  /**
+   * Charges one platform read to its cause before it is made: the person who asked (their budget
+   * and their workspace's), or the workspace alone (`userId` undefined: previews, profile names
+   * shown without a person, the reads deliveries cause). False when a budget is used up.
+   */
+  async chargeRead(payer: { teamId: string; userId?: string | undefined }): Promise<boolean> {
+    if (!this.opts.budget) return true;
+    const t = await this.opts.budget.take(payer.teamId, payer.userId);
+    if (t.ok) return true;
+    this.opts.onBudgetRefused?.(t.budget);
+    this.opts.logger?.debug(
+      { team: payer.teamId, user: payer.userId, reason: "read_budget", budget: t.budget },
+      "refused: read budget used up",
+    );
+    return false;
+  }
+
   /** Takes one read from the person's and the workspace's budgets; the refusal when one is used up. */
   private async spendRead(s: Subject, action: Action): Promise<Refused | undefined> {
     if (!this.opts.budget) return undefined;

@@ -43,8 +43,9 @@ export type MentionCheck = { ok: boolean } | { waitUntil: number };
  *  - Confirmed (the platform has the video): yes.
  *  - 404 (no such video), 422 (an id it refuses), or no answer (5xx, timeout, a broken body): no.
  *    A leaked callback URL cannot ping with made-up ids, not even while the platform is down.
- *  - Not checkable because the key lacks `video.read` (not granted, or refused with 403): yes,
- *    as before titles were read, within the hourly bound: such a key loses titles only.
+ *  - Not checkable because the key lacks `video.read` (not granted, or refused with 403): no.
+ *    Nobody confirmed the video (fail closed, the contract's trust rules).
+ *  - An answer that does not show the video is the profile's: no (names.ts answers it as 404).
  *  - No answer yet: wait for it, at most until MENTION_WAIT_MS after the title was first asked
  *    for; no after that.
  */
@@ -55,8 +56,9 @@ export function mayMention(state: VideoState, now: number): MentionCheck {
     const until = state.titleAskedAt + MENTION_WAIT_MS;
     return until > now ? { waitUntil: until } : { ok: false };
   }
-  if ("title" in t) return { ok: true };
-  return { ok: "unknown" in t && (t.unknown === "no_scope" || t.unknown === "forbidden") };
+  // Only a video the platform confirmed as the profile's pings: not a 403, nor a key without
+  // `video.read` (nobody confirmed the video), nor any other failure.
+  return { ok: "title" in t };
 }
 
 /**
@@ -75,7 +77,7 @@ export async function mentionFor(
   if ("waitUntil" in check) return { mention: null, heldBack: null, waitUntil: check.waitUntil };
   if (!check.ok) return { mention: null, heldBack: "unconfirmed" };
   for (let n = 1; n <= MENTIONS_PER_CHANNEL_PER_HOUR; n++) {
-    if (await opts.outbox.once(`mention:${state.channelId}:${n}`, HOUR_MS))
+    if (await opts.outbox.once(`mention:${state.teamId}:${state.channelId}:${n}`, HOUR_MS))
       return { mention: asked, heldBack: null };
   }
   return { mention: null, heldBack: "hourly" };

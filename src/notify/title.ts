@@ -110,8 +110,9 @@ interface Read {
   startedAt: number | undefined;
   /** The video keys to bring forward when the answer comes. */
   waiters: Set<VideoKey>;
-  /** Resolves once the answer is known and its videos were brought forward. */
+  /** Resolves once the answer is known and its videos were brought forward (`woken` then set). */
   done: Promise<void>;
+  woken: boolean;
   answered: () => void;
 }
 
@@ -209,7 +210,7 @@ export class VideoTitles {
    * there were none (the worker's `drain`, for tests and the demo).
    */
   async answered(): Promise<boolean> {
-    const pending = [...this.reads.values()].filter((r) => r.fact === undefined).map((r) => r.done);
+    const pending = [...this.reads.values()].filter((r) => !r.woken).map((r) => r.done);
     if (pending.length === 0) return false;
     await Promise.all(pending);
     return true;
@@ -225,10 +226,7 @@ export class VideoTitles {
   private async known(key: VideoKey, s: VideoState): Promise<TitleFact | undefined> {
     const ref = titleRef(key);
     const local = this.reads.get(ref);
-    if (local !== undefined) {
-      if (local.fact === undefined && local.waiters.size < WAITERS_MAX) local.waiters.add(key);
-      return local.fact;
-    }
+    if (local !== undefined) return this.waitOn(local, key);
     try {
       const noted = parseNote(await this.options.outbox.getNote(ref));
       if (noted !== undefined) return noted;
@@ -238,7 +236,15 @@ export class VideoTitles {
       // The store failing: the title waits for a later pass, the message does not.
       this.options.logger.warn({ err, video: ref }, "could not look up the video's title in the store");
     }
-    return this.reads.get(ref)?.fact;
+    // This pass's read, or one another key of the video began meanwhile in this process.
+    const entry = this.reads.get(ref);
+    return entry === undefined ? undefined : this.waitOn(entry, key);
+  }
+
+  /** The read's answer if it came; otherwise `key` is brought forward when it comes. */
+  private waitOn(read: Read, key: VideoKey): TitleFact | undefined {
+    if (read.fact === undefined && read.waiters.size < WAITERS_MAX) read.waiters.add(key);
+    return read.fact;
   }
 
   /** Starts the read of `ref` in the background: admitted to its callback's lane, charged, then made. */
@@ -247,7 +253,14 @@ export class VideoTitles {
     const done = new Promise<void>((resolve) => {
       answered = resolve;
     });
-    const entry: Read = { fact: undefined, startedAt: undefined, waiters: new Set([key]), done, answered };
+    const entry: Read = {
+      fact: undefined,
+      startedAt: undefined,
+      waiters: new Set([key]),
+      done,
+      answered,
+      woken: false,
+    };
     this.reads.set(ref, entry);
     // Map order is insertion order: drop the oldest answered reads beyond the bound.
     for (const [k, r] of this.reads) {
@@ -315,8 +328,13 @@ export class VideoTitles {
     const answer = await names
       .videoTitle(s.videoId ?? "", { profileId: s.profileId })
       .catch((): VideoTitle => ({ unknown: "unavailable" }));
-    // The profile's name, read alongside (cached an hour), so it is there when the title is.
-    await names.profile(s.profileId, { signal: AbortSignal.timeout(PROFILE_WAIT_MS) });
+    // The profile's name, read alongside (cached an hour; charged like the title), so it is there
+    // when the title is.
+    const { budget } = this.options;
+    await names.profile(s.profileId, {
+      signal: AbortSignal.timeout(PROFILE_WAIT_MS),
+      ...(budget ? { charge: async () => (await budget.take(s.teamId)).ok } : {}),
+    });
     return factOf(answer);
   }
 
@@ -340,6 +358,7 @@ export class VideoTitles {
     );
     entry.waiters.clear();
     void Promise.all(woken).then(() => {
+      entry.woken = true;
       entry.answered();
       this.options.woken?.();
     });

@@ -14,7 +14,10 @@ export interface NamesOptions {
   now?: () => number;
   /** How long a profile's label is kept (default 1 hour). */
   profileTtlMs?: number;
-  /** How long a failed profile read shows the id before it is tried again (default 60 s). */
+  /**
+   * How long a failed profile read shows the id before it is tried again (default: as long as a
+   * label is kept, the contract's "a failed read is remembered as long as a successful one").
+   */
   profileFailureTtlMs?: number;
   /** How long the list of managed profiles is kept (default 5 minutes). */
   managedTtlMs?: number;
@@ -24,6 +27,18 @@ export interface NamesOptions {
   maxTitleReads?: number;
   /** After a 403 on a title read, no title is read for this long (default 10 minutes). */
   forbiddenPauseMs?: number;
+}
+
+/**
+ * What a read is charged to, asked just before it is made (not when the answer is cached or a read
+ * is in flight): false refuses the read, and the caller gets what it gets without an answer.
+ */
+export type Charge = () => Promise<boolean>;
+
+/** Options of a read: the caller's signal (stops its wait only) and what the read is charged to. */
+export interface NamesReadOptions {
+  signal?: AbortSignal;
+  charge?: Charge;
 }
 
 /** How a profile is shown. */
@@ -128,7 +143,7 @@ export class PlatformNames {
   private readonly now: () => number;
   private readonly labels = new Map<string, Timed<ProfileLabel>>();
   private readonly labelReads = new Map<string, Promise<ProfileLabel>>();
-  private managed: Timed<ManagedProfile[]> | undefined;
+  private managed: (Timed<ManagedProfile[]> & { failure?: ManagedProfilesError }) | undefined;
   private managedRead: Promise<ManagedProfile[]> | undefined;
   private readonly titleReads = new Map<string, Promise<VideoTitle>>();
   private forbiddenUntil = 0;
@@ -137,7 +152,7 @@ export class PlatformNames {
     this.options = {
       client: opts.client,
       profileTtlMs: opts.profileTtlMs ?? 3_600_000,
-      profileFailureTtlMs: opts.profileFailureTtlMs ?? 60_000,
+      profileFailureTtlMs: opts.profileFailureTtlMs ?? opts.profileTtlMs ?? 3_600_000,
       managedTtlMs: opts.managedTtlMs ?? 300_000,
       maxProfiles: Math.max(1, opts.maxProfiles ?? 1000),
       maxTitleReads: Math.max(1, opts.maxTitleReads ?? 256),
@@ -148,40 +163,51 @@ export class PlatformNames {
   }
 
   /** The profile's `display_name`, else its `name`, else its id (never throws). */
-  async profileName(profileId: string, opts: { signal?: AbortSignal } = {}): Promise<string> {
+  async profileName(profileId: string, opts: NamesReadOptions = {}): Promise<string> {
     return (await this.profile(profileId, opts)).label;
   }
 
-  /** How the profile is shown, from cache or one shared read (never throws). */
-  async profile(profileId: string, opts: { signal?: AbortSignal } = {}): Promise<ProfileLabel> {
-    const cached = this.labels.get(profileId);
-    if (cached !== undefined && cached.expiresAt > this.now()) return cached.value;
+  /**
+   * How the profile is shown, from cache or one shared read (never throws). A read to make is
+   * charged first (`opts.charge`); refused, the label is the id (nothing kept).
+   */
+  async profile(profileId: string, opts: NamesReadOptions = {}): Promise<ProfileLabel> {
+    const cached = this.cachedProfile(profileId);
+    if (cached !== undefined) return cached;
+    const unknown = (): ProfileLabel => ({ profileId, label: profileId, known: false });
     let read = this.labelReads.get(profileId);
     if (read === undefined) {
-      read = this.readLabel(profileId).finally(() => this.labelReads.delete(profileId));
-      this.labelReads.set(profileId, read);
+      if (opts.charge && !(await opts.charge())) return unknown();
+      read = this.labelReads.get(profileId);
+      if (read === undefined) {
+        read = this.readLabel(profileId).finally(() => this.labelReads.delete(profileId));
+        this.labelReads.set(profileId, read);
+      }
     }
-    return waitFor(read, opts.signal, () => ({ profileId, label: profileId, known: false }));
+    return waitFor(read, opts.signal, unknown);
   }
 
   /** How the profile is shown when this process has it cached (no read); undefined otherwise. */
   cachedProfile(profileId: string): ProfileLabel | undefined {
     const cached = this.labels.get(profileId);
-    if (cached !== undefined && cached.expiresAt > this.now()) return cached.value;
-    if (!this.labelReads.has(profileId)) void this.profile(profileId);
-    return undefined;
+    return cached !== undefined && cached.expiresAt > this.now() ? cached.value : undefined;
   }
 
   /**
    * The profiles the key manages, from cache or one shared `GET /me`. Throws
    * ManagedProfilesError: "no_profile" when the list is empty, "unavailable" when the read failed
-   * (not cached: the next call asks again).
+   * (remembered as long as a list is) or its charge was refused.
    */
-  async managedProfiles(opts: { signal?: AbortSignal } = {}): Promise<ManagedProfile[]> {
+  async managedProfiles(opts: NamesReadOptions = {}): Promise<ManagedProfile[]> {
     const cached = this.managed;
     let list: ManagedProfile[];
-    if (cached !== undefined && cached.expiresAt > this.now()) list = cached.value;
-    else {
+    if (cached !== undefined && cached.expiresAt > this.now()) {
+      if (cached.failure !== undefined) throw cached.failure;
+      list = cached.value;
+    } else {
+      if (this.managedRead === undefined) {
+        if (opts.charge && !(await opts.charge())) throw new ManagedProfilesError("unavailable");
+      }
       if (this.managedRead === undefined) {
         this.managedRead = this.readManaged().finally(() => {
           this.managedRead = undefined;
@@ -205,9 +231,10 @@ export class PlatformNames {
   /**
    * One `GET /videos/{id}?fields=title,profile.profile_id`, shared with the calls for the same
    * video in flight (never throws). The caller's signal stops its wait (`unknown: "cancelled"`),
-   * not the shared read. With `profileId`, a video the platform says belongs to another profile is
-   * answered as one it does not have (`notConfirmed`): a delivery names a video, and the one key
-   * reads every workspace's videos, so a forged delivery must not show another profile's title.
+   * not the shared read. With `profileId`, a video whose answer does not show it belongs to that
+   * profile (another owner, none, a malformed one) is answered as one the platform does not have
+   * (`notConfirmed`): a delivery names a video, and the one key reads every workspace's videos, so
+   * a forged delivery must not show another profile's title (fail closed).
    */
   async videoTitle(
     videoId: string,
@@ -223,10 +250,12 @@ export class PlatformNames {
     const answer = await waitFor<OwnedTitle>(read, opts.signal, () => ({ unknown: "cancelled" }));
     if (!("title" in answer)) return answer;
     const { owner, ...title } = answer;
-    if (opts.profileId !== undefined && owner !== undefined && owner !== opts.profileId) {
+    // Fail closed: an answer that does not show the video is the profile's (another owner, or
+    // none, or a malformed one) is answered as a video the platform does not have.
+    if (opts.profileId !== undefined && owner !== opts.profileId) {
       this.logger.info(
-        { videoId, profileId: opts.profileId },
-        "the video belongs to another profile; answered as a video the platform does not have",
+        { videoId, profileId: opts.profileId, owner: owner === undefined ? "none" : "another profile" },
+        "the video's answer does not show it belongs to the profile; answered as a video the platform does not have",
       );
       return { notConfirmed: true };
     }
@@ -280,7 +309,10 @@ export class PlatformNames {
       }));
     } catch (err) {
       this.logger.warn({ err }, "could not read the profiles the key manages (GET /me)");
-      throw new ManagedProfilesError("unavailable", err);
+      // Remembered as long as an answer would be: a failed read is not made again at once.
+      const failure = new ManagedProfilesError("unavailable", err);
+      this.managed = { value: [], failure, expiresAt: this.now() + this.options.managedTtlMs };
+      throw failure;
     }
     this.managed = { value: list, expiresAt: this.now() + this.options.managedTtlMs };
     return list;

@@ -89,7 +89,7 @@ export async function openEventsEditor(
         return eventsModal({
           meta: meta(webhook.events),
           profileId: opts.profileId,
-          profileName: await profileLabel(deps, opts.profileId),
+          profileName: await profileLabel(deps, subject, opts.profileId),
           current: webhook.events,
         });
       },
@@ -156,7 +156,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
     await deps.settings.updateProfile(subject.teamId, meta.profileId, (saved) =>
       saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
     );
-    const profileName = await profileLabel(deps, meta.profileId);
+    const profileName = await profileLabel(deps, subject, meta.profileId);
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, profileName, events: updated.events ?? [] }),

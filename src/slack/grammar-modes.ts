@@ -2,7 +2,7 @@
  * The words of `/webhook pause` and of `/webhook subscribe … digest=… at=… preset=… mention=…`
  * (grammar.ts reads the rest): pure parsers, text in, a value or a usage problem out.
  */
-import type { Parsed } from "./grammar.js";
+import type { Parsed } from "./grammar-types.js";
 
 /** The shortest and longest pause. */
 export const PAUSE_MIN_MS = 5_000;

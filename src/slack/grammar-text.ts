@@ -3,7 +3,7 @@
  * profiles carries the rest of a command this way.
  */
 import { WEBHOOK_EVENTS } from "../platform/index.js";
-import type { ProfileCommand } from "./grammar.js";
+import type { ProfileCommand } from "./grammar-types.js";
 
 /** `video.created` → `created`. */
 const shortEvent = (e: string) => e.replace(/^video\./, "");

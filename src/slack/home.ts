@@ -74,7 +74,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
         deps.activity
           ? deps.activity.summary(teamId, p.profileId, now.getTime())
           : { lastDeliveryAt: null, received24h: 0, posted24h: 0, failed24h: 0 },
-        deps.access.profileBound(subject, p.profileId) ? profileLabel(deps, p.profileId) : undefined,
+        deps.access.profileBound(subject, p.profileId) ? profileLabel(deps, subject, p.profileId) : undefined,
       ]);
       return { ...p, ...a, name };
     }),

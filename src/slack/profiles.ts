@@ -13,9 +13,25 @@ import { commandText, type ProfileCommand, parseWebhook } from "./grammar.js";
 /** How long a message waits for a profile's label before it shows the id. */
 export const LABEL_WAIT_MS = 2000;
 
-/** The profile's label (display name, else name), or undefined when only its id is known. */
-export async function profileLabel(deps: BotDeps, profileId: string): Promise<string | undefined> {
-  const label = await deps.names.profileName(profileId, { signal: AbortSignal.timeout(LABEL_WAIT_MS) });
+/** Who a read is charged to: the person who asked (and their workspace), or the workspace alone. */
+export interface Payer {
+  teamId: string;
+  userId?: string | undefined;
+}
+
+/**
+ * The profile's label (display name, else name), or undefined when only its id is known. A read
+ * it needs is charged to `payer` first; past the budget, the id is shown.
+ */
+export async function profileLabel(
+  deps: BotDeps,
+  payer: Payer,
+  profileId: string,
+): Promise<string | undefined> {
+  const label = await deps.names.profileName(profileId, {
+    signal: AbortSignal.timeout(LABEL_WAIT_MS),
+    charge: () => deps.access.chargeRead(payer),
+  });
   return label === profileId ? undefined : label;
 }
 
@@ -33,7 +49,10 @@ export async function withProfileNames<R extends { profileId?: string | null }>(
     await Promise.all(
       ids.map(
         async (id) =>
-          [id, deps.access.profileBound(subject, id) ? await profileLabel(deps, id) : undefined] as const,
+          [
+            id,
+            deps.access.profileBound(subject, id) ? await profileLabel(deps, subject, id) : undefined,
+          ] as const,
       ),
     ),
   );
@@ -54,10 +73,11 @@ function bindingsListed(deps: BotDeps): boolean {
  */
 export async function boundProfiles(
   deps: BotDeps,
-  subject: Pick<Subject, "teamId" | "enterpriseId">,
+  subject: Pick<Subject, "teamId" | "enterpriseId"> & Partial<Pick<Subject, "userId">>,
   signal?: AbortSignal,
 ): Promise<ManagedProfile[]> {
-  const managed = await deps.names.managedProfiles(signal ? { signal } : {});
+  const charge = () => deps.access.chargeRead(subject);
+  const managed = await deps.names.managedProfiles(signal ? { signal, charge } : { charge });
   return managed.filter((p) => deps.access.profileBound(subject, p.profileId));
 }
 

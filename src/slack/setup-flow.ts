@@ -166,7 +166,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       await show(d.reason === "not_manager" ? null : p, refusalText(d));
       return;
     }
-    const profileName = await profileLabel(deps, p.profileId);
+    const profileName = await profileLabel(deps, subject, p.profileId);
     if (p.url === null && p.channelId) {
       try {
         const posted = await client.chat.postMessage({

@@ -7,8 +7,8 @@
  * More: README.md ("cas.ts").
  */
 import type KeyvRedis from "@keyv/redis";
-import type { RedisClient } from "./keyv.js";
 import { runScript, script } from "./lease/script.js";
+import type { RedisClient } from "./redis-client.js";
 import { KEYV_TABLE, type SqliteDb } from "./sqlite.js";
 
 /** What a value is written as: Keyv's envelope (`expires`: ms since the epoch, or none). */

@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
+import KeyvRedis, { createClient } from "@keyv/redis";
 import { type DeserializedData, Keyv } from "keyv";
 import type { StoreUrl } from "../config.js";
 import type { Logger } from "../log.js";
@@ -29,7 +29,9 @@ const MAX_RECONNECT_DELAY_MS = 2000;
 /** Commands waiting on a connected but unresponsive Redis beyond which new ones are refused. */
 const REDIS_QUEUE_MAX = 10_000;
 
-export type RedisClient = RedisClientType;
+import type { RedisClient } from "./redis-client.js";
+
+export type { RedisClient };
 
 export interface Store {
   kind: "sqlite" | "redis" | "memory";

@@ -56,7 +56,10 @@ export class DirectMessages {
     let v: "member" | "gone";
     try {
       const res = await (await this.opts.slackFor(teamId)).users.info({ user: userId });
-      v = res.user === undefined || res.user.deleted === true ? "gone" : "member";
+      const u = res.user;
+      // Answered as another workspace's member (not this one's): gone from the watch's workspace.
+      const elsewhere = typeof u?.team_id === "string" && u.team_id !== teamId;
+      v = u === undefined || u.deleted === true || elsewhere ? "gone" : "member";
     } catch (err) {
       const code = slackErrorCode(err);
       if (code !== "user_not_found") {

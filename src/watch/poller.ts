@@ -57,7 +57,8 @@ export interface PollerParts {
  * its real start, so a restart or another replica finds the same id and its messages.
  *
  * Access is decided again at every poll, not only by `/live watch` (src/access: the workspace is
- * allowed and the livestream's profile bound to it): before the read, each watcher with the
+ * allowed, the app still installed there, and the livestream's profile bound to it; a workspace
+ * uninstalled is not told, it has no token any more): before the read, each watcher with the
  * stored profile (a watcher whose profile is not known yet: its workspace is allowed); after the
  * read, with the profile the read returned when it changed. A watcher refused is removed from the
  * registry and its channel gets one notice naming the livestream by its id only (the registry's
@@ -175,9 +176,13 @@ export class WatchPoller {
     await this.schedule.reschedule(this.owner, id, due, due + Math.floor(this.opts.intervalMs / 2));
   }
 
-  /** The livestream has no watcher left: out of the schedule (never read again), its state deleted. */
-  async unwatched(id: string): Promise<void> {
-    await this.schedule.remove(id);
+  /**
+   * The livestream has no watcher left: out of the schedule (never read again), its state deleted.
+   * `keepDue` (it may have been read less than an interval ago): a watch added again before its
+   * next due time waits for it, so watching and unwatching in a loop costs no extra read.
+   */
+  async unwatched(id: string, keepDue: boolean): Promise<void> {
+    await this.schedule.remove(id, keepDue);
     await this.live.remove(id);
     // A watch added meanwhile (another command, another replica) puts it back.
     if ((await this.registry.watchers(id)).length > 0) await this.schedule.add(id, this.now());
@@ -200,12 +205,14 @@ export class WatchPoller {
         { team: w.teamId, channel: w.channelId, livestream: id, profile: profileId },
         why === "gone"
           ? "watch ended: the person is no longer in the workspace"
-          : "watch ended: the workspace may no longer read the livestream",
+          : why === "uninstalled"
+            ? "watch ended: the app is no longer installed in the workspace"
+            : "watch ended: the workspace may no longer read the livestream",
       );
       if (why === "access") await this.announcer.revoked(w);
     }
     if (refused.length > 0) {
-      if (left === 0) await this.unwatched(id);
+      if (left === 0) await this.unwatched(id, read);
       await this.reportWatched();
     }
     return { keep, held };
@@ -219,7 +226,7 @@ export class WatchPoller {
       before.length === 0 ? { keep: before, held: [] } : await this.allowed(id, before, stored, false);
     if (watchers.length + held.length === 0) {
       // Not read: nobody may be told. Unscheduled by now, unless a watch came back meanwhile.
-      if (before.length === 0) await this.unwatched(id);
+      if (before.length === 0) await this.unwatched(id, false);
       else await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
       return;
     }

@@ -15,9 +15,17 @@ import {
 } from "../store/lease/index.js";
 
 export interface WatchSchedule {
-  /** Schedules the livestream at `dueAt` unless it is already scheduled. */
+  /**
+   * Schedules the livestream at `dueAt` unless it is already scheduled; no earlier than the due
+   * time a `remove(id, true)` kept, when that is later (it is used once, then forgotten).
+   */
   add(id: string, dueAt: number): Promise<void>;
-  remove(id: string): Promise<void>;
+  /**
+   * Takes the livestream out of the schedule. `keepDue`: its due time (the next read after the
+   * last one, or the end of a read under way) still holds for a watch added again before then, so
+   * watching and unwatching in a loop never reads it more than once per interval.
+   */
+  remove(id: string, keepDue?: boolean): Promise<void>;
   /** Up to `max` due livestreams, now leased to `owner` until `now + leaseMs`. */
   claimDue(owner: string, now: number, max: number, leaseMs: number): Promise<string[]>;
   /** Next due time and lease end; false when `owner` no longer holds the lease (or it was removed). */
@@ -29,6 +37,9 @@ export interface WatchSchedule {
   size(): Promise<number>;
 }
 
+/** Kept due times remembered in process at most (then forgotten: a read sooner, nothing lost). */
+const MAX_KEPT = 10_000;
+
 // --- memory ---------------------------------------------------------------------------------------
 
 export class MemorySchedule implements WatchSchedule {
@@ -36,6 +47,8 @@ export class MemorySchedule implements WatchSchedule {
   /** Each scheduled id's current heap entry; other entries of the id are stale. */
   private readonly entries = new Map<string, DueEntry>();
   private readonly leased = new Set<string>();
+  /** Due times kept by `remove(id, true)` for a watch added again (stale ones are harmless). */
+  private readonly kept = new Map<string, number>();
   private readonly isCurrent = (e: DueEntry): boolean => this.entries.get(e.key) === e;
 
   private push(id: string, due: number): void {
@@ -45,12 +58,19 @@ export class MemorySchedule implements WatchSchedule {
   }
 
   async add(id: string, dueAt: number): Promise<void> {
-    if (!this.entries.has(id)) this.push(id, dueAt);
+    const kept = this.kept.get(id);
+    this.kept.delete(id);
+    if (!this.entries.has(id)) this.push(id, Math.max(dueAt, kept ?? dueAt));
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, keepDue = false): Promise<void> {
+    const due = this.entries.get(id)?.dueAt;
     this.entries.delete(id);
     this.leased.delete(id);
+    this.kept.delete(id);
+    if (!keepDue || due === undefined) return;
+    if (this.kept.size >= MAX_KEPT) this.kept.clear();
+    this.kept.set(id, due);
   }
 
   async claimDue(_owner: string, now: number, max: number, leaseMs: number): Promise<string[]> {
@@ -100,6 +120,24 @@ redis.call('DEL', KEYS[1])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[3])
 return 1`);
 
+/** KEYS: sched, kept. ARGV: id, dueAt. The kept due time (remove with keepDue) when later, once. */
+const ADD = script(`local due = tonumber(ARGV[2])
+local kept = tonumber(redis.call('GET', KEYS[2]) or '')
+if kept and kept > due then due = kept end
+redis.call('DEL', KEYS[2])
+redis.call('ZADD', KEYS[1], 'NX', string.format('%.0f', due), ARGV[1])
+return 1`);
+
+/** KEYS: sched, lease, kept. ARGV: id, now, keepDue ('1'). The due time kept until it passes. */
+const REMOVE = script(`local due = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '')
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2], KEYS[3])
+local now = tonumber(ARGV[2])
+if ARGV[3] == '1' and due and due > now then
+  redis.call('SET', KEYS[3], string.format('%.0f', due), 'PX', string.format('%.0f', math.ceil(due - now)))
+end
+return 1`);
+
 export class RedisSchedule implements WatchSchedule {
   readonly prefix: string;
   private readonly sched: string;
@@ -116,20 +154,28 @@ export class RedisSchedule implements WatchSchedule {
     return `${this.prefix}lease:${id}`;
   }
 
+  /** The due time a `remove(id, true)` kept (expires with it). */
+  private kept(id: string): string {
+    return `${this.prefix}kept:${id}`;
+  }
+
   private eval(s: Script, keys: string[], args: string[]): Promise<unknown> {
     return runScript(this.redis, s, keys, args);
   }
 
   add(id: string, dueAt: number): Promise<void> {
     return this.store.run("watch schedule add", async () => {
-      await this.redis.zAdd(this.sched, { score: dueAt, value: id }, { NX: true });
+      await this.eval(ADD, [this.sched, this.kept(id)], [id, String(Math.round(dueAt))]);
     });
   }
 
-  remove(id: string): Promise<void> {
+  remove(id: string, keepDue = false): Promise<void> {
     return this.store.run("watch schedule remove", async () => {
-      await this.redis.zRem(this.sched, id);
-      await this.redis.del(this.lease(id));
+      await this.eval(
+        REMOVE,
+        [this.sched, this.lease(id), this.kept(id)],
+        [id, String(Date.now()), keepDue ? "1" : "0"],
+      );
     });
   }
 

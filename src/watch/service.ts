@@ -67,7 +67,9 @@ export class WatchService {
   }
 
   /**
-   * Starts watching; the livestream is polled within one tick. false when it was watched already.
+   * Starts watching; the livestream is polled within one tick, or at its next due time when it was
+   * read less than an interval ago (unwatched since: schedule.ts `keepDue`), never sooner. false
+   * when it was watched already.
    * Throws WatchLimitError past the person's cap (a DM watch), the workspace's cap or the cap in
    * all (nothing changed).
    */
@@ -101,7 +103,8 @@ export class WatchService {
   async unwatch(w: Omit<NewWatch, "by" | "enterpriseId" | "profileId">): Promise<{ removed: boolean }> {
     checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const { removed, left } = await this.registry.remove(w);
-    if (left === 0) await this.poller.unwatched(w.livestreamId);
+    // Its next due time is kept: watched again before then, it is not read sooner.
+    if (left === 0) await this.poller.unwatched(w.livestreamId, true);
     await this.poller.reportWatched();
     return { removed };
   }
@@ -110,7 +113,7 @@ export class WatchService {
   async forgetTeam(teamId: string): Promise<number> {
     if (!watchIdSchema.safeParse(teamId).success) return 0;
     const gone = await this.registry.removeTeam(teamId);
-    for (const g of gone) if (g.left === 0) await this.poller.unwatched(g.livestreamId);
+    for (const g of gone) if (g.left === 0) await this.poller.unwatched(g.livestreamId, true);
     await this.poller.reportWatched();
     return gone.length;
   }

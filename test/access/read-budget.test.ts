@@ -253,3 +253,38 @@ describe("two replicas on one Redis", () => {
     expect(h.logs.some((l) => l.includes("read budgets: the store is unavailable"))).toBe(true);
   });
 });
+
+describe("every read a person causes is charged to them", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { USER_READS_PER_MINUTE: "5", WORKSPACE_READS_PER_MINUTE: "1000" } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("a member looping `/webhook subscriptions x<random>` and `/live status x<random>` makes at most 5 reads", async () => {
+    const reads = () =>
+      h.sandbox.requests.filter(
+        (r) => r.method === "GET" && r.path !== "/v2/token" && r.path.startsWith("/v2/"),
+      );
+    const before = reads().length;
+    const started = Date.now();
+    for (let i = 0; i < 12; i++) {
+      const sub = await h.slash("/webhook", `subscriptions ${randomId()}`, { user: "U0MEMBER" });
+      expect(sub.status).toBe(200);
+      expect(typeof (await h.answer(sub.responseUrl)).text).toBe("string");
+      const st = await h.slash("/live", `status ${randomId()}`, { user: "U0MEMBER" });
+      expect(st.status).toBe(200);
+      expect(typeof (await h.answer(st.responseUrl)).text).toBe("string");
+    }
+    // The budget holds 5 and refills 5 a minute: what it held, plus what refilled meanwhile.
+    const refill = Math.ceil(((Date.now() - started) / 60_000) * 5);
+    expect(reads().length - before).toBeLessThanOrEqual(5 + refill);
+    // A profile read that failed is remembered as long as an answer would be: not made again.
+    const id = randomId();
+    for (let i = 0; i < 3; i++)
+      await h.answer((await h.slash("/webhook", `subscriptions ${id}`)).responseUrl);
+    expect(h.sandbox.requests.filter((r) => r.path === `/v2/profiles/${id}`).length).toBeLessThanOrEqual(1);
+  });
+});

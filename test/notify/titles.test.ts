@@ -4,7 +4,8 @@
  * posts to the Slack stand-in; slash commands are signed requests. On the three stores: the title
  * is read once per video however many events, channels, restarts or replicas; the first post
  * never waits more than 2 s for it; a failing read keeps the id; a video the platform does not
- * have (404) is marked so and never pings; a key without `video.read` loses titles only.
+ * have (404) is marked so and never pings; a key without `video.read` loses titles and mentions
+ * (nothing confirms a video); an answer without the owning profile is answered as a 404.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { lifecycleEvents } from "../../fakes/platform/deliver.js";
@@ -369,50 +370,61 @@ describe("mentions only for videos the platform confirms", () => {
   }, 40_000);
 });
 
-describe("a delivery naming another profile's video", () => {
-  it("shows neither its title nor a mention: answered as a video the platform does not have", async () => {
-    const h = await startHarness({ worker: WORKER });
-    try {
-      await h.configureProfile({ channel: NEWS });
-      await subscribe(h, GENERAL, "format.error mention=@here");
-      // The one key reads every profile's videos: this one belongs to another profile.
-      h.sandbox.putVideo({
-        video_id: "x7other1",
-        profile_id: SEED.profiles.studio,
-        title: "Unreleased: the studio's secret cut",
-      });
-      const r = await h.sandbox.deliverLifecycle(PROFILE, {
-        videoId: "x7other1",
-        presets: ["240p", "720p"],
-        progressSteps: 2,
-        formatError: "720p",
-        deliverTo: h.url,
-        force: true,
-      });
-      expect(r.every((x) => x.status === 200)).toBe(true);
-      await waitFor(() => complete(h, NEWS, "x7other1"), 15_000, "the lifecycle in #news");
-      const errorIn = () =>
-        videoMessages(h, GENERAL, "x7other1").thread.find((m) => /encoding of/i.test(m.text));
-      await waitFor(errorIn, 15_000, "the format error");
-      expect(videoReads(h, "x7other1")).toBe(1);
-      const everything = json(h.slack.calls);
-      expect(everything).not.toContain("secret cut");
-      expect(json(errorIn())).not.toContain("<!here>");
-      expect(json(videoMessages(h, NEWS, "x7other1").parent)).toContain("Not confirmed by the platform");
-    } finally {
-      await h.close();
-    }
-  }, 40_000);
+describe("a delivery naming a video the answer does not show is the profile's", () => {
+  it.each([
+    ["another profile's video", "x7other1"],
+    ["a video whose answer names no profile", "x7noown1"],
+  ])(
+    "%s: neither its title nor a mention; answered as a video the platform does not have",
+    async (_what, videoId) => {
+      const h = await startHarness({ worker: WORKER });
+      try {
+        await h.configureProfile({ channel: NEWS });
+        await subscribe(h, GENERAL, "format.error mention=@here");
+        // The one key reads every profile's videos: this one belongs to another profile.
+        h.sandbox.putVideo({
+          video_id: videoId,
+          profile_id: SEED.profiles.studio,
+          title: "Unreleased: the studio's secret cut",
+          visibility: "public",
+        });
+        // No owner in the answer: the video's profile is unknown to the platform's answer.
+        const stored = h.sandbox.state.videos.get(videoId);
+        if (stored && videoId === "x7noown1") stored.profile_id = "x0noprofile";
+        const r = await h.sandbox.deliverLifecycle(PROFILE, {
+          videoId: videoId,
+          presets: ["240p", "720p"],
+          progressSteps: 2,
+          formatError: "720p",
+          deliverTo: h.url,
+          force: true,
+        });
+        expect(r.every((x) => x.status === 200)).toBe(true);
+        await waitFor(() => complete(h, NEWS, videoId), 15_000, "the lifecycle in #news");
+        const errorIn = () =>
+          videoMessages(h, GENERAL, videoId).thread.find((m) => /encoding of/i.test(m.text));
+        await waitFor(errorIn, 15_000, "the format error");
+        expect(videoReads(h, videoId)).toBe(1);
+        const everything = json(h.slack.calls);
+        expect(everything).not.toContain("secret cut");
+        expect(json(errorIn())).not.toContain("<!here>");
+        expect(json(videoMessages(h, NEWS, videoId).parent)).toContain("Not confirmed by the platform");
+      } finally {
+        await h.close();
+      }
+    },
+    40_000,
+  );
 });
 
 describe("a key without video.read", () => {
-  it("loses the titles only: no video read, every message posted, mentions still fire", async () => {
+  it("loses titles and mentions: no video read, every message posted, no ping (nothing confirms the video)", async () => {
     // Short-lived tokens: the next token after the key loses `video.read` comes within seconds.
     const h = await startHarness({ worker: WORKER, sandbox: { tokenLifetimeSeconds: 2 } });
     try {
       await h.configureProfile({ channel: NEWS });
       await subscribe(h, GENERAL, "format.error mention=@here");
-      const send = async (videoId: string) => {
+      const send = async (videoId: string, pinged: boolean) => {
         const r = await h.sandbox.deliverLifecycle(PROFILE, {
           videoId,
           presets: ["240p", "720p"],
@@ -423,22 +435,24 @@ describe("a key without video.read", () => {
         });
         expect(r.every((x) => x.status === 200)).toBe(true);
         await waitFor(() => complete(h, NEWS, videoId), 15_000, `video ${videoId} complete`);
-        await waitFor(
-          () => videoMessages(h, GENERAL, videoId).thread.some((m) => /^<!here> /.test(m.text)),
+        const error = await waitFor(
+          () => videoMessages(h, GENERAL, videoId).thread.find((m) => /encoding of/i.test(m.text)),
           15_000,
-          `the pinged format error of ${videoId}`,
+          `the format error of ${videoId}`,
         );
+        expect(/^<!here> /.test(error.text)).toBe(pinged);
+        if (!pinged) expect(json(error)).toContain("No mention");
         return videoMessages(h, NEWS, videoId);
       };
       // With the scope: titled.
-      const titled = await send("x7scoped");
+      const titled = await send("x7scoped", true);
       expect(headerOf(titled.parent)).toBe(h.sandbox.state.videos.get("x7scoped")?.title);
 
       // The key loses `video.read`; the next token is granted without it.
       h.sandbox.setKeyScopes({ scopes: ["live.read", "profile.manage"], onMissing: "narrow" });
       await new Promise((r) => setTimeout(r, 2_100));
       const reads = h.sandbox.requests.filter((x) => x.path.startsWith("/v2/videos/")).length;
-      const v = await send("x7noscope");
+      const v = await send("x7noscope", false);
       expect(headerOf(v.parent)).toBeUndefined();
       expect(v.parent?.text.startsWith("Video x7noscope")).toBe(true);
       expect(json(v.parent)).not.toContain("Not confirmed");

@@ -74,7 +74,7 @@ describe("profileName", () => {
     expect(reads("/v2/profiles/")).toBe(2);
   });
 
-  it("a failing platform shows the id, remembered only a minute", async () => {
+  it("a failing platform shows the id, remembered as long as a label (an hour)", async () => {
     const n = names();
     sb.addFault({ path: "/v2/profiles", status: 503 });
     expect(await n.profile(P.newsroom)).toEqual({ profileId: P.newsroom, label: P.newsroom, known: false });
@@ -84,7 +84,29 @@ describe("profileName", () => {
     expect(await n.profileName(P.newsroom)).toBe(P.newsroom);
     expect(reads("/v2/profiles/")).toBe(afterFailure);
     clock += MINUTE + 1;
+    expect(await n.profileName(P.newsroom)).toBe(P.newsroom);
+    expect(reads("/v2/profiles/")).toBe(afterFailure);
+    clock += 59 * MINUTE;
     expect(await n.profileName(P.newsroom)).toBe("Northwind News");
+  });
+
+  it("a read to make is charged first; refused, the id is shown and nothing is kept", async () => {
+    const n = names();
+    let allow = false;
+    const charge = async () => allow;
+    expect(await n.profile(P.newsroom, { charge })).toEqual({
+      profileId: P.newsroom,
+      label: P.newsroom,
+      known: false,
+    });
+    expect(reads("/v2/profiles/")).toBe(0);
+    allow = true;
+    expect(await n.profileName(P.newsroom, { charge })).toBe("Northwind News");
+    expect(reads("/v2/profiles/")).toBe(1);
+    // Cached: no charge asked, no read.
+    allow = false;
+    expect(await n.profileName(P.newsroom, { charge })).toBe("Northwind News");
+    expect(reads("/v2/profiles/")).toBe(1);
   });
 
   it("keeps at most maxProfiles labels, dropping the oldest", async () => {
@@ -136,7 +158,7 @@ describe("managedProfiles", () => {
     expect(err).toMatchObject({ problem: "no_profile", message: "The platform key manages no profile" });
   });
 
-  it('a failing platform is the "unavailable" problem with its error, and is not cached', async () => {
+  it('a failing platform is the "unavailable" problem with its error, remembered as long as a list', async () => {
     const n = names();
     sb.addFault({ path: "/v2/me", status: 502 });
     const err = await n.managedProfiles().catch((e: unknown) => e);
@@ -144,6 +166,10 @@ describe("managedProfiles", () => {
     expect((err as ManagedProfilesError).problem).toBe("unavailable");
     expect((err as ManagedProfilesError).platformError?.status).toBe(502);
     sb.clearFaults();
+    const again = await n.managedProfiles().catch((e: unknown) => e);
+    expect((again as ManagedProfilesError).problem).toBe("unavailable");
+    expect(reads("/v2/me")).toBe(3); // the first read's three attempts, nothing since
+    clock += 5 * MINUTE + 1;
     expect(await n.managedProfiles()).toHaveLength(2);
   });
 });

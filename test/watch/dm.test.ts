@@ -240,6 +240,33 @@ describe("a DM watch", () => {
     expect(posts(MEMBER_DM)).toHaveLength(1);
   }, 30_000);
 
+  it("ends when users.info names another team: nothing more is sent to the person, the livestream is read no more", async () => {
+    h.sandbox.live(BOUND, { action: "on_air" });
+    await run(`watch ${BOUND} dm`, { user: MEMBER });
+    await waitFor(() => posts(MEMBER_DM)[0], 5000, "the is-live DM");
+    const member = h.slack.users.get(MEMBER);
+    if (!member) throw new Error("no member");
+    // The same user id, now answered as a member of another workspace (reset() seeds it back).
+    member.team_id = "T0ELSEWHERE";
+    const moved = h.slack.calls.length;
+    // Something to tell: an ad break would update the DM in place.
+    h.sandbox.live(BOUND, { action: "ad_break", durationMs: 5000 });
+    await eventually(
+      async () => (await h.built.watch?.registry.livestreams())?.length === 0,
+      INTERVAL * 3 + 1500,
+      "the DM watch ended",
+    );
+    await sleep(300); // a read under way may finish
+    const reads = gets(BOUND);
+    await sleep(INTERVAL * 2.5);
+    expect(gets(BOUND)).toBe(reads);
+    // No DM, no update, no notice: only the membership checks.
+    const after = h.slack.calls.slice(moved).map((c) => c.method);
+    expect(after.filter((m) => m !== "users.info")).toEqual([]);
+    expect(posts(MEMBER_DM)).toHaveLength(1);
+    expect(updates(MEMBER_DM)).toEqual([]);
+  }, 30_000);
+
   it("ends when the livestream's profile is no longer bound: one DM naming it by id only, then no read", async () => {
     await run(`watch ${BOUND} dm`, { user: MEMBER });
     await waitFor(() => gets(BOUND) >= 2, 5000, "a first poll");

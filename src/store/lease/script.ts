@@ -4,7 +4,7 @@
  * Every Redis script in src/ goes through `runScript`.
  */
 import { createHash } from "node:crypto";
-import type { RedisClient } from "../keyv.js";
+import type { RedisClient } from "../redis-client.js";
 
 export interface Script {
   lua: string;

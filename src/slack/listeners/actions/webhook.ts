@@ -19,20 +19,23 @@ import { profileButton } from "./profile-button.js";
 
 export const remove = profileButton("webhook.remove", "remove the webhook", async (c) => {
   await removeWebhook(c.deps, c.subject.teamId, c.profileId);
-  const name = await profileLabel(c.deps, c.profileId);
+  const name = await profileLabel(c.deps, c.subject, c.profileId);
   await c.done(webhookRemovedMessage(c.profileId, c.subject.userId, c.deps.now(), name), "replace");
 });
 
 export const test = profileButton("webhook.test", "send a test event", async (c) => {
   const outcome = await sendTestLifecycle(c.deps, c.subject.teamId, c.profileId);
-  await c.done(testResultMessage(c.profileId, outcome, await profileLabel(c.deps, c.profileId)), "ephemeral");
+  await c.done(
+    testResultMessage(c.profileId, outcome, await profileLabel(c.deps, c.subject, c.profileId)),
+    "ephemeral",
+  );
 });
 
 export const unsubscribe = profileButton("webhook.unsubscribe", "unsubscribe the channel", async (c) => {
   const target = parseUnsubscribeValue(c.value);
   if (!target) throw new Error("the button does not name a channel");
   const r = await unsubscribeChannel(c.deps, c.subject.teamId, target.profileId, target.channelId);
-  const name = await profileLabel(c.deps, target.profileId);
+  const name = await profileLabel(c.deps, c.subject, target.profileId);
   await c.done(
     subscriptionOutcomeMessage(r, target.profileId, target.channelId, c.subject.userId, name),
     "ephemeral",

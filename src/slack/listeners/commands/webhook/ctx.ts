@@ -3,6 +3,7 @@ import type { Action, Decision, Resource, Subject } from "../../../../access/ind
 import type { Logger } from "../../../../log.js";
 import { refusalMessage } from "../../../../messages/index.js";
 import { type BotDeps, ephemeral, type Reply } from "../../../context.js";
+import type { ProfileCommand } from "../../../grammar-types.js";
 import type { Answerable } from "../../../request.js";
 
 export interface Ctx {
@@ -32,3 +33,6 @@ export async function allowed(ctx: Ctx, action: Action, resource: Resource): Pro
   await ctx.respond(ephemeral(refusalMessage(d)));
   return null;
 }
+
+/** What a profile command does once authorized for profile `id` (run.ts). */
+export type Runner<C extends ProfileCommand> = (ctx: Ctx, cmd: C, id: string, d: Allowed) => Promise<void>;

@@ -5,13 +5,13 @@ import type { ProfileCommand } from "../../../grammar.js";
 import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
 import { subscriptionsForEvents } from "../../../subscription-ops.js";
-import type { Runner } from "./run.js";
+import type { Runner } from "./ctx.js";
 
 export const events: Runner<OfKind<ProfileCommand, "events">> = async (ctx, cmd, id) => {
   const { deps } = ctx;
   if (cmd.events === null) {
     const webhook = await deps.platform.getProfileWebhook(id);
-    const profileName = await profileLabel(deps, id);
+    const profileName = await profileLabel(deps, ctx.subject, id);
     await ctx.respond(ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook })));
     return;
   }
@@ -20,7 +20,7 @@ export const events: Runner<OfKind<ProfileCommand, "events">> = async (ctx, cmd,
   await deps.settings.updateProfile(ctx.teamId, id, (saved) =>
     saved ? { ...saved, events: chosen, subscriptions: subscriptionsForEvents(saved, chosen) } : undefined,
   );
-  const profileName = await profileLabel(deps, id);
+  const profileName = await profileLabel(deps, ctx.subject, id);
   await ctx.respond(
     ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook, updatedBy: ctx.userId })),
   );

@@ -11,7 +11,7 @@ import type { ProfileCommand } from "../../../grammar.js";
 import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
 import { pause as pauseFor, resume as resumeNow } from "../../../subscription-ops.js";
-import type { Runner } from "./run.js";
+import type { Runner } from "./ctx.js";
 
 export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (ctx, cmd, id) => {
   const r = await pauseFor(ctx.deps, {
@@ -21,7 +21,7 @@ export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (ctx, cmd, i
     userId: ctx.userId,
     ms: cmd.ms,
   });
-  const profileName = await profileLabel(ctx.deps, id);
+  const profileName = await profileLabel(ctx.deps, ctx.subject, id);
   if (r.kind === "paused")
     await ctx.respond(
       inChannel(
@@ -47,7 +47,7 @@ export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (ctx, cmd, i
 
 export const resume: Runner<OfKind<ProfileCommand, "resume">> = async (ctx, _cmd, id) => {
   const r = await resumeNow(ctx.deps, { teamId: ctx.teamId, profileId: id, channelId: ctx.channelId });
-  const profileName = await profileLabel(ctx.deps, id);
+  const profileName = await profileLabel(ctx.deps, ctx.subject, id);
   const opts = { profileId: id, profileName, channelId: ctx.channelId };
   await ctx.respond(
     ephemeral(

@@ -2,7 +2,7 @@
 import { openEventsEditor } from "../../../events-editor.js";
 import type { ProfileCommand } from "../../../grammar.js";
 import type { OfKind } from "../../../request.js";
-import { type Allowed, allowed, type Ctx } from "./ctx.js";
+import { allowed, type Ctx, type Runner } from "./ctx.js";
 import { events } from "./events.js";
 import { pause, resume } from "./pause.js";
 import { ACTION_OF } from "./profile.js";
@@ -10,8 +10,7 @@ import { remove, set, show, test } from "./settings.js";
 import { subscribe } from "./subscribe.js";
 import { subscriptions, unsubscribe } from "./subscriptions.js";
 
-/** What a profile command does once authorized for profile `id`. */
-export type Runner<C extends ProfileCommand> = (ctx: Ctx, cmd: C, id: string, d: Allowed) => Promise<void>;
+export type { Runner } from "./ctx.js";
 
 const RUNNERS: { [K in ProfileCommand["kind"]]: Runner<OfKind<ProfileCommand, K>> } = {
   set,

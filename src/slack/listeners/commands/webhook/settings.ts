@@ -11,7 +11,7 @@ import { modeClock } from "../../../modes.js";
 import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
 import { readWebhook, sendTestLifecycle, setWebhook } from "../../../webhook-ops.js";
-import type { Runner } from "./run.js";
+import type { Runner } from "./ctx.js";
 
 type Of<K extends ProfileCommand["kind"]> = Runner<OfKind<ProfileCommand, K>>;
 
@@ -25,7 +25,7 @@ export const set: Of<"set"> = async (ctx, cmd, id) => {
     url: cmd.url,
     events: cmd.events,
   });
-  const profileName = await profileLabel(deps, id);
+  const profileName = await profileLabel(deps, ctx.subject, id);
   await ctx.respond(
     inChannel(webhookSetMessage({ ...view, profileName, byUser: ctx.userId, now: deps.now() })),
   );
@@ -34,7 +34,7 @@ export const set: Of<"set"> = async (ctx, cmd, id) => {
 export const show: Of<"show"> = async (ctx, _cmd, id, d) => {
   const { deps } = ctx;
   const view = await readWebhook(deps, ctx.teamId, id);
-  const profileName = await profileLabel(deps, id);
+  const profileName = await profileLabel(deps, ctx.subject, id);
   await ctx.respond(
     ephemeral(
       webhookConfigMessage({
@@ -49,10 +49,10 @@ export const show: Of<"show"> = async (ctx, _cmd, id, d) => {
 };
 
 export const remove: Of<"remove"> = async (ctx, _cmd, id) => {
-  await ctx.respond(ephemeral(removeConfirmMessage(id, await profileLabel(ctx.deps, id))));
+  await ctx.respond(ephemeral(removeConfirmMessage(id, await profileLabel(ctx.deps, ctx.subject, id))));
 };
 
 export const test: Of<"test"> = async (ctx, _cmd, id) => {
   const outcome = await sendTestLifecycle(ctx.deps, ctx.teamId, id);
-  await ctx.respond(ephemeral(testResultMessage(id, outcome, await profileLabel(ctx.deps, id))));
+  await ctx.respond(ephemeral(testResultMessage(id, outcome, await profileLabel(ctx.deps, ctx.subject, id))));
 };

@@ -7,7 +7,7 @@ import { modeClock } from "../../../modes.js";
 import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
 import { subscribe as save, userTimeZone } from "../../../subscription-ops.js";
-import type { Runner } from "./run.js";
+import type { Runner } from "./ctx.js";
 
 /** A digest's time of day when `at=` is not given. */
 export const DEFAULT_DIGEST_AT = "09:00";
@@ -34,7 +34,7 @@ export const subscribe: Runner<OfKind<ProfileCommand, "subscribe">> = async (ctx
     ...(digest !== undefined ? { digest } : {}),
     ...(cmd.keepFilters ? { keepFilters: true } : {}),
   });
-  const profileName = await profileLabel(deps, id);
+  const profileName = await profileLabel(deps, ctx.subject, id);
   if (r.kind === "not-ours") await ctx.respond(ephemeral(notOursMessage(id, profileName)));
   else
     await ctx.respond(

@@ -8,11 +8,11 @@ import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
 import { unsubscribe as remove } from "../../../subscription-ops.js";
 import { subscriptionOutcomeMessage } from "../../answers.js";
-import type { Runner } from "./run.js";
+import type { Runner } from "./ctx.js";
 
 export const unsubscribe: Runner<OfKind<ProfileCommand, "unsubscribe">> = async (ctx, _cmd, id) => {
   const r = await remove(ctx.deps, ctx.teamId, id, ctx.channelId);
-  const name = await profileLabel(ctx.deps, id);
+  const name = await profileLabel(ctx.deps, ctx.subject, id);
   const m = subscriptionOutcomeMessage(r, id, ctx.channelId, ctx.userId, name);
   await ctx.respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
 };
@@ -25,7 +25,7 @@ export const subscriptions: Runner<OfKind<ProfileCommand, "subscriptions">> = as
     profileId: id,
   });
   const p = await deps.settings.getProfile(ctx.teamId, id);
-  const profileName = await profileLabel(deps, id);
+  const profileName = await profileLabel(deps, ctx.subject, id);
   if (!p) {
     await ctx.respond(ephemeral(notOursMessage(id, profileName)));
     return;
