@@ -43,40 +43,103 @@ export interface BoltApp {
 }
 
 export function buildApp(config: Config, p: AppParts): BoltApp {
-  const { deps, deliveries } = p;
+  const { deps } = p;
   const logger = deps.logger;
-  const installations = deps.installations;
   const blogger = boltLogger(logger);
-  // The delivery route first: Bolt matches custom routes in order, compiling each pattern per
-  // request, so the hot route should be the first one it tries.
-  const customRoutes = [deliveries.route, ...p.routes];
   // Every request is acknowledged before the work of those already acknowledged goes on
   // (src/slack/acks-first.ts): listeners resume after their ack, and Web API calls and
   // response_url answers start, on a turn.
   const turns = p.turns ?? new AcksFirst();
-  const clientOptions = {
+  const clientOptions = webClientOptions(config, turns);
+  const oauth = oauthOptions(config, p);
+  const token = oauth ? undefined : config.slack.botToken;
+  const http = httpReceiver(config, p, blogger, oauth);
+  // No conversation store (convoStore: false): nothing reads it, and Bolt's default builds an
+  // Error per request.
+  const launch = config.slack.appToken
+    ? socketModeLaunch(config, config.slack.appToken, http, p, { token, blogger, clientOptions })
+    : httpLaunch(config, http, p, { token, blogger, clientOptions });
+  const { app } = launch;
+
+  acksFirst(app, turns);
+  app.use(countCommands(p.metrics));
+  app.error(async (err) => {
+    logger.error({ err }, "unhandled error in a Slack listener");
+  });
+  // Listeners by name, found with one lookup instead of Bolt trying each (src/slack/router.ts).
+  registerListeners(routedApp(app), deps);
+
+  return {
+    app,
+    start: launch.start,
+    stop: async () => {
+      await app.stop();
+      await launch.stopHttp();
+    },
+  };
+}
+
+type WebClientOptions = ReturnType<typeof webClientOptions>;
+type OAuthOptions = ReturnType<typeof oauthReceiverOptions>;
+
+/** What both receivers' Apps are built with besides the receiver. */
+interface AppOptions {
+  token: string | undefined;
+  blogger: ReturnType<typeof boltLogger>;
+  clientOptions: WebClientOptions;
+}
+
+/** The built App, how it starts, and how its HTTP side stops (a no-op until started). */
+interface Launch {
+  app: App;
+  start: () => Promise<Server | undefined>;
+  stopHttp: () => Promise<void>;
+}
+
+/** The Web API client's options: calls go through the acks-first turns, bounded in time. */
+function webClientOptions(config: Config, turns: AcksFirst) {
+  return {
     fetch: turns.fetch(),
     slackApiUrl: config.slack.apiUrl,
     // Bounded: a Web API call never keeps a listener for minutes.
     timeout: 10_000,
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
   };
+}
 
-  // OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
-  // request with its workspace's installation; otherwise the one bot token.
-  const oauth = installations
+/**
+ * OAuth: Bolt's installer serves /slack/install and /slack/oauth_redirect and authorizes each
+ * request with its workspace's installation; undefined (the one bot token) without installations.
+ */
+function oauthOptions(config: Config, p: AppParts): OAuthOptions | undefined {
+  const { deps } = p;
+  const installations = deps.installations;
+  return installations
     ? oauthReceiverOptions(
         config,
         installations,
-        logger.child({ component: "oauth" }),
+        deps.logger.child({ component: "oauth" }),
         (team, enterprise) => deps.access.workspaceAllowed(team, enterprise),
         p.rotation,
       )
     : undefined;
-  const token = oauth ? undefined : config.slack.botToken;
-  // The HTTP side in both modes: deliveries, health, metrics and (OAuth) the install pages, on
-  // config.port/host. In Socket Mode Slack's requests come over the WebSocket instead: the HTTP
-  // side serves no /slack/events and has nothing to verify (no signing secret used).
+}
+
+/**
+ * The HTTP side in both modes: deliveries, health, metrics and (OAuth) the install pages, on
+ * config.port/host. In Socket Mode Slack's requests come over the WebSocket instead: the HTTP
+ * side serves no /slack/events and has nothing to verify (no signing secret used).
+ */
+function httpReceiver(
+  config: Config,
+  p: AppParts,
+  blogger: AppOptions["blogger"],
+  oauth: OAuthOptions | undefined,
+): HTTPReceiver {
+  const { deliveries } = p;
+  // The delivery route first: Bolt matches custom routes in order, compiling each pattern per
+  // request, so the hot route should be the first one it tries.
+  const customRoutes = [deliveries.route, ...p.routes];
   const socketMode = config.slack.appToken !== undefined;
   const http = new HTTPReceiver({
     signingSecret: socketMode ? "" : config.slack.signingSecret,
@@ -91,64 +154,62 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
   http.requestListener = frontListener(http.requestListener, {
     delivery: (req, res, token) => void deliveries.handle(req, res, token),
   });
-  // No conversation store (convoStore: false): nothing reads it, and Bolt's default builds an
-  // Error per request.
-  let app: App;
-  let start: () => Promise<Server | undefined>;
-  let stopHttp = async () => {};
-  if (config.slack.appToken) {
-    const receiver = new SocketModeReceiver({
-      appToken: config.slack.appToken,
-      logger: blogger,
-      // apps.connections.open goes to SLACK_API_URL, like every other Web API call.
-      installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 } },
-    });
-    // OAuth: the HTTP side's installer authorizes each workspace's requests.
-    app = new App({
-      receiver,
-      token,
-      authorize: http.installer?.authorize,
-      logger: blogger,
-      clientOptions,
-      convoStore: false,
-    });
-    start = async () => {
-      const server = await http.start({ port: config.port, host: config.host });
-      applyServerTimeouts(server, p.httpTimeouts);
-      stopHttp = () => http.stop();
-      try {
-        // Resolves on Slack's hello; a refused app token (invalid_auth...) rejects at once.
-        await app.start();
-      } catch (err) {
-        await stopHttp().catch(() => {});
-        stopHttp = async () => {};
-        throw err;
-      }
-      return server;
-    };
-  } else {
-    app = new App({ receiver: http, token, logger: blogger, clientOptions, convoStore: false });
-    start = async () => {
-      const server = await http.start({ port: config.port, host: config.host });
-      applyServerTimeouts(server, p.httpTimeouts);
-      return server;
-    };
-  }
+  return http;
+}
 
-  acksFirst(app, turns);
-  app.use(countCommands(p.metrics));
-  app.error(async (err) => {
-    logger.error({ err }, "unhandled error in a Slack listener");
+/** Socket Mode: Slack's requests over the WebSocket, the HTTP side started alongside it. */
+function socketModeLaunch(
+  config: Config,
+  appToken: string,
+  http: HTTPReceiver,
+  p: AppParts,
+  { token, blogger, clientOptions }: AppOptions,
+): Launch {
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger: blogger,
+    // apps.connections.open goes to SLACK_API_URL, like every other Web API call.
+    installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 } },
   });
-  // Listeners by name, found with one lookup instead of Bolt trying each (src/slack/router.ts).
-  registerListeners(routedApp(app), deps);
-
-  return {
-    app,
-    start,
-    stop: async () => {
-      await app.stop();
-      await stopHttp();
-    },
+  // OAuth: the HTTP side's installer authorizes each workspace's requests.
+  const app = new App({
+    receiver,
+    token,
+    authorize: http.installer?.authorize,
+    logger: blogger,
+    clientOptions,
+    convoStore: false,
+  });
+  let stopHttp = async () => {};
+  const start = async () => {
+    const server = await http.start({ port: config.port, host: config.host });
+    applyServerTimeouts(server, p.httpTimeouts);
+    stopHttp = () => http.stop();
+    try {
+      // Resolves on Slack's hello; a refused app token (invalid_auth...) rejects at once.
+      await app.start();
+    } catch (err) {
+      await stopHttp().catch(() => {});
+      stopHttp = async () => {};
+      throw err;
+    }
+    return server;
   };
+  return { app, start, stopHttp: () => stopHttp() };
+}
+
+/** HTTP only: Slack's requests come to /slack/events on the HTTP receiver. */
+function httpLaunch(
+  config: Config,
+  http: HTTPReceiver,
+  p: AppParts,
+  { token, blogger, clientOptions }: AppOptions,
+): Launch {
+  const app = new App({ receiver: http, token, logger: blogger, clientOptions, convoStore: false });
+  const start = async () => {
+    const server = await http.start({ port: config.port, host: config.host });
+    applyServerTimeouts(server, p.httpTimeouts);
+    return server;
+  };
+  return { app, start, stopHttp: async () => {} };
 }

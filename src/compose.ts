@@ -99,8 +99,8 @@ export interface BuiltApp {
   stop(): Promise<void>;
 }
 
-/** Builds the worker, the ingestor, the listeners' deps and the app from the collaborators, without listening. */
-export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
+/** The Slack side of the collaborators: installations (OAuth), token rotation, a client per workspace. */
+function slackClients(config: Config, c: AppCollaborators) {
   const logger = c.logger;
   const installations = config.slack.mode === "oauth" ? c.installations : undefined;
   if (config.slack.mode === "oauth") {
@@ -110,14 +110,6 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
         "STORE_ENCRYPTION_KEY is not set: the workspaces' bot tokens are stored unencrypted; set it (openssl rand -base64 32) to encrypt them at rest",
       );
   }
-  const metrics = c.metrics ?? new Metrics();
-  metrics.observeOutbox(c.outbox);
-  const managers = new ManagerPolicy({
-    managerUserIds: config.managerUserIds,
-    settings: c.settings,
-    logger,
-    cacheTtlMs: c.managerCacheTtlMs,
-  });
   // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
   // per workspace from its installation (OAuth), or the one bot token.
   const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
@@ -135,8 +127,24 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const slackFor = installations
     ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
     : async () => workerClient;
-  // Requests are acknowledged before the work after other acks goes on (src/slack/acks-first.ts).
-  const turns = new AcksFirst();
+  return { installations, workerClient, rotation, slackFor };
+}
+
+/** Who may do what: managers, the read budgets and the one authorization function. */
+function accessParts(
+  config: Config,
+  c: AppCollaborators,
+  metrics: Metrics,
+  slack: ReturnType<typeof slackClients>,
+  turns: AcksFirst,
+) {
+  const logger = c.logger;
+  const managers = new ManagerPolicy({
+    managerUserIds: config.managerUserIds,
+    settings: c.settings,
+    logger,
+    cacheTtlMs: c.managerCacheTtlMs,
+  });
   // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
   const budget = readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" }));
   // The one authorization function; what the bot does on its own asks it again (`revoked`).
@@ -145,18 +153,31 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     managers,
     claims: c.settings.claims,
     platform: c.platform,
-    workspaceOf: installations
-      ? installedWorkspaces(installations)
-      : tokenWorkspace(workerClient, needsOrganization(config)),
+    workspaceOf: slack.installations
+      ? installedWorkspaces(slack.installations)
+      : tokenWorkspace(slack.workerClient, needsOrganization(config)),
     logger: logger.child({ component: "access" }),
     budget,
     onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
     onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
     afterRead: () => turns.turn(),
   });
-  // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
-  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
+  return { managers, budget, access };
+}
+
+/** Notifications: digests and their runner, and the outbox worker. */
+function notifyParts(
+  config: Config,
+  c: AppCollaborators,
+  metrics: Metrics,
+  slackFor: ReturnType<typeof slackClients>["slackFor"],
+  who: ReturnType<typeof accessParts>,
+  names: PlatformNames,
+) {
+  const { logger } = c;
+  const { access, managers, budget } = who;
   const gate = new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs });
+  const revoked = (teamId: string, profileId: string) => access.revoked(teamId, profileId);
   // Digests and pauses: recorded by the worker (and the live watch), posted by the runner.
   const digestLogger = logger.child({ component: "digests" });
   const digests = new Digests({
@@ -169,7 +190,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     log: digests.log,
     settings: c.settings,
     slackFor,
-    revoked: (teamId, profileId) => access.revoked(teamId, profileId),
+    revoked,
     gate,
     logger: digestLogger,
     names,
@@ -185,7 +206,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     outbox: c.outbox,
     slackFor,
     settings: c.settings,
-    revoked: (teamId, profileId) => access.revoked(teamId, profileId),
+    revoked,
     activity: c.activity,
     names,
     // Title reads are charged to the callback's workspace (WORKSPACE_READS_PER_MINUTE).
@@ -207,6 +228,22 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
+  return { digests, digestRunner, worker };
+}
+
+/** Builds the worker, the ingestor, the listeners' deps and the app from the collaborators, without listening. */
+export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
+  const logger = c.logger;
+  const metrics = c.metrics ?? new Metrics();
+  metrics.observeOutbox(c.outbox);
+  const slack = slackClients(config, c);
+  // Requests are acknowledged before the work after other acks goes on (src/slack/acks-first.ts).
+  const turns = new AcksFirst();
+  const who = accessParts(config, c, metrics, slack, turns);
+  const { access, managers } = who;
+  // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
+  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
+  const { digests, digestRunner, worker } = notifyParts(config, c, metrics, slack.slackFor, who, names);
   const ingestor = createIngestor({
     callbacks: c.callbacks,
     outbox: c.outbox,
@@ -221,7 +258,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     store: c.store,
     logger,
     platform: c.platform,
-    slackFor,
+    slackFor: slack.slackFor,
     access,
     digests,
     metrics: metrics.watch,
@@ -236,7 +273,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     callbacks: c.callbacks,
     outbox: c.outbox,
     activity: c.activity,
-    installations,
+    installations: slack.installations,
     metrics,
     ingest: ingestor.ingest,
     logger,
@@ -259,18 +296,28 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     }),
     metrics,
     ...(c.httpTimeouts ? { httpTimeouts: c.httpTimeouts } : {}),
-    rotation,
+    rotation: slack.rotation,
     turns,
   });
+  return withLifecycle(
+    c,
+    { app: bolt.app, deps, metrics, worker, watch, digests, digestRunner },
+    bolt,
+    wiring,
+  );
+}
+
+/** The built app with its start (listen, then the worker, digests and the watch) and its stop. */
+function withLifecycle(
+  c: AppCollaborators,
+  parts: Omit<BuiltApp, "start" | "stop">,
+  bolt: { start(): Promise<Server | undefined>; stop(): Promise<void> },
+  wiring: { start(): void; stop(): Promise<void> },
+): BuiltApp {
+  const { worker, digestRunner } = parts;
   let stopped = false;
   return {
-    app: bolt.app,
-    deps,
-    metrics,
-    worker,
-    watch,
-    digests,
-    digestRunner,
+    ...parts,
     start: async () => {
       const server = await bolt.start();
       if (!c.worker?.manual) {

@@ -175,6 +175,65 @@ function write(res: ServerResponse, status: number, body: string, extra?: readon
   res.end(body);
 }
 
+/** Checks one body (depth, JSON, sizes, shape, timestamp) and stores it in the outbox for `callback`. */
+async function storeDelivery(
+  outbox: Outbox,
+  now: () => number,
+  callback: Callback,
+  body: Buffer | string,
+): Promise<IngestResult> {
+  const text = typeof body === "string" ? body : body.toString("utf8");
+  if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return result(400, { error: "the body is not JSON" });
+  }
+  const tooBig = valueProblem(json);
+  if (tooBig) return refused(400, tooBig.reason, `not a delivery: ${tooBig.error}`);
+  const parsed = parseDelivery(json);
+  if (!parsed.ok) return result(400, { error: `not a delivery: ${parsed.error}` });
+  const d = parsed.value;
+  const at = now();
+  const late = timestampProblem(d.timestamp, at);
+  if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
+  const { item, dedupeKey } = outboxItemOf(callback, d, at);
+  const outcome = await outbox.enqueue(item, dedupeKey, at);
+  if (outcome === "full") {
+    return refused(429, "over_quota", "too many deliveries of this callback are waiting to be processed");
+  }
+  return result(200, { status: outcome });
+}
+
+/**
+ * Writes `r` as the HTTP answer: the 200s from ANSWERS when they match, refusals logged with their
+ * retry-after; `hangUp` closes the connection once answered (the body was not read).
+ */
+function sendResult(
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: IngestResult,
+  hangUp: boolean,
+  log: Logger,
+): void {
+  if (r.status === 200) {
+    const known = r.body.status === "stored" || r.body.status === "duplicate" ? ANSWERS[r.body.status] : null;
+    if (known) {
+      res.writeHead(200, known.headers as string[]);
+      res.end(known.body);
+    } else write(res, 200, JSON.stringify(r.body));
+    return;
+  }
+  log.info({ status: r.status, reason: r.body.error }, "delivery refused");
+  const headers: string[] = [];
+  if (r.status === 503) headers.push("retry-after", "5");
+  if (r.status === 429) headers.push("retry-after", String(OVER_QUOTA_RETRY_AFTER_S));
+  if (hangUp) headers.push("connection", "close");
+  write(res, r.status, JSON.stringify(r.body), headers);
+  if (hangUp) res.on("finish", () => req.destroy());
+}
+
 export function createIngestor(opts: ReceiveOptions): Ingestor {
   const allowed = allowList(opts.allowedIps);
   const now = opts.now ?? Date.now;
@@ -190,29 +249,8 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
   }
 
   /** Checks and stores one body for a known callback. */
-  async function store(callback: Callback, body: Buffer | string): Promise<IngestResult> {
-    const text = typeof body === "string" ? body : body.toString("utf8");
-    if (tooDeep(text)) return refused(400, "too_deep", `not a delivery: nested deeper than ${MAX_DEPTH}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return result(400, { error: "the body is not JSON" });
-    }
-    const tooBig = valueProblem(json);
-    if (tooBig) return refused(400, tooBig.reason, `not a delivery: ${tooBig.error}`);
-    const parsed = parseDelivery(json);
-    if (!parsed.ok) return result(400, { error: `not a delivery: ${parsed.error}` });
-    const d = parsed.value;
-    const at = now();
-    const late = timestampProblem(d.timestamp, at);
-    if (late) return refused(400, late.reason, `not a delivery: ${late.error}`);
-    const { item, dedupeKey } = outboxItemOf(callback, d, at);
-    const outcome = await opts.outbox.enqueue(item, dedupeKey, at);
-    if (outcome === "full") {
-      return refused(429, "over_quota", "too many deliveries of this callback are waiting to be processed");
-    }
-    return result(200, { status: outcome });
+  function store(callback: Callback, body: Buffer | string): Promise<IngestResult> {
+    return storeDelivery(opts.outbox, now, callback, body);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -250,22 +288,7 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
       r = result(503, { error: "temporarily unable to store the delivery; try again" });
     }
     opts.onResult?.(r);
-    if (r.status === 200) {
-      const known =
-        r.body.status === "stored" || r.body.status === "duplicate" ? ANSWERS[r.body.status] : null;
-      if (known) {
-        res.writeHead(200, known.headers as string[]);
-        res.end(known.body);
-      } else write(res, 200, JSON.stringify(r.body));
-      return;
-    }
-    log.info({ status: r.status, reason: r.body.error }, "delivery refused");
-    const headers: string[] = [];
-    if (r.status === 503) headers.push("retry-after", "5");
-    if (r.status === 429) headers.push("retry-after", String(OVER_QUOTA_RETRY_AFTER_S));
-    if (hangUp) headers.push("connection", "close");
-    write(res, r.status, JSON.stringify(r.body), headers);
-    if (hangUp) res.on("finish", () => req.destroy());
+    sendResult(req, res, r, hangUp, log);
   }
 
   return {

@@ -70,9 +70,37 @@ export function healthRoutes(opts: HealthOptions): CustomRoute[] {
   const expected = opts.metricsToken ? digest(opts.metricsToken) : undefined;
   if (!expected)
     log.warn("METRICS_TOKEN is not set: /metrics is public; set it to require Authorization: Bearer <token>");
+  const check = readinessCheck(opts, log);
 
-  let cached: { at: number; status: number; body: Record<string, unknown> } | undefined;
-  let running: Promise<NonNullable<typeof cached>> | undefined;
+  return [
+    { path: "/healthz", method: ["GET"], handler: (_req, res) => json(res, 200, { status: "ok" }) },
+    {
+      path: "/readyz",
+      method: ["GET"],
+      handler: (_req, res) => {
+        void check().then(
+          (r) => json(res, r.status, r.body),
+          () => json(res, 503, { status: "not ready", problems: { check: "failed" } }),
+        );
+      },
+    },
+    { path: "/metrics", method: ["GET"], handler: metricsHandler(opts.metrics, expected) },
+  ];
+}
+
+interface Readiness {
+  at: number;
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The readiness check: the store pinged and a platform token checked together; a result is reused
+ * for READY_CHECK_TTL_MS and concurrent callers share the one running; problems logged at warn.
+ */
+function readinessCheck(opts: HealthOptions, log: Logger): () => Promise<Readiness> {
+  let cached: Readiness | undefined;
+  let running: Promise<Readiness> | undefined;
   const run = async () => {
     const now = Date.now();
     const problems: Record<string, string> = {};
@@ -96,58 +124,44 @@ export function healthRoutes(opts: HealthOptions): CustomRoute[] {
     };
     return cached;
   };
-  const check = () => {
+  return () => {
     if (cached && Date.now() - cached.at < READY_CHECK_TTL_MS) return Promise.resolve(cached);
     running ??= run().finally(() => {
       running = undefined;
     });
     return running;
   };
+}
 
-  return [
-    { path: "/healthz", method: ["GET"], handler: (_req, res) => json(res, 200, { status: "ok" }) },
-    {
-      path: "/readyz",
-      method: ["GET"],
-      handler: (_req, res) => {
-        void check().then(
-          (r) => json(res, r.status, r.body),
-          () => json(res, 503, { status: "not ready", problems: { check: "failed" } }),
-        );
-      },
-    },
-    {
-      path: "/metrics",
-      method: ["GET"],
-      handler: (req, res) => {
-        if (expected) {
-          const auth = metricsAuthorized(req, expected);
-          if (auth !== "ok") {
-            json(
-              res,
-              401,
-              {
-                error:
-                  auth === "missing"
-                    ? "/metrics requires Authorization: Bearer <METRICS_TOKEN>"
-                    : "the Bearer token is not the metrics token",
-              },
-              { "www-authenticate": 'Bearer realm="metrics"' },
-            );
-            return;
-          }
-        }
-        void opts.metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, {
-              "content-type": opts.metrics.registry.contentType,
-              "cache-control": "no-store",
-            });
-            res.end(text);
+/** /metrics: the Prometheus text; a 401 without the metrics token when `expected` (its digest) is set. */
+function metricsHandler(metrics: Metrics, expected: Buffer | undefined): CustomRoute["handler"] {
+  return (req, res) => {
+    if (expected) {
+      const auth = metricsAuthorized(req, expected);
+      if (auth !== "ok") {
+        json(
+          res,
+          401,
+          {
+            error:
+              auth === "missing"
+                ? "/metrics requires Authorization: Bearer <METRICS_TOKEN>"
+                : "the Bearer token is not the metrics token",
           },
-          () => json(res, 500, { error: "metrics unavailable" }),
+          { "www-authenticate": 'Bearer realm="metrics"' },
         );
+        return;
+      }
+    }
+    void metrics.registry.metrics().then(
+      (text) => {
+        res.writeHead(200, {
+          "content-type": metrics.registry.contentType,
+          "cache-control": "no-store",
+        });
+        res.end(text);
       },
-    },
-  ];
+      () => json(res, 500, { error: "metrics unavailable" }),
+    );
+  };
 }

@@ -5,7 +5,7 @@
  * A Slack failure is decided by `outcomeOf` (outcome.ts) and carried out here.
  */
 import type { WebClient } from "@slack/web-api";
-import { parentMetadata, renderMilestone, renderParent } from "../messages/index.js";
+import { parentMetadata, renderMilestone, renderParent, type VideoLinks } from "../messages/index.js";
 import { InstallationMissingError } from "../store/index.js";
 import { reportRefused } from "./dead-letters.js";
 import { isFinal } from "./fold.js";
@@ -20,7 +20,7 @@ import type { VideoTitles } from "./title.js";
 import type { OutboxItem, VideoKey } from "./types.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";
 import { parentHash } from "./video/hash.js";
-import type { VideoState } from "./video/state.js";
+import type { Milestone, PostIntent, VideoState } from "./video/state.js";
 import { LeaseLost, type Outcome, type WorkerConfig } from "./worker-options.js";
 
 /** What the Slack steps use of the worker. */
@@ -50,200 +50,266 @@ export async function show(
   if (blocked) return { dueAt: blocked };
   if (!gate.enter(channel)) return { dueAt: gate.retryAt() };
   try {
-    return await showInChannel(deps, key, initial, items, tally);
+    return await new SlackSteps(deps, key, initial, items, tally).run();
   } finally {
     gate.leave(channel);
   }
 }
 
-async function showInChannel(
-  deps: ShowDeps,
-  key: VideoKey,
-  initial: VideoState,
-  items: OutboxItem[],
-  tally: Tally,
-): Promise<Outcome> {
-  const { opts, unsaved, posts, gone, titles } = deps;
-  let state = initial;
-  const { gate } = opts;
-  const channel = state.channelId;
-  const posted = () => {
-    tally.posted = (tally.posted ?? 0) + 1;
-  };
-  const save = async (next: VideoState) => {
-    state = next;
-    if (!(await unsaved.writeState(opts.outbox, opts.owner, key, next, isFinal(next)))) throw new LeaseLost();
-  };
+/** Stop here and come back at `dueAt` (a turn, a pause, a coalescing window). */
+class Wait {
+  constructor(readonly outcome: Outcome) {}
+}
+
+/** One video's Slack steps in one pass: what it posts, updates and records, and its failures. */
+class SlackSteps {
+  private readonly opts: WorkerConfig;
+  private readonly channel: string;
+  /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
+  private calling = PER_CHANNEL_METHOD;
+  /** When a paused chat.update may be sent (null: not paused). */
+  private updateAt: number | null = null;
+
+  constructor(
+    private readonly deps: ShowDeps,
+    private readonly key: VideoKey,
+    private state: VideoState,
+    private readonly items: OutboxItem[],
+    private readonly tally: Tally,
+  ) {
+    this.opts = deps.opts;
+    this.channel = state.channelId;
+  }
+
+  async run(): Promise<Outcome> {
+    const client = await this.client();
+    if (!("chat" in client)) return client;
+    try {
+      // 1. The parent message: posted once, then updated in place (coalesced).
+      if (this.state.videoId !== null) await this.parent(client);
+      // 2. Milestones: thread replies under the parent (standalone for events without a video).
+      await this.milestones(client);
+      // Back at the pause's end, or sooner to post the replies that arrive meanwhile.
+      const paused = this.updateAt;
+      return { dueAt: paused === null ? null : Math.min(paused, this.opts.now() + this.opts.coalesceMs) };
+    } catch (err) {
+      if (err instanceof Wait) return err.outcome;
+      if (err instanceof LeaseLost) throw err;
+      return this.failed(err, client);
+    }
+  }
+
+  /** The workspace's client; the outcome instead when the app is not (or no longer) installed. */
+  private async client(): Promise<WebClient | Outcome> {
+    const { opts, state } = this;
+    let client: WebClient;
+    try {
+      client = await opts.slackFor(state.teamId);
+    } catch (err) {
+      // A store failure is tried again (thrown); a workspace without an installation is not.
+      if (!(err instanceof InstallationMissingError)) throw err;
+      opts.logger.error(
+        { team: state.teamId, profile: state.profileId, deliveries: this.items.length },
+        "the app is not installed in the workspace; its notifications are dead-lettered",
+      );
+      return this.drop("not_installed");
+    }
+    // Slack said the app is gone from the workspace (per process, for a while): no call.
+    const goneCode = this.deps.gone.check(state.teamId, client);
+    return goneCode === undefined ? client : this.drop(goneCode);
+  }
+
+  private posted(): void {
+    this.tally.posted = (this.tally.posted ?? 0) + 1;
+  }
+
+  private async save(next: VideoState): Promise<void> {
+    this.state = next;
+    const { unsaved } = this.deps;
+    if (!(await unsaved.writeState(this.opts.outbox, this.opts.owner, this.key, next, isFinal(next))))
+      throw new LeaseLost();
+  }
+
   /** Before each Slack call: the lease must still be ours, for long enough to record the result. */
-  const hold = async () => {
-    if (!(await opts.outbox.renew(opts.owner, key, opts.now() + opts.leaseMs))) throw new LeaseLost();
-  };
+  private async hold(): Promise<void> {
+    const { opts } = this;
+    if (!(await opts.outbox.renew(opts.owner, this.key, opts.now() + opts.leaseMs))) throw new LeaseLost();
+  }
+
   /** No app in the workspace: the items are dead letters, nothing is posted or retried. */
-  const drop = async (code: string): Promise<Outcome> => {
+  private async drop(code: string): Promise<Outcome> {
+    const { opts, items, tally } = this;
     tally.failed = (tally.failed ?? 0) + items.length;
     opts.onFailed?.(code);
     for (const item of items) await opts.outbox.deadLetter(item, code, opts.now());
-    await save(droppedState(state));
+    await this.save(droppedState(this.state));
     return { dueAt: null };
-  };
-  /** Records what is about to be posted (unless stored already): see src/notify/posted.ts. */
-  const intend = async (what: string) => {
-    const { intent, stored } = posts.intentFor(state, what, opts.now());
-    if (!stored) await save({ ...state, posting: intent });
-    return intent;
-  };
-  let client: WebClient;
-  try {
-    client = await opts.slackFor(state.teamId);
-  } catch (err) {
-    // A store failure is tried again (thrown); a workspace without an installation is not.
-    if (!(err instanceof InstallationMissingError)) throw err;
-    opts.logger.error(
-      { team: state.teamId, profile: state.profileId, deliveries: items.length },
-      "the app is not installed in the workspace; its notifications are dead-lettered",
-    );
-    return drop("not_installed");
   }
-  // Slack said the app is gone from the workspace (per process, for a while): no call.
-  const goneCode = gone.check(state.teamId, client);
-  if (goneCode !== undefined) return drop(goneCode);
 
-  /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
-  let calling = PER_CHANNEL_METHOD;
-  let updateAt: number | null = null;
-  try {
-    // 1. The parent message: posted once, then updated in place (coalesced).
-    if (state.videoId !== null) {
-      // A video waiting for its turn to post is not rendered (most passes under a burst).
-      const wait = state.parentTs === null ? titles?.holdUntil(state) || gate.takePostSlot(channel, key) : 0;
-      if (wait) return { dueAt: wait };
-      const links = { videoUrlTemplate: opts.videoUrlTemplate };
-      const msg = renderParent(state, new Date(opts.now()), links);
-      // Metadata (video_status: id, profile, stage) lets the map be rebuilt from Slack.
-      const metadata = parentMetadata(state);
-      const hash = parentHash(msg);
-      if (state.parentTs === null) {
-        // Posted before without a record: that message becomes the parent (updated below).
-        const found = await posts.find(client, state, PARENT);
-        if (found) {
-          await save({
-            ...state,
-            parentTs: found,
-            renderedHash: null,
-            lastRenderAt: null,
-            posting: undefined,
-          });
-        } else {
-          const intent = await intend(PARENT);
-          await hold();
-          const res = await posts.post(
-            client,
-            {
-              channel,
-              text: msg.text,
-              blocks: msg.blocks,
-              ...(metadata ? { metadata: withMarker(metadata, intent) } : {}),
-              unfurl_links: false,
-            },
-            intent,
-          );
-          gate.succeeded(channel);
-          opts.onPosted?.("post", channel);
-          posted();
-          await save({
-            ...state,
-            parentTs: res.ts ?? null,
-            renderedHash: hash,
-            lastRenderAt: opts.now(),
-            posting: undefined,
-          });
-        }
-      }
-      if (state.parentTs !== null && hash !== state.renderedHash) {
-        const since = opts.now() - (state.lastRenderAt ?? 0);
-        const urgent = state.milestones.some((m) => !m.posted);
-        if (since < opts.coalesceMs && !urgent) return { dueAt: (state.lastRenderAt ?? 0) + opts.coalesceMs };
-        // The title alone rides on the video's next write when more is coming (title.ts).
-        const ride = titles?.updateAt(state, new Date(opts.now()), links);
-        if (ride) return { dueAt: ride };
-        // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
-        updateAt = gate.methodBlockedUntil(state.teamId, "chat.update") || null;
-        if (updateAt === null) {
-          await hold();
-          calling = "chat.update";
-          await client.chat.update({
-            channel,
-            ts: state.parentTs,
-            text: msg.text,
-            blocks: msg.blocks,
-            ...(metadata ? { metadata } : {}),
-          });
-          calling = PER_CHANNEL_METHOD;
-          gate.succeeded(channel);
-          opts.onPosted?.("update", channel);
-          posted();
-          await save({ ...state, renderedHash: hash, lastRenderAt: opts.now() });
-        }
-      }
-    }
-    // 2. Milestones: thread replies under the parent (standalone for events without a video).
-    for (const m of [...state.milestones].sort((a, b) => a.timestamp - b.timestamp)) {
-      if (m.posted) continue;
-      const wait = gate.takePostSlot(channel, key);
-      if (wait) return { dueAt: wait };
-      const markPosted = (s: VideoState): VideoState => ({
-        ...s,
-        milestones: s.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
+  /** Records what is about to be posted (unless stored already): see src/notify/posted.ts. */
+  private async intend(what: string): Promise<PostIntent> {
+    const { intent, stored } = this.deps.posts.intentFor(this.state, what, this.opts.now());
+    if (!stored) await this.save({ ...this.state, posting: intent });
+    return intent;
+  }
+
+  /** The parent message: posted once (or found, when its record was lost), then updated. */
+  private async parent(client: WebClient): Promise<void> {
+    const { opts, deps, channel } = this;
+    // A video waiting for its turn to post is not rendered (most passes under a burst).
+    const wait =
+      this.state.parentTs === null
+        ? deps.titles?.holdUntil(this.state) || opts.gate.takePostSlot(channel, this.key)
+        : 0;
+    if (wait) throw new Wait({ dueAt: wait });
+    const links = { videoUrlTemplate: opts.videoUrlTemplate };
+    const msg = renderParent(this.state, new Date(opts.now()), links);
+    // Metadata (video_status: id, profile, stage) lets the map be rebuilt from Slack.
+    const metadata = parentMetadata(this.state);
+    const hash = parentHash(msg);
+    if (this.state.parentTs === null) await this.postParent(client, msg, metadata, hash);
+    if (this.state.parentTs !== null && hash !== this.state.renderedHash)
+      await this.updateParent(client, msg, metadata, hash, links);
+  }
+
+  private async postParent(
+    client: WebClient,
+    msg: ReturnType<typeof renderParent>,
+    metadata: ReturnType<typeof parentMetadata>,
+    hash: string,
+  ): Promise<void> {
+    const { opts, deps, channel } = this;
+    // Posted before without a record: that message becomes the parent (updated below).
+    const found = await deps.posts.find(client, this.state, PARENT);
+    if (found) {
+      await this.save({
+        ...this.state,
+        parentTs: found,
+        renderedHash: null,
+        lastRenderAt: null,
         posting: undefined,
       });
-      // Posted before without a record: nothing to post again.
-      if (await posts.find(client, state, m.key, state.parentTs ?? undefined)) {
-        await save(markPosted(state));
-        continue;
-      }
-      // The subscription's mention on format errors, at most a few per channel per hour.
-      const ping = m.key.startsWith("error:") ? await mentionFor(opts, state, !!titles) : null;
-      if (ping?.waitUntil) return { dueAt: ping.waitUntil }; // for the title read (mentions.ts)
-      const msg = renderMilestone(
-        m,
-        state,
-        { videoUrlTemplate: opts.videoUrlTemplate },
-        ping?.mention ?? null,
-        ping?.heldBack,
-      );
-      const intent = await intend(m.key);
-      await hold();
-      await posts.post(
-        client,
-        {
-          channel,
-          text: msg.text,
-          blocks: msg.blocks,
-          thread_ts: state.parentTs ?? undefined,
-          metadata: replyMetadata(state, intent),
-          unfurl_links: false,
-        },
-        intent,
-      );
-      gate.succeeded(channel);
-      opts.onPosted?.("thread", channel);
-      posted();
-      await save(markPosted(state));
+      return;
     }
-    // Back at the pause's end, or sooner to post the replies that arrive meanwhile.
-    return { dueAt: updateAt === null ? null : Math.min(updateAt, opts.now() + opts.coalesceMs) };
-  } catch (err) {
-    if (err instanceof LeaseLost) throw err;
+    const intent = await this.intend(PARENT);
+    await this.hold();
+    const res = await deps.posts.post(
+      client,
+      {
+        channel,
+        text: msg.text,
+        blocks: msg.blocks,
+        ...(metadata ? { metadata: withMarker(metadata, intent) } : {}),
+        unfurl_links: false,
+      },
+      intent,
+    );
+    opts.gate.succeeded(channel);
+    opts.onPosted?.("post", channel);
+    this.posted();
+    await this.save({
+      ...this.state,
+      parentTs: res.ts ?? null,
+      renderedHash: hash,
+      lastRenderAt: opts.now(),
+      posting: undefined,
+    });
+  }
+
+  private async updateParent(
+    client: WebClient,
+    msg: ReturnType<typeof renderParent>,
+    metadata: ReturnType<typeof parentMetadata>,
+    hash: string,
+    links: VideoLinks,
+  ): Promise<void> {
+    const { opts, channel, state } = this;
+    const since = opts.now() - (state.lastRenderAt ?? 0);
+    const urgent = state.milestones.some((m) => !m.posted);
+    if (since < opts.coalesceMs && !urgent)
+      throw new Wait({ dueAt: (state.lastRenderAt ?? 0) + opts.coalesceMs });
+    // The title alone rides on the video's next write when more is coming (title.ts).
+    const ride = this.deps.titles?.updateAt(state, new Date(opts.now()), links);
+    if (ride) throw new Wait({ dueAt: ride });
+    // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
+    this.updateAt = opts.gate.methodBlockedUntil(state.teamId, "chat.update") || null;
+    if (this.updateAt !== null || state.parentTs === null) return;
+    await this.hold();
+    this.calling = "chat.update";
+    await client.chat.update({
+      channel,
+      ts: state.parentTs,
+      text: msg.text,
+      blocks: msg.blocks,
+      ...(metadata ? { metadata } : {}),
+    });
+    this.calling = PER_CHANNEL_METHOD;
+    opts.gate.succeeded(channel);
+    opts.onPosted?.("update", channel);
+    this.posted();
+    await this.save({ ...this.state, renderedHash: hash, lastRenderAt: opts.now() });
+  }
+
+  /** The milestones not posted yet, oldest first, each within the channel's pace. */
+  private async milestones(client: WebClient): Promise<void> {
+    for (const m of [...this.state.milestones].sort((a, b) => a.timestamp - b.timestamp)) {
+      if (m.posted) continue;
+      const wait = this.opts.gate.takePostSlot(this.channel, this.key);
+      if (wait) throw new Wait({ dueAt: wait });
+      await this.reply(client, m);
+    }
+  }
+
+  private async reply(client: WebClient, m: Milestone): Promise<void> {
+    const { opts, deps, channel } = this;
+    const markPosted = (s: VideoState): VideoState => ({
+      ...s,
+      milestones: s.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
+      posting: undefined,
+    });
+    // Posted before without a record: nothing to post again.
+    if (await deps.posts.find(client, this.state, m.key, this.state.parentTs ?? undefined)) {
+      await this.save(markPosted(this.state));
+      return;
+    }
+    // The subscription's mention on format errors, at most a few per channel per hour.
+    const ping = m.key.startsWith("error:") ? await mentionFor(opts, this.state, !!deps.titles) : null;
+    if (ping?.waitUntil) throw new Wait({ dueAt: ping.waitUntil }); // for the title read (mentions.ts)
+    const links = { videoUrlTemplate: opts.videoUrlTemplate };
+    const msg = renderMilestone(m, this.state, links, ping?.mention ?? null, ping?.heldBack);
+    const intent = await this.intend(m.key);
+    await this.hold();
+    await deps.posts.post(
+      client,
+      {
+        channel,
+        text: msg.text,
+        blocks: msg.blocks,
+        thread_ts: this.state.parentTs ?? undefined,
+        metadata: replyMetadata(this.state, intent),
+        unfurl_links: false,
+      },
+      intent,
+    );
+    opts.gate.succeeded(channel);
+    opts.onPosted?.("thread", channel);
+    this.posted();
+    await this.save(markPosted(this.state));
+  }
+
+  /** A Slack failure, as `outcomeOf` decides it. */
+  private async failed(err: unknown, client: WebClient): Promise<Outcome> {
+    const { opts, state, channel } = this;
     const f = outcomeOf(classifySlackError(err), state);
     switch (f.kind) {
       case "drop":
         // One line per workspace (per pause), not per video or item.
-        if (gone.mark(state.teamId, client, f.code))
+        if (this.deps.gone.mark(state.teamId, client, f.code))
           opts.logger.warn(
             { team: state.teamId, code: f.code },
             "Slack says the app is gone from the workspace; its notifications are dead-lettered and not retried",
           );
-        return drop(f.code);
+        return this.drop(f.code);
       case "wait":
         // The token is not usable: nothing is dropped; everything waits until it is fixed.
         opts.logger.error(
@@ -252,38 +318,40 @@ async function showInChannel(
         );
         // A pause of the channel: the video's new deliveries are folded meanwhile (enqueue
         // brings a video waiting this long forward), not sent to Slack with the refused token.
-        return { dueAt: gate.rateLimited(channel, f.pauseSeconds) };
-      case "rate_limited": {
-        opts.onRateLimited?.(channel, f.retryAfterSeconds);
-        opts.logger.warn(
-          { channel, team: state.teamId, method: calling, retryAfter: f.retryAfterSeconds },
-          calling === PER_CHANNEL_METHOD
-            ? "Slack rate-limited the channel; pausing it"
-            : "Slack rate-limited the method in the workspace; pausing it there",
-        );
-        const until = gate.rateLimited(channel, f.retryAfterSeconds, {
-          teamId: state.teamId,
-          method: calling,
-        });
-        // A paused method (not the channel): replies may go on before the pause ends.
-        return {
-          dueAt: calling === PER_CHANNEL_METHOD ? until : Math.min(until, opts.now() + opts.coalesceMs),
-        };
-      }
+        return { dueAt: opts.gate.rateLimited(channel, f.pauseSeconds) };
+      case "rate_limited":
+        return this.rateLimited(f.retryAfterSeconds);
       case "repost":
-        await save(f.state);
+        await this.save(f.state);
         return { dueAt: opts.now() };
       case "retry": {
-        const at = gate.failed(channel);
+        const at = opts.gate.failed(channel);
         opts.logger.warn({ err, channel, until: at }, "Slack call failed; backing off the channel");
         return { dueAt: at };
       }
       case "refused":
-        tally.failed = (tally.failed ?? 0) + items.length;
-        await reportRefused(opts, state, items, f.code);
+        this.tally.failed = (this.tally.failed ?? 0) + this.items.length;
+        await reportRefused(opts, state, this.items, f.code);
         // What Slack refused is recorded; nothing is retried until new deliveries arrive.
-        await save(f.state);
+        await this.save(f.state);
         return { dueAt: null };
     }
+  }
+
+  private rateLimited(retryAfterSeconds: number): Outcome {
+    const { opts, state, channel, calling } = this;
+    opts.onRateLimited?.(channel, retryAfterSeconds);
+    opts.logger.warn(
+      { channel, team: state.teamId, method: calling, retryAfter: retryAfterSeconds },
+      calling === PER_CHANNEL_METHOD
+        ? "Slack rate-limited the channel; pausing it"
+        : "Slack rate-limited the method in the workspace; pausing it there",
+    );
+    const until = opts.gate.rateLimited(channel, retryAfterSeconds, {
+      teamId: state.teamId,
+      method: calling,
+    });
+    // A paused method (not the channel): replies may go on before the pause ends.
+    return { dueAt: calling === PER_CHANNEL_METHOD ? until : Math.min(until, opts.now() + opts.coalesceMs) };
   }
 }

@@ -51,6 +51,8 @@ export interface CallOptions<T> {
   attempts?: number;
 }
 
+type RawResponse = Awaited<ReturnType<typeof sendRaw>>;
+
 export class ApiTransport {
   private readonly options: Required<Omit<ApiOptions, "onRequest">> & Pick<ApiOptions, "onRequest">;
 
@@ -87,7 +89,7 @@ export class ApiTransport {
       };
       if (body !== undefined) headers["content-type"] = "application/json";
 
-      let res: Awaited<ReturnType<typeof sendRaw>>;
+      let res: RawResponse;
       try {
         res = await sendRaw(dispatcher, { url, method, headers, body, path, signal: opts.signal }, timeouts);
       } catch (err) {
@@ -96,12 +98,7 @@ export class ApiTransport {
         // Transient covers timeouts and network errors; not a cancellation (ABORTED) nor an
         // oversized body (invalid_response).
         if (retryable && e.transient && attempt < maxAttempts) {
-          const wait = this.backoff(attempt);
-          logger.warn(
-            { err: e, operation: opts.operation, attempt, waitMs: wait },
-            "platform request failed; retrying",
-          );
-          await this.options.sleep(wait);
+          await this.waitAfterTransportError(e, opts.operation, attempt);
           continue;
         }
         throw e;
@@ -120,55 +117,93 @@ export class ApiTransport {
       }
 
       if (res.status >= 200 && res.status < 300) {
-        this.observe(opts.operation, method, res.status, started, attempt);
-        logger.debug(
-          {
-            operation: opts.operation,
-            method,
-            path,
-            status: res.status,
-            durationMs: this.options.now() - started,
-            attempt,
-          },
-          "platform request",
-        );
-        if (opts.schema === null) return undefined;
-        return this.parse(res.text, opts.schema, method, path, opts.resource ?? "response");
+        return this.succeeded(res, method, path, opts, started, attempt);
       }
 
-      const json = tryJson(res.text);
-      const env = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
-      const retryAfter = parseRetryAfter(header(res.headers, "retry-after"), this.options.now());
-      const err = errorFromEnvelope(res.status, env?.success ? env.data : undefined, {
-        method,
-        path,
-        retryAfterSeconds: retryAfter,
-      });
+      const err = this.refusal(res, method, path);
       this.observe(opts.operation, method, res.status, started, attempt, err.code);
-
       if (retryable && (res.status === 429 || res.status >= 500) && attempt < maxAttempts) {
-        const retryAfterMs = err.retryAfterSeconds === undefined ? undefined : err.retryAfterSeconds * 1000;
-        // The cap is for a Retry-After the platform asks for, never for our own backoff.
-        if (retryAfterMs === undefined || retryAfterMs <= this.options.maxRetryAfterMs) {
-          const waitMs = Math.max(retryAfterMs ?? 0, this.backoff(attempt));
-          logger.warn(
-            {
-              operation: opts.operation,
-              status: res.status,
-              code: err.code,
-              correlation_id: err.correlationId,
-              attempt,
-              waitMs,
-            },
-            "platform request failed; retrying",
-          );
-          await this.options.sleep(waitMs);
-          continue;
-        }
+        if (await this.waitAfterRefusal(res, err, opts.operation, attempt)) continue;
       }
       logger.warn({ err, operation: opts.operation }, "platform request failed");
       throw err;
     }
+  }
+
+  /** Logs a transient transport failure and waits the backoff before the next attempt. */
+  private async waitAfterTransportError(e: PlatformError, operation: string, attempt: number): Promise<void> {
+    const wait = this.backoff(attempt);
+    this.options.logger.warn(
+      { err: e, operation, attempt, waitMs: wait },
+      "platform request failed; retrying",
+    );
+    await this.options.sleep(wait);
+  }
+
+  /** A 2xx answer: observed and logged, then its body parsed (undefined when `schema` is null). */
+  private succeeded<T>(
+    res: RawResponse,
+    method: string,
+    path: string,
+    opts: CallOptions<T>,
+    started: number,
+    attempt: number,
+  ): T | undefined {
+    this.observe(opts.operation, method, res.status, started, attempt);
+    this.options.logger.debug(
+      {
+        operation: opts.operation,
+        method,
+        path,
+        status: res.status,
+        durationMs: this.options.now() - started,
+        attempt,
+      },
+      "platform request",
+    );
+    if (opts.schema === null) return undefined;
+    return this.parse(res.text, opts.schema, method, path, opts.resource ?? "response");
+  }
+
+  /** The error for a non-2xx answer, from its error envelope and Retry-After. */
+  private refusal(res: RawResponse, method: string, path: string): PlatformError {
+    const json = tryJson(res.text);
+    const env = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
+    const retryAfter = parseRetryAfter(header(res.headers, "retry-after"), this.options.now());
+    return errorFromEnvelope(res.status, env?.success ? env.data : undefined, {
+      method,
+      path,
+      retryAfterSeconds: retryAfter,
+    });
+  }
+
+  /**
+   * Before retrying a 429 or 5xx: waits the longer of Retry-After and the backoff, and says true;
+   * false (no wait) when the Retry-After asked for is over `maxRetryAfterMs`.
+   */
+  private async waitAfterRefusal(
+    res: RawResponse,
+    err: PlatformError,
+    operation: string,
+    attempt: number,
+  ): Promise<boolean> {
+    const retryAfterMs = err.retryAfterSeconds === undefined ? undefined : err.retryAfterSeconds * 1000;
+    // The cap is for a Retry-After the platform asks for, never for our own backoff.
+    if (retryAfterMs !== undefined && retryAfterMs > this.options.maxRetryAfterMs) return false;
+    const waitMs = Math.max(retryAfterMs ?? 0, this.backoff(attempt));
+    this.options.logger.warn(
+      {
+        operation,
+        status: res.status,
+        code: err.code,
+        correlation_id: err.correlationId,
+        attempt,
+        waitMs,
+      },
+      "platform request failed; retrying",
+    );
+    await this.options.sleep(waitMs);
+    return true;
   }
 
   private parse<T>(text: string, schema: z.ZodType<T>, method: string, path: string, resource: string): T {

@@ -6,7 +6,13 @@ import type { Dispatcher } from "undici";
 import type { Logger } from "../log.js";
 import { PlatformError } from "./errors.js";
 import { header, parseRetryAfter, sendRaw, type TransportTimeouts, tryJson } from "./http.js";
-import { describeIssue, ErrorEnvelopeSchema, OAuthErrorSchema, TokenResponseSchema } from "./schemas.js";
+import {
+  describeIssue,
+  ErrorEnvelopeSchema,
+  OAuthErrorSchema,
+  type TokenResponse,
+  TokenResponseSchema,
+} from "./schemas.js";
 
 export interface TokenProviderOptions {
   authUrl: string;
@@ -177,7 +183,7 @@ export class TokenProvider {
 
   /** One token request; `scopeRetry`: an invalid_scope will be retried, so it is not logged here. */
   private async fetchToken(scopeRetry = false): Promise<CachedToken> {
-    const { authUrl, clientId, clientSecret, dispatcher, timeouts, logger } = this.opts;
+    const { clientId, clientSecret, logger } = this.opts;
     const scopes = this.requestedScopes;
     const body = new URLSearchParams({
       grant_type: "client_credentials",
@@ -187,9 +193,23 @@ export class TokenProvider {
     }).toString();
     const started = this.now();
     this.stats.requests++;
-    let res: Awaited<ReturnType<typeof sendRaw>>;
+    const res = await this.postToken(body);
+    const json = tryJson(res.text);
+    if (res.status < 200 || res.status >= 300) {
+      const err = this.refusalError(res, json, scopes);
+      if (!(scopeRetry && err.code === "invalid_scope")) {
+        logger.error({ err, durationMs: this.now() - started }, "token request refused");
+      }
+      throw err;
+    }
+    return this.keepToken(tokenResponseOf(res.status, json), scopes, started);
+  }
+
+  /** POSTs the form `body` to the token endpoint; transport failures re-labelled as token-service ones. */
+  private async postToken(body: string): Promise<TokenHttpResponse> {
+    const { authUrl, dispatcher, timeouts } = this.opts;
     try {
-      res = await sendRaw(
+      return await sendRaw(
         dispatcher,
         {
           url: `${authUrl}${TOKEN_PATH}`,
@@ -214,59 +234,48 @@ export class TokenProvider {
         cause: err,
       });
     }
-    const json = tryJson(res.text);
-    if (res.status < 200 || res.status >= 300) {
-      const oauth = json.ok ? OAuthErrorSchema.safeParse(json.value) : undefined;
-      const code = oauth?.success ? oauth.data.error : `HTTP_${res.status}`;
-      const envelope = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
-      const detailRetry = envelope?.success ? envelope.data.error.details?.retry_after_seconds : undefined;
-      const retryAfterSeconds =
-        parseRetryAfter(header(res.headers, "retry-after"), this.now()) ??
-        (typeof detailRetry === "number" && Number.isFinite(detailRetry) && detailRetry >= 0
-          ? detailRetry
-          : undefined);
-      const what =
-        code === "invalid_client"
-          ? "the client credentials were refused (check PLATFORM_CLIENT_ID and PLATFORM_CLIENT_SECRET)"
-          : code === "invalid_scope"
-            ? `the scopes were refused (check PLATFORM_SCOPES: ${scopes.join(" ")})`
-            : res.status === 429
-              ? "the token service is rate limiting the bot (429)"
-              : res.status >= 500
-                ? `the token service is unavailable (${res.status})`
-                : `the token service answered ${res.status}`;
-      const err = new PlatformError({
-        kind: "token",
-        status: res.status,
-        code,
-        message: `Could not get an access token: ${what}${oauth?.success && oauth.data.error_description ? ` (${oauth.data.error_description})` : ""}`,
-        retryAfterSeconds,
-        method: "POST",
-        path: TOKEN_PATH,
-      });
-      if (!(scopeRetry && code === "invalid_scope")) {
-        logger.error({ err, durationMs: this.now() - started }, "token request refused");
-      }
-      throw err;
-    }
-    const parsed = json.ok ? TokenResponseSchema.safeParse(json.value) : undefined;
-    if (!parsed?.success) {
-      throw new PlatformError({
-        kind: "token",
-        status: res.status,
-        code: "INVALID_TOKEN_RESPONSE",
-        message: `Could not get an access token: the token service's answer is not valid (${
-          parsed ? describeIssue(parsed.error) : "not JSON"
-        })`,
-        method: "POST",
-        path: TOKEN_PATH,
-      });
-    }
-    const lifetimeMs = parsed.data.expires_in * 1000;
+  }
+
+  /** The error for a non-2xx token answer: its OAuth code, a readable cause and any Retry-After. */
+  private refusalError(res: TokenHttpResponse, json: JsonResult, scopes: string[]): PlatformError {
+    const oauth = json.ok ? OAuthErrorSchema.safeParse(json.value) : undefined;
+    const code = oauth?.success ? oauth.data.error : `HTTP_${res.status}`;
+    const envelope = json.ok ? ErrorEnvelopeSchema.safeParse(json.value) : undefined;
+    const detailRetry = envelope?.success ? envelope.data.error.details?.retry_after_seconds : undefined;
+    const retryAfterSeconds =
+      parseRetryAfter(header(res.headers, "retry-after"), this.now()) ??
+      (typeof detailRetry === "number" && Number.isFinite(detailRetry) && detailRetry >= 0
+        ? detailRetry
+        : undefined);
+    const what =
+      code === "invalid_client"
+        ? "the client credentials were refused (check PLATFORM_CLIENT_ID and PLATFORM_CLIENT_SECRET)"
+        : code === "invalid_scope"
+          ? `the scopes were refused (check PLATFORM_SCOPES: ${scopes.join(" ")})`
+          : res.status === 429
+            ? "the token service is rate limiting the bot (429)"
+            : res.status >= 500
+              ? `the token service is unavailable (${res.status})`
+              : `the token service answered ${res.status}`;
+    return new PlatformError({
+      kind: "token",
+      status: res.status,
+      code,
+      message: `Could not get an access token: ${what}${oauth?.success && oauth.data.error_description ? ` (${oauth.data.error_description})` : ""}`,
+      retryAfterSeconds,
+      method: "POST",
+      path: TOKEN_PATH,
+    });
+  }
+
+  /** Caches a token just obtained (refreshed `refreshMarginMs` early) and says what scopes it has. */
+  private keepToken(data: TokenResponse, scopes: string[], started: number): CachedToken {
+    const { logger } = this.opts;
+    const lifetimeMs = data.expires_in * 1000;
     const margin = Math.min(this.opts.refreshMarginMs ?? 60_000, lifetimeMs * 0.1);
-    const granted = parsed.data.scope ? parsed.data.scope.split(/\s+/).filter(Boolean) : [...scopes];
+    const granted = data.scope ? data.scope.split(/\s+/).filter(Boolean) : [...scopes];
     const token: CachedToken = {
-      accessToken: parsed.data.access_token,
+      accessToken: data.access_token,
       expiresAt: started + lifetimeMs - margin,
       grantedScopes: granted,
     };
@@ -278,10 +287,7 @@ export class TokenProvider {
     if ([...granted].sort().join(" ") !== requested) {
       logger.info({ requested: scopes, granted }, "token granted with a different scope than requested");
     }
-    logger.debug(
-      { expiresInS: parsed.data.expires_in, durationMs: this.now() - started },
-      "access token obtained",
-    );
+    logger.debug({ expiresInS: data.expires_in, durationMs: this.now() - started }, "access token obtained");
     return token;
   }
 
@@ -302,4 +308,25 @@ export class TokenProvider {
       );
     }
   }
+}
+
+type TokenHttpResponse = Awaited<ReturnType<typeof sendRaw>>;
+type JsonResult = ReturnType<typeof tryJson>;
+
+/** The 2xx token answer's body, checked against the spec; INVALID_TOKEN_RESPONSE when it is not. */
+function tokenResponseOf(status: number, json: JsonResult): TokenResponse {
+  const parsed = json.ok ? TokenResponseSchema.safeParse(json.value) : undefined;
+  if (!parsed?.success) {
+    throw new PlatformError({
+      kind: "token",
+      status,
+      code: "INVALID_TOKEN_RESPONSE",
+      message: `Could not get an access token: the token service's answer is not valid (${
+        parsed ? describeIssue(parsed.error) : "not JSON"
+      })`,
+      method: "POST",
+      path: TOKEN_PATH,
+    });
+  }
+  return parsed.data;
 }

@@ -14,6 +14,7 @@ import {
   describePlatformError,
   EDITOR_EXPIRED,
   EVENTS_CHANGED_ELSEWHERE,
+  type EventsModalMeta,
   encodeMeta,
   eventsClaimedElsewhereText,
   eventsModal,
@@ -151,36 +152,13 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       });
       return;
     }
-    const updated = await deps.platform.updateWebhookEvents(meta.profileId, s.selected);
-    const events = [...(updated.events ?? s.selected)];
-    await deps.settings.updateProfile(subject.teamId, meta.profileId, (saved) =>
-      saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
-    );
+    const updated = await writeEvents(deps, subject, meta.profileId, s.selected);
     const profileName = await profileLabel(deps, subject, meta.profileId);
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, profileName, events: updated.events ?? [] }),
     });
-    if (meta.responseUrl) {
-      const view = await readWebhook(deps, subject.teamId, meta.profileId);
-      const msg = webhookConfigMessage({ ...view, profileName, isManager: true, now: deps.now() });
-      await request(meta.responseUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ replace_original: true, text: msg.text, blocks: msg.blocks }),
-      })
-        .then((r) => r.body.dump())
-        .catch((err: unknown) => log.warn({ err }, "could not update the message the button was on"));
-    }
-    if (meta.channelId) {
-      await client.chat
-        .postEphemeral({
-          channel: meta.channelId,
-          user: subject.userId,
-          text: eventsSavedText(meta.profileId, profileName, updated.events ?? []),
-        })
-        .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
-    }
+    await confirmSaved(deps, subject, meta, profileName, updated.events ?? [], log);
   } catch (err) {
     log.warn({ err }, "could not save the events");
     await show({
@@ -192,5 +170,49 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
         current: s.selected,
       }),
     }).catch((e: unknown) => log.warn({ err: e }, "could not show the error in the modal"));
+  }
+}
+
+/** Sets the webhook's events on the platform, then the saved profile's events and subscriptions. */
+async function writeEvents(deps: BotDeps, subject: Subject, profileId: string, selected: string[]) {
+  const updated = await deps.platform.updateWebhookEvents(profileId, selected);
+  const events = [...(updated.events ?? selected)];
+  await deps.settings.updateProfile(subject.teamId, profileId, (saved) =>
+    saved ? { ...saved, events, subscriptions: subscriptionsForEvents(saved, events) } : undefined,
+  );
+  return updated;
+}
+
+/**
+ * Outside the modal, best effort (failures logged): the message the button was on shows the new
+ * configuration, and the channel the editor was opened from gets an ephemeral confirmation.
+ */
+async function confirmSaved(
+  deps: BotDeps,
+  subject: Subject,
+  meta: EventsModalMeta,
+  profileName: string | undefined,
+  events: string[],
+  log: Logger,
+): Promise<void> {
+  if (meta.responseUrl) {
+    const view = await readWebhook(deps, subject.teamId, meta.profileId);
+    const msg = webhookConfigMessage({ ...view, profileName, isManager: true, now: deps.now() });
+    await request(meta.responseUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ replace_original: true, text: msg.text, blocks: msg.blocks }),
+    })
+      .then((r) => r.body.dump())
+      .catch((err: unknown) => log.warn({ err }, "could not update the message the button was on"));
+  }
+  if (meta.channelId) {
+    await subject.client.chat
+      .postEphemeral({
+        channel: meta.channelId,
+        user: subject.userId,
+        text: eventsSavedText(meta.profileId, profileName, events),
+      })
+      .catch((err: unknown) => log.warn({ err }, "could not confirm in the channel"));
   }
 }

@@ -10,7 +10,7 @@ import {
   parsePauseWords,
   parsePresetWord,
 } from "./grammar-modes.js";
-import type { LiveCommand, Parsed, ProfileCommand, WebhookCommand } from "./grammar-types.js";
+import type { LiveCommand, Parsed, WebhookCommand } from "./grammar-types.js";
 
 export type {
   DigestChoice,

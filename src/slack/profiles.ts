@@ -73,10 +73,11 @@ function bindingsListed(deps: BotDeps): boolean {
  */
 export async function boundProfiles(
   deps: BotDeps,
-  subject: Pick<Subject, "teamId" | "enterpriseId"> & Partial<Pick<Subject, "userId">>,
+  subject: Pick<Subject, "teamId" | "enterpriseId">,
   signal?: AbortSignal,
 ): Promise<ManagedProfile[]> {
-  const charge = () => deps.access.chargeRead(subject);
+  // A picker's read is charged to the workspace (the contract: previews, pickers, steps).
+  const charge = () => deps.access.chargeRead({ teamId: subject.teamId });
   const managed = await deps.names.managedProfiles(signal ? { signal, charge } : { charge });
   return managed.filter((p) => deps.access.profileBound(subject, p.profileId));
 }

@@ -129,10 +129,10 @@ export interface SetupSubmission {
 
 /** After the ack ("saving…"): checks, posts in the channel, sets the webhook, shows the outcome. */
 export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmission, log: Logger) {
-  const { client, teamId, userId } = subject;
+  const { client, teamId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const metaText = s.privateMetadata;
-  const show = async (values: SetupValues | null, text: string) =>
+  const show: ShowProblem = async (values, text) =>
     client.views.update({
       view_id: s.viewId,
       view:
@@ -145,74 +145,22 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
     return;
   }
   let p = s.parsed;
-  let placeholder: { channel: string; ts: string } | undefined;
+  let placeholder: Placeholder | undefined;
   try {
     // A name typed in the text field: looked up once the role was checked.
     if (!(await isKnownProfileId(deps, subject, p.profileId))) {
-      const may = await mayAsk(deps, subject, "webhook.set");
-      if (!may.allowed) {
-        await show(may.reason === "not_manager" ? null : p, refusalText(may));
-        return;
-      }
-      p = { ...p, profileId: await findProfile(deps, subject, p.profileId) };
+      const found = await lookUpProfile(deps, subject, p, show);
+      if (found === null) return;
+      p = found;
     }
-    // Not a manager, a profile not bound to this workspace or another workspace's profile:
-    // refused before anything is posted or sent.
-    const d = await deps.access.authorize(subject, "webhook.set", {
-      kind: "profile",
-      profileId: p.profileId,
-    });
-    if (!d.allowed) {
-      await show(d.reason === "not_manager" ? null : p, refusalText(d));
-      return;
-    }
+    if (!(await maySet(deps, subject, p, show))) return;
     const profileName = await profileLabel(deps, subject, p.profileId);
     if (p.url === null && p.channelId) {
-      try {
-        const posted = await client.chat.postMessage({
-          channel: p.channelId,
-          text: setupPlaceholderText(userId, p.profileId, profileName),
-        });
-        if (posted.channel && posted.ts) placeholder = { channel: posted.channel, ts: posted.ts };
-      } catch (err) {
-        const f = classifySlackError(err);
-        log.info(
-          { code: "code" in f ? f.code : f.kind },
-          "set-up refused: the bot cannot post in the channel",
-        );
-        await show(
-          p,
-          `${channelProblemText("code" in f ? f.code : "ratelimited", p.channelId)} Nothing was changed.`,
-        );
-        return;
-      }
+      const posted = await postPlaceholder(subject, p, p.channelId, profileName, show, log);
+      if (posted === "refused") return;
+      placeholder = posted;
     }
-    const view = await setWebhook(deps, {
-      teamId: teamId,
-      profileId: p.profileId,
-      channelId: p.channelId ?? "",
-      userId: userId,
-      url: p.url,
-      events: p.events,
-    });
-    if (placeholder) {
-      const m = webhookSetMessage({ ...view, profileName, byUser: userId, now: deps.now() });
-      await client.chat
-        .update({ channel: placeholder.channel, ts: placeholder.ts, text: m.text, blocks: m.blocks })
-        .catch((err: unknown) => log.warn({ err }, "could not post the confirmation in the channel"));
-    }
-    await client.views.update({
-      view_id: s.viewId,
-      view: setupModalDone({
-        meta: metaText,
-        profileId: p.profileId,
-        profileName,
-        channelId: view.settings?.channelId ?? p.channelId,
-        url: p.url,
-        events: view.webhook.events ?? p.events,
-      }),
-    });
-    await refreshHome(deps, subject, log);
+    await applySetup(deps, subject, s, p, profileName, placeholder, log);
   } catch (err) {
     log.warn({ err }, "set-up failed");
     if (placeholder) {
@@ -223,6 +171,119 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
     }
     await show(p, explain(err)).catch((e: unknown) => log.warn({ err: e }, "could not show the error"));
   }
+}
+
+type SetupInput = SetupSubmission["parsed"];
+
+/** Shows a problem in the set-up modal: the form again with `text` as its notice, or (null) `text` alone. */
+type ShowProblem = (values: SetupValues | null, text: string) => Promise<unknown>;
+
+/** The message posted in the channel while the webhook is set, updated with the outcome. */
+interface Placeholder {
+  channel: string;
+  ts: string;
+}
+
+/**
+ * The profile named in the text field, found once the role allows asking; null when refused (the
+ * refusal shown).
+ */
+async function lookUpProfile(
+  deps: BotDeps,
+  subject: Subject,
+  p: SetupInput,
+  show: ShowProblem,
+): Promise<SetupInput | null> {
+  const may = await mayAsk(deps, subject, "webhook.set");
+  if (!may.allowed) {
+    await show(may.reason === "not_manager" ? null : p, refusalText(may));
+    return null;
+  }
+  return { ...p, profileId: await findProfile(deps, subject, p.profileId) };
+}
+
+/**
+ * Not a manager, a profile not bound to this workspace or another workspace's profile: refused
+ * (shown, false) before anything is posted or sent.
+ */
+async function maySet(deps: BotDeps, subject: Subject, p: SetupInput, show: ShowProblem): Promise<boolean> {
+  const d = await deps.access.authorize(subject, "webhook.set", {
+    kind: "profile",
+    profileId: p.profileId,
+  });
+  if (!d.allowed) {
+    await show(d.reason === "not_manager" ? null : p, refusalText(d));
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Posts the set-up message in the channel (which also checks the bot can post there); "refused"
+ * (shown, nothing changed) when Slack refuses it.
+ */
+async function postPlaceholder(
+  subject: Subject,
+  p: SetupInput,
+  channelId: string,
+  profileName: string | undefined,
+  show: ShowProblem,
+  log: Logger,
+): Promise<Placeholder | undefined | "refused"> {
+  try {
+    const posted = await subject.client.chat.postMessage({
+      channel: channelId,
+      text: setupPlaceholderText(subject.userId, p.profileId, profileName),
+    });
+    return posted.channel && posted.ts ? { channel: posted.channel, ts: posted.ts } : undefined;
+  } catch (err) {
+    const f = classifySlackError(err);
+    log.info({ code: "code" in f ? f.code : f.kind }, "set-up refused: the bot cannot post in the channel");
+    await show(
+      p,
+      `${channelProblemText("code" in f ? f.code : "ratelimited", channelId)} Nothing was changed.`,
+    );
+    return "refused";
+  }
+}
+
+/** Sets the webhook, confirms in the channel's set-up message and the modal, refreshes the App Home. */
+async function applySetup(
+  deps: BotDeps,
+  subject: Subject,
+  s: SetupSubmission,
+  p: SetupInput,
+  profileName: string | undefined,
+  placeholder: Placeholder | undefined,
+  log: Logger,
+): Promise<void> {
+  const { client, teamId, userId } = subject;
+  const view = await setWebhook(deps, {
+    teamId: teamId,
+    profileId: p.profileId,
+    channelId: p.channelId ?? "",
+    userId: userId,
+    url: p.url,
+    events: p.events,
+  });
+  if (placeholder) {
+    const m = webhookSetMessage({ ...view, profileName, byUser: userId, now: deps.now() });
+    await client.chat
+      .update({ channel: placeholder.channel, ts: placeholder.ts, text: m.text, blocks: m.blocks })
+      .catch((err: unknown) => log.warn({ err }, "could not post the confirmation in the channel"));
+  }
+  await client.views.update({
+    view_id: s.viewId,
+    view: setupModalDone({
+      meta: s.privateMetadata,
+      profileId: p.profileId,
+      profileName,
+      channelId: view.settings?.channelId ?? p.channelId,
+      url: p.url,
+      events: view.webhook.events ?? p.events,
+    }),
+  });
+  await refreshHome(deps, subject, log);
 }
 
 export async function openManagers(

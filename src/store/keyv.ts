@@ -268,38 +268,34 @@ function redisBackend(
   };
 }
 
-/**
- * Opens the store named by `url`. sqlite: creates the parent folder, opens (or creates) the file
- * and rejects with `StoreUnavailableError` if it cannot. redis: resolves within about `opTimeoutMs`,
- * connected or not (see the module comment). memory: a Map.
- */
-export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOptions = {}): Promise<Store> {
-  const opTimeoutMs = opts.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS;
-  const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
-  const log = logger.child({ component: "store", store: url.kind });
-  const warn = rateLimitedWarn(log, ERROR_LOG_INTERVAL_MS);
-  const onError = (err: unknown) => warn(err, `store backend error (${maskUrl(url.url)})`);
-
-  let b: Backend;
+/** The backend `url` names; StoreUnavailableError when it cannot be opened. */
+function openBackend(
+  url: StoreUrl,
+  namespace: string,
+  opTimeoutMs: number,
+  onError: (err: unknown) => void,
+): Backend {
   try {
     switch (url.kind) {
       case "memory":
-        b = memoryBackend(namespace);
-        break;
+        return memoryBackend(namespace);
       case "sqlite":
-        b = sqliteBackend(url.path, namespace, opTimeoutMs, onError);
-        break;
+        return sqliteBackend(url.path, namespace, opTimeoutMs, onError);
       case "redis":
-        b = redisBackend(url.url, namespace, opTimeoutMs, onError);
-        break;
+        return redisBackend(url.url, namespace, opTimeoutMs, onError);
     }
   } catch (err) {
     throw new StoreUnavailableError(`cannot open store ${maskUrl(url.url)}: ${errorMessage(err)}`, {
       cause: err,
     });
   }
-  b.keyv.on("error", onError);
+}
 
+/**
+ * The Store over a backend: every operation bounded by `opTimeoutMs`, its failures (other than
+ * corrupt values) logged and turned into StoreUnavailableError; refused once closed.
+ */
+function storeOver(b: Backend, opTimeoutMs: number, warn: (err: unknown, msg: string) => void): Store {
   let closed = false;
   const run = async <T>(op: string, fn: () => Promise<T>): Promise<T> => {
     if (closed) throw new StoreUnavailableError(`store unavailable: ${op}: the store is closed`);
@@ -312,7 +308,7 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
     }
   };
 
-  const store: Store = {
+  return {
     kind: b.kind,
     keyv: b.keyv,
     opTimeoutMs,
@@ -332,6 +328,23 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
     },
     backend: b.backend,
   };
+}
+
+/**
+ * Opens the store named by `url`. sqlite: creates the parent folder, opens (or creates) the file
+ * and rejects with `StoreUnavailableError` if it cannot. redis: resolves within about `opTimeoutMs`,
+ * connected or not (see the module comment). memory: a Map.
+ */
+export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOptions = {}): Promise<Store> {
+  const opTimeoutMs = opts.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS;
+  const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
+  const log = logger.child({ component: "store", store: url.kind });
+  const warn = rateLimitedWarn(log, ERROR_LOG_INTERVAL_MS);
+  const onError = (err: unknown) => warn(err, `store backend error (${maskUrl(url.url)})`);
+
+  const b = openBackend(url, namespace, opTimeoutMs, onError);
+  b.keyv.on("error", onError);
+  const store = storeOver(b, opTimeoutMs, warn);
 
   let connected = true;
   if (b.kind === "redis") {

@@ -20,7 +20,7 @@ import {
   renderRevokedDm,
   renderSummary,
 } from "../messages/index.js";
-import type { Broadcast, Effect } from "./broadcast.js";
+import type { Broadcast, Effect, Milestone } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
 import type { HeldChannels } from "./options.js";
@@ -54,6 +54,21 @@ function hashOf(m: Message): string {
   return JSON.stringify(m);
 }
 
+/** The live message for each audience, and its hash (what a posted message is compared with). */
+interface Rendered {
+  contents: Record<Audience, Message>;
+  hashes: Record<Audience, string>;
+}
+
+/** The live message of the broadcast for channels and for DMs. */
+function renderAll(id: string, b: Broadcast, now: number): Rendered {
+  const contents: Record<Audience, Message> = {
+    channel: renderLive(id, b, now, "channel"),
+    dm: renderLive(id, b, now, "dm"),
+  };
+  return { contents, hashes: { channel: hashOf(contents.channel), dm: hashOf(contents.dm) } };
+}
+
 export class Announcer {
   constructor(private readonly opts: AnnouncerOptions) {}
 
@@ -81,83 +96,118 @@ export class Announcer {
     if (effects.some((e) => e.type === "end")) await this.recordHeld(id, b, heldBack);
     const told = watchers.filter((w) => !heldBack.includes(w));
     if (effects.some((e) => e.type === "sync") && b.phase !== "ended") {
-      const contents: Record<Audience, Message> = {
-        channel: renderLive(id, b, now, "channel"),
-        dm: renderLive(id, b, now, "dm"),
-      };
-      const hashes: Record<Audience, string> = {
-        channel: hashOf(contents.channel),
-        dm: hashOf(contents.dm),
-      };
+      const rendered = renderAll(id, b, now);
       const fresh = told.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
       if (fresh.length > 0) {
-        // Marked before posting (see service.ts's module comment).
-        for (const w of fresh) {
-          doc.messages[messageKey(w.teamId, w.channelId)] = {
-            ts: null,
-            postedAt: now,
-            hash: hashes[audienceOf(w)],
-            updatedAt: now,
-            ended: false,
-          };
-        }
-        if (!(await schedule.holds(owner, id))) return;
-        await live.write(id, doc);
-        await Promise.all(fresh.map((w) => this.post(w, contents[audienceOf(w)], doc)));
+        if (!(await this.postFresh(id, fresh, rendered, doc, now))) return;
         await save();
       }
       const milestones = effects.flatMap((e) => (e.type === "milestone" ? [e.milestone] : []));
       await Promise.all(
-        told.map(async (w) => {
-          const key = messageKey(w.teamId, w.channelId);
-          const m = doc.messages[key];
-          if (m === undefined || m.ts === null || fresh.includes(w)) return;
-          const a = audienceOf(w);
-          await this.slack(w, async (slack, channel) => {
-            if (a === "channel") {
-              for (const ms of milestones) {
-                await slack.chat.postMessage({
-                  channel,
-                  thread_ts: m.ts ?? undefined,
-                  ...renderBroadcastMilestone(ms, now),
-                });
-              }
-            }
-            if (m.hash !== hashes[a] && now - m.updatedAt >= this.opts.minUpdateMs) {
-              await slack.chat.update({ channel, ts: m.ts ?? "", ...contents[a] });
-              doc.messages[key] = { ...m, hash: hashes[a], updatedAt: now };
-            }
-          });
-        }),
+        told.map((w) => (fresh.includes(w) ? undefined : this.update(w, milestones, rendered, doc, now))),
       );
       await save();
     }
     if (effects.some((e) => e.type === "end")) {
-      const ended = renderEnded(id, b);
-      const summary = renderSummary(b);
-      let complete = true;
-      await Promise.all(
-        Object.entries(doc.messages).map(async ([key, m]) => {
-          const w = watchers.find((x) => messageKey(x.teamId, x.channelId) === key);
-          if (m.ended || m.ts === null) return;
-          if (w === undefined) {
-            // Held this time: ended at a later poll.
-            if (held.some((x) => messageKey(x.teamId, x.channelId) === key)) complete = false;
-            return;
-          }
-          const ok = await this.slack(w, async (slack, channel) => {
-            await slack.chat.update({ channel, ts: m.ts ?? "", ...ended });
-            doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
-            // A channel held back since (a pause): its message ends in place, the summary waits.
-            if (audienceOf(w) === "channel" && !heldBack.includes(w))
-              await slack.chat.postMessage({ channel, thread_ts: m.ts ?? undefined, ...summary });
-          });
-          if (!ok) complete = false;
-        }),
-      );
+      const complete = await this.endAll(id, b, watchers, held, heldBack, doc, now);
       if (complete && doc.broadcast) doc.broadcast = { ...doc.broadcast, finalized: true };
       await save();
     }
+  }
+
+  /** First posts to the watchers with no message yet; false (nothing posted) when the lease is lost. */
+  private async postFresh(
+    id: string,
+    fresh: WatchEntry[],
+    { contents, hashes }: Rendered,
+    doc: LiveDoc,
+    now: number,
+  ): Promise<boolean> {
+    const { schedule, live, owner } = this.opts;
+    // Marked before posting (see service.ts's module comment).
+    for (const w of fresh) {
+      doc.messages[messageKey(w.teamId, w.channelId)] = {
+        ts: null,
+        postedAt: now,
+        hash: hashes[audienceOf(w)],
+        updatedAt: now,
+        ended: false,
+      };
+    }
+    if (!(await schedule.holds(owner, id))) return false;
+    await live.write(id, doc);
+    await Promise.all(fresh.map((w) => this.post(w, contents[audienceOf(w)], doc)));
+    return true;
+  }
+
+  /**
+   * One posted message kept up to date: milestones as thread replies (channels only), and the
+   * message updated when its content changed and `minUpdateMs` has passed since the last update.
+   */
+  private async update(
+    w: WatchEntry,
+    milestones: Milestone[],
+    { contents, hashes }: Rendered,
+    doc: LiveDoc,
+    now: number,
+  ): Promise<void> {
+    const key = messageKey(w.teamId, w.channelId);
+    const m = doc.messages[key];
+    if (m === undefined || m.ts === null) return;
+    const a = audienceOf(w);
+    await this.slack(w, async (slack, channel) => {
+      if (a === "channel") {
+        for (const ms of milestones) {
+          await slack.chat.postMessage({
+            channel,
+            thread_ts: m.ts ?? undefined,
+            ...renderBroadcastMilestone(ms, now),
+          });
+        }
+      }
+      if (m.hash !== hashes[a] && now - m.updatedAt >= this.opts.minUpdateMs) {
+        await slack.chat.update({ channel, ts: m.ts ?? "", ...contents[a] });
+        doc.messages[key] = { ...m, hash: hashes[a], updatedAt: now };
+      }
+    });
+  }
+
+  /**
+   * Ends every posted message in place (channels not held back also get the summary in the
+   * thread); true when all are ended, false when one failed or belongs to a watcher held this time.
+   */
+  private async endAll(
+    id: string,
+    b: Broadcast,
+    watchers: WatchEntry[],
+    held: readonly WatchEntry[],
+    heldBack: readonly WatchEntry[],
+    doc: LiveDoc,
+    now: number,
+  ): Promise<boolean> {
+    const ended = renderEnded(id, b);
+    const summary = renderSummary(b);
+    let complete = true;
+    await Promise.all(
+      Object.entries(doc.messages).map(async ([key, m]) => {
+        const w = watchers.find((x) => messageKey(x.teamId, x.channelId) === key);
+        if (m.ended || m.ts === null) return;
+        if (w === undefined) {
+          // Held this time: ended at a later poll.
+          if (held.some((x) => messageKey(x.teamId, x.channelId) === key)) complete = false;
+          return;
+        }
+        const ok = await this.slack(w, async (slack, channel) => {
+          await slack.chat.update({ channel, ts: m.ts ?? "", ...ended });
+          doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
+          // A channel held back since (a pause): its message ends in place, the summary waits.
+          if (audienceOf(w) === "channel" && !heldBack.includes(w))
+            await slack.chat.postMessage({ channel, thread_ts: m.ts ?? undefined, ...summary });
+        });
+        if (!ok) complete = false;
+      }),
+    );
+    return complete;
   }
 
   /** The channel watchers (not DMs) whose subscription to the livestream's profile holds them back. */

@@ -381,6 +381,14 @@ describe("one workspace, every profile of the key bound to it", () => {
       expect(failing).toContain("Could not ask the platform which profiles the bot manages");
       expect(failing).toContain('"type":"plain_text_input","action_id":"setup_profile"');
       h.sandbox.clearFaults();
+      // A failed GET /me is remembered as long as an answer would be (5 minutes): the same form again.
+      expect(await open()).toContain("Could not ask the platform which profiles the bot manages");
+      expect(h.sandbox.requests.filter((r) => r.path === "/v2/me").length).toBeGreaterThan(0);
+      const meReads = h.sandbox.requests.filter((r) => r.path === "/v2/me").length;
+      expect(await open()).toContain("Could not ask the platform");
+      expect(h.sandbox.requests.filter((r) => r.path === "/v2/me")).toHaveLength(meReads);
+      // Five minutes later (forgotten here), it is asked again.
+      h.built.deps.names.forget();
       for (const id of [NEWSROOM, STUDIO]) {
         const p = h.sandbox.state.profiles.get(id);
         if (p) p.owner_client_id = "someone-else";

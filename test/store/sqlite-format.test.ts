@@ -14,6 +14,12 @@ import { openStore } from "../../src/store/index.js";
 import { registryFor } from "../../src/watch/registry-for.js";
 import { captureLogger } from "./helpers.js";
 
+/**
+ * The fixture's clock: its dedupe key was written to expire 24 h after it was made
+ * (`expires_at` 1795796821309), so the outbox reads it as of an hour before that, never by
+ * today's wall clock (the test would otherwise fail once that day passed).
+ */
+const FIXTURE_NOW = 1795796821309 - 3_600_000;
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "written-by-sqlite3.sqlite");
 const tmp = mkdtempSync(join(tmpdir(), "store-format-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -24,7 +30,7 @@ describe("a sqlite file written by the previous binding", () => {
     copyFileSync(FIXTURE, file);
     const { logger } = captureLogger("warn");
     const store = await openStore({ kind: "sqlite", path: file, url: `sqlite://${file}` }, logger);
-    const outbox = await createOutbox(store, logger);
+    const outbox = await createOutbox(store, logger, { now: () => FIXTURE_NOW });
     try {
       expect(await store.keyv.get("fixture:doc")).toEqual({
         v: 1,
@@ -45,8 +51,8 @@ describe("a sqlite file written by the previous binding", () => {
       // The dedupe key written then still answers "duplicate"; the scheduled video is claimed.
       const again = { ...(item as NonNullable<typeof item>) } as Partial<NonNullable<typeof item>>;
       delete again.id;
-      expect(await outbox.enqueue(again as never, "fixture-dedupe-1", Date.now())).toBe("duplicate");
-      expect(await outbox.claimDue("test-owner", Date.now(), 10, 30_000)).toEqual([key]);
+      expect(await outbox.enqueue(again as never, "fixture-dedupe-1", FIXTURE_NOW)).toBe("duplicate");
+      expect(await outbox.claimDue("test-owner", FIXTURE_NOW, 10, 30_000)).toEqual([key]);
       expect(await outbox.ack("test-owner", key, [String(item?.id)])).toBe(true);
       expect((await outbox.stats()).depth).toBe(0);
 
