@@ -72,19 +72,26 @@ export const DEFAULT_PROFILE_QUOTA = 20_000;
 
 /**
  * Fair due times (README.md, "Fair due times"): a delivery's video comes due behind what its own
- * profile already has waiting, `backlog × spacing` after the time asked, so a profile flooded with
- * deliveries queues behind itself and another profile's video is due at once.
+ * route already has waiting, `backlog × spacing` after the time asked, counted from the head of
+ * the schedule when the worker lags behind it (the earliest due time still scheduled): a flooded
+ * route queues behind itself, and a route with nothing waiting is next, whatever the flood's lag.
  */
-export const BACKLOG_SPACING_MS = 5;
+export const BACKLOG_SPACING_MS = 10;
 
 export function backlogSpacingOf(opts: OutboxOptions): number {
   const v = opts.backlogSpacingMs ?? BACKLOG_SPACING_MS;
   return Number.isFinite(v) && v > 0 ? v : 0;
 }
 
-/** When a video scheduled by a delivery comes due: `dueAt` behind the profile's `backlog` items. */
-export function fairDue(dueAt: number, backlog: number, spacingMs: number): number {
-  return dueAt + Math.max(0, backlog) * spacingMs;
+/**
+ * When a video scheduled by a delivery comes due: `dueAt` (or the schedule's `head`, the earliest
+ * due time scheduled, when that is earlier) plus the route's `backlog` items × `spacingMs`.
+ * Spacing 0: `dueAt` as asked.
+ */
+export function fairDue(dueAt: number, backlog: number, spacingMs: number, head?: number): number {
+  if (spacingMs <= 0) return dueAt;
+  const base = head !== undefined && head < dueAt ? head : dueAt;
+  return base + Math.max(0, backlog) * spacingMs;
 }
 
 export function profileQuotaOf(opts: OutboxOptions): number {

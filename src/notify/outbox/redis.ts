@@ -44,9 +44,9 @@ end
 /**
  * KEYS: dedupe, id, q, sched, recv, state, routes, lease. ARGV: ttlMs, json, video, dueAt,
  * receivedAt, keepMs, route, quota, pullMs, spacingMs. → id, 0 (duplicate) or -1 (the route is
- * over its quota: nothing written). The video comes due at dueAt + backlog × spacingMs (fair due
- * times, common.ts); one scheduled more than pullMs later than that and not leased is brought
- * forward to it (Outbox.enqueue).
+ * over its quota: nothing written). The video comes due at its fair due time (common.ts
+ * `fairDue`: dueAt, or the schedule's head when earlier, plus backlog × spacingMs); one scheduled
+ * more than pullMs later than that and not leased is brought forward to it (Outbox.enqueue).
  */
 const ENQUEUE = script(`${KEEP}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -57,7 +57,13 @@ redis.call('HINCRBY', KEYS[7], ARGV[7], 1)
 local id = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], id, id .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[5], ARGV[5], id)
-local at = tonumber(ARGV[4]) + backlog * tonumber(ARGV[10])
+local at = tonumber(ARGV[4])
+local spacing = tonumber(ARGV[10])
+if spacing > 0 then
+  local head = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')[2]
+  if head and tonumber(head) < at then at = tonumber(head) end
+  at = at + backlog * spacing
+end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[3])
 if not due then redis.call('ZADD', KEYS[4], at, ARGV[3])
 elseif tonumber(due) > at + tonumber(ARGV[9]) and redis.call('EXISTS', KEYS[8]) == 0 then

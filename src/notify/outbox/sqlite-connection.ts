@@ -156,6 +156,9 @@ export const SCHEDULE = `INSERT INTO outbox_schedule (video_key, due_at) VALUES 
   ON CONFLICT (video_key) DO UPDATE SET due_at = excluded.due_at
   WHERE outbox_schedule.owner IS NULL AND outbox_schedule.due_at > excluded.due_at + ?`;
 
+/** The earliest due time scheduled (fair due times, common.ts), read from the due index. */
+export const SCHEDULE_HEAD = "SELECT due_at FROM outbox_schedule ORDER BY due_at LIMIT 1";
+
 /** Deletes the video's items whose ids are in a JSON array. Parameters: key, JSON ids. */
 export const ACK_ITEMS = `DELETE FROM outbox_items WHERE video_key = ?
   AND id IN (SELECT value FROM json_each(?))`;

@@ -51,6 +51,7 @@ import {
   ONCE_UPSERT,
   PROFILE_TAKE,
   SCHEDULE,
+  SCHEDULE_HEAD,
   SCHEMA,
   STATS,
   SWEEP_EVERY,
@@ -123,7 +124,8 @@ export class SqliteOutbox implements Outbox {
         item.receivedAt,
         json,
       );
-      db.run(SCHEDULE, item.videoKey, fairDue(dueAt, taken.n - 1, this.spacingMs), PULL_FORWARD_MS);
+      const head = this.spacingMs > 0 ? db.get<{ due_at: number }>(SCHEDULE_HEAD)?.due_at : undefined;
+      db.run(SCHEDULE, item.videoKey, fairDue(dueAt, taken.n - 1, this.spacingMs, head), PULL_FORWARD_MS);
       return "stored";
     });
   }

@@ -50,6 +50,16 @@ export class DueHeap {
     }
   }
 
+  /** The earliest due time among the `current` entries (stale ones on top are dropped); undefined when empty. */
+  earliest(current: (e: DueEntry) => boolean): number | undefined {
+    for (;;) {
+      const top = this.heap[0];
+      if (top === undefined) return undefined;
+      if (current(top)) return top.dueAt;
+      this.pop();
+    }
+  }
+
   /** Keeps only the entries for which `current` holds (when stale ones outnumber the live). */
   compact(current: (e: DueEntry) => boolean): void {
     const live = this.heap.filter(current);

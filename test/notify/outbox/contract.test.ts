@@ -93,6 +93,24 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
     expect(await f.claimDue("W", now + 99 * 5, 10, 100_000)).toEqual(["T1:PA:v99"]);
   });
 
+  it("fair due times when the worker lags: a route with nothing waiting is next, before the lagging flood", async () => {
+    const f = await b.open({ dedupeTtlMs: 60_000, backlogSpacingMs: 5 });
+    const start = t();
+    const put = (video: string, n: number, at: number) => f.enqueue(newItem(video, n, at), `g-${video}-${n}`, at);
+    for (let i = 0; i < 50; i++) expect(await put(`T1:PA:v${i}`, i, start)).toBe("stored");
+    // A second later the worker has claimed nothing yet: the flood's 50 videos are all due, late.
+    await b.clock.advance(1_000);
+    const later = t();
+    expect(await put("T1:PB:other", 1, later)).toBe("stored");
+    // The quiet route's video comes right after the head of the schedule, not behind the lag.
+    expect(await f.claimDue("W", later, 2, 100_000)).toEqual(["T1:PA:v0", "T1:PB:other"]);
+    // A flooded route's new video queues behind its own backlog, from the head too.
+    expect(await put("T1:PA:late", 1, later)).toBe("stored");
+    const rest = await f.claimDue("W", later, 100, 100_000);
+    expect(rest).toHaveLength(50);
+    expect(rest.at(-1)).toBe("T1:PA:late");
+  });
+
   it("keeps an existing due time when a video is enqueued again (earlier or later)", async () => {
     const now = t();
     await enqueue("late", 1, now + 5000);
