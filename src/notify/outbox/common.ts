@@ -84,13 +84,21 @@ export function backlogSpacingOf(opts: OutboxOptions): number {
 }
 
 /**
- * When a video scheduled by a delivery comes due: `dueAt` (or the schedule's `head`, the earliest
- * due time scheduled, when that is earlier) plus the route's `backlog` items × `spacingMs`.
+ * When a video scheduled by a delivery comes due: `dueAt` (or, for a video due by `now`, the
+ * schedule's `head`, the earliest due time scheduled, when that is earlier) plus the route's
+ * `backlog` items × `spacingMs`.
  * Spacing 0: `dueAt` as asked.
  */
-export function fairDue(dueAt: number, backlog: number, spacingMs: number, head?: number): number {
+export function fairDue(
+  dueAt: number,
+  backlog: number,
+  spacingMs: number,
+  head?: number,
+  now?: number,
+): number {
   if (spacingMs <= 0) return dueAt;
-  const base = head !== undefined && head < dueAt ? head : dueAt;
+  // Only a video due now starts from a lagging head; one asked for later keeps its time.
+  const base = head !== undefined && head < dueAt && now !== undefined && dueAt <= now ? head : dueAt;
   return base + Math.max(0, backlog) * spacingMs;
 }
 

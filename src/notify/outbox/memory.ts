@@ -102,7 +102,7 @@ export class MemoryOutbox implements Outbox {
       this.items.set(item.videoKey, list);
     }
     list.push({ id, json: encodeItem(item), receivedAt: item.receivedAt });
-    const due = fairDue(dueAt, count, this.spacingMs, this.due.earliest(this.isCurrent));
+    const due = fairDue(dueAt, count, this.spacingMs, this.due.earliest(this.isCurrent), this.now());
     const slot = this.schedule.get(item.videoKey);
     if (!slot) this.scheduleAt(item.videoKey, due);
     else if (slot.owner === null && slot.dueAt > due + PULL_FORWARD_MS)

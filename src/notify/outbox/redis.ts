@@ -43,7 +43,7 @@ end
 
 /**
  * KEYS: dedupe, id, q, sched, recv, state, routes, lease. ARGV: ttlMs, json, video, dueAt,
- * receivedAt, keepMs, route, quota, pullMs, spacingMs. → id, 0 (duplicate) or -1 (the route is
+ * receivedAt, keepMs, route, quota, pullMs, spacingMs, now. → id, 0 (duplicate) or -1 (the route is
  * over its quota: nothing written). The video comes due at its fair due time (common.ts
  * `fairDue`: dueAt, or the schedule's head when earlier, plus backlog × spacingMs); one scheduled
  * more than pullMs later than that and not leased is brought forward to it (Outbox.enqueue).
@@ -61,7 +61,7 @@ local at = tonumber(ARGV[4])
 local spacing = tonumber(ARGV[10])
 if spacing > 0 then
   local head = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')[2]
-  if head and tonumber(head) < at then at = tonumber(head) end
+  if head and tonumber(head) < at and at <= tonumber(ARGV[11]) then at = tonumber(head) end
   at = at + backlog * spacing
 end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[3])
@@ -223,6 +223,7 @@ export class RedisOutbox implements Outbox {
         String(this.profileQuota),
         String(PULL_FORWARD_MS),
         String(this.spacingMs),
+        String(this.now()),
       ],
     );
     const n = toNumber(id);

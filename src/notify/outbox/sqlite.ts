@@ -125,7 +125,12 @@ export class SqliteOutbox implements Outbox {
         json,
       );
       const head = this.spacingMs > 0 ? db.get<{ due_at: number }>(SCHEDULE_HEAD)?.due_at : undefined;
-      db.run(SCHEDULE, item.videoKey, fairDue(dueAt, taken.n - 1, this.spacingMs, head), PULL_FORWARD_MS);
+      db.run(
+        SCHEDULE,
+        item.videoKey,
+        fairDue(dueAt, taken.n - 1, this.spacingMs, head, now),
+        PULL_FORWARD_MS,
+      );
       return "stored";
     });
   }
