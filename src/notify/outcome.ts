@@ -3,7 +3,7 @@
  * without side effects: the worker (src/notify/show.ts) carries it out (dead letters, logs, the
  * channel's pause or back-off, the state write) and gets the video's next due time from it.
  */
-import type { SlackFailure } from "./slack-errors.js";
+import type { SlackFailure } from "../posting/index.js";
 import type { VideoState } from "./video/state.js";
 
 export type FailureOutcome =

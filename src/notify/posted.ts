@@ -9,14 +9,9 @@
  * More: README.md ("posted.ts").
  */
 import { randomUUID } from "node:crypto";
-import {
-  type ChatPostMessageArguments,
-  type ChatPostMessageResponse,
-  ErrorCode,
-  type WebClient,
-} from "@slack/web-api";
+import type { ChatPostMessageArguments, ChatPostMessageResponse, WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import { classifySlackError } from "./slack-errors.js";
+import { classifySlackError, notPosted } from "../posting/index.js";
 import type { PostIntent, VideoState } from "./video/state.js";
 
 /** `what` of a video's parent message (milestones use their key). */
@@ -138,11 +133,4 @@ export function markerOf(payload: unknown): unknown {
   return typeof payload === "object" && payload !== null && "post_id" in payload
     ? payload.post_id
     : undefined;
-}
-
-/** Slack answered with an error (not a 5xx: that may follow the work), or the request never left. */
-export function notPosted(err: unknown): boolean {
-  const e = err as { code?: string; original?: { cause?: { code?: string } } };
-  if (e.code === ErrorCode.PlatformError || e.code === ErrorCode.RateLimitedError) return true;
-  return e.code === ErrorCode.RequestError && e.original?.cause?.code === "ECONNREFUSED";
 }

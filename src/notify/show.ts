@@ -6,6 +6,7 @@
  */
 import type { WebClient } from "@slack/web-api";
 import { parentMetadata, renderMilestone, renderParent, type VideoLinks } from "../messages/index.js";
+import { classifySlackError } from "../posting/index.js";
 import { InstallationMissingError } from "../store/index.js";
 import { reportRefused } from "./dead-letters.js";
 import { isFinal } from "./fold.js";
@@ -14,7 +15,6 @@ import { mentionFor } from "./mentions.js";
 import { droppedState, outcomeOf } from "./outcome.js";
 import { PER_CHANNEL_METHOD } from "./pacing.js";
 import { type LostPosts, PARENT, replyMetadata, withMarker } from "./posted.js";
-import { classifySlackError } from "./slack-errors.js";
 import type { Tally } from "./tally.js";
 import type { VideoTitles } from "./title.js";
 import type { OutboxItem, VideoKey } from "./types.js";

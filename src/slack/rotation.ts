@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
+import { slackErrorText } from "../posting/index.js";
 import { InstallationMissingError, type InstallationRepo, queryOf } from "../store/index.js";
 
 /** Refresh at least this long before expiry (what Bolt uses: 2 hours). */
@@ -51,13 +52,6 @@ export interface TokenRotationOptions {
   now?: () => number;
   /** Largest extra refresh window of this process, seconds (default REFRESH_JITTER_S). */
   jitterS?: number;
-}
-
-function slackError(err: unknown): string {
-  const data = (err as { data?: { error?: unknown } } | undefined)?.data;
-  if (typeof data?.error === "string") return data.error.slice(0, 100);
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? code.slice(0, 100) : "request_failed";
 }
 
 const missing = (team: string | undefined) => new InstallationMissingError(`workspace ${team}`);
@@ -213,7 +207,7 @@ export class TokenRotation {
     current: Installation,
     err: unknown,
   ): Promise<Installation> {
-    const error = slackError(err);
+    const error = slackErrorText(err);
     if (error === "invalid_refresh_token") {
       // Most likely spent by another replica a moment ago: its pair is about to be stored.
       for (let waited = 0; waited < SETTLE_MS; waited += SETTLE_STEP_MS) {

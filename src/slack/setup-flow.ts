@@ -30,8 +30,8 @@ import {
   setupPlaceholderText,
   webhookSetMessage,
 } from "../messages/index.js";
-import { classifySlackError } from "../notify/slack-errors.js";
 import { isPlatformError, ManagedProfilesError } from "../platform/index.js";
+import { classifySlackError } from "../posting/index.js";
 import { ProfileClaimedError, StoreUnavailableError } from "../store/index.js";
 import type { BotDeps } from "./context.js";
 import { publishHome } from "./home.js";

@@ -20,6 +20,7 @@ import {
   renderRevokedDm,
   renderSummary,
 } from "../messages/index.js";
+import { slackRefused } from "../posting/index.js";
 import type { Broadcast, Effect, Milestone } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
@@ -44,11 +45,6 @@ export interface AnnouncerOptions {
 const ADS_PER_HOUR = 24;
 
 const audienceOf = (w: WatchKey): Audience => (dmUserOf(w.channelId) === undefined ? "channel" : "dm");
-
-const slackRefused = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === "slack_webapi_platform_error" || code === "slack_webapi_rate_limited_error";
-};
 
 function hashOf(m: Message): string {
   return JSON.stringify(m);

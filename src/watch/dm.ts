@@ -5,17 +5,12 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
+import { slackErrorCode } from "../posting/index.js";
 
 export type Membership = "member" | "gone" | "unknown";
 
 export const DEFAULT_MEMBER_CACHE_MS = 5 * 60_000;
 const MAX_CACHED = 10_000;
-
-/** Slack's own error code of a failed Web API call (`user_not_found`, `ratelimited`…). */
-export function slackErrorCode(err: unknown): string | undefined {
-  const data = (err as { data?: { error?: unknown } } | null)?.data;
-  return typeof data?.error === "string" ? data.error : undefined;
-}
 
 export interface DirectMessagesOptions {
   slackFor: (teamId: string) => Promise<WebClient>;

@@ -8,8 +8,8 @@
  */
 import type { ChatPostMessageArguments, WebClient } from "@slack/web-api";
 import type { Logger } from "../../log.js";
-import { markerOf, notPosted } from "../posted.js";
-import { classifySlackError } from "../slack-errors.js";
+import { classifySlackError, notPosted } from "../../posting/index.js";
+import { markerOf } from "../posted.js";
 
 /** Slack message metadata event of a digest or catch-up. */
 export const DIGEST_EVENT = "video_digest";

@@ -8,6 +8,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../../log.js";
 import { renderDigest } from "../../messages/index.js";
 import type { PlatformNames } from "../../platform/index.js";
+import { classifySlackError } from "../../posting/index.js";
 import {
   InstallationMissingError,
   lastDigestAt,
@@ -18,7 +19,6 @@ import {
 } from "../../store/index.js";
 import type { ChannelGate } from "../pacing.js";
 import type { RevokedCheck } from "../revoked.js";
-import { classifySlackError } from "../slack-errors.js";
 import type { Outbox } from "../types.js";
 import { DIGEST_EVENT, DigestLookup } from "./lookup.js";
 import { readEntries, stateOf, withTitles } from "./read.js";

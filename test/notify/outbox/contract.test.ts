@@ -96,7 +96,8 @@ describe.each(BACKENDS)("%s outbox", (_name, make) => {
   it("fair due times when the worker lags: a route with nothing waiting is next, before the lagging flood", async () => {
     const f = await b.open({ dedupeTtlMs: 60_000, backlogSpacingMs: 5 });
     const start = t();
-    const put = (video: string, n: number, at: number) => f.enqueue(newItem(video, n, at), `g-${video}-${n}`, at);
+    const put = (video: string, n: number, at: number) =>
+      f.enqueue(newItem(video, n, at), `g-${video}-${n}`, at);
     for (let i = 0; i < 50; i++) expect(await put(`T1:PA:v${i}`, i, start)).toBe("stored");
     // A second later the worker has claimed nothing yet: the flood's 50 videos are all due, late.
     await b.clock.advance(1_000);

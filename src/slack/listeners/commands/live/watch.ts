@@ -10,7 +10,7 @@ import {
   watchStartedMessage,
   watchUnavailableMessage,
 } from "../../../../messages/index.js";
-import { slackErrorCode } from "../../../../watch/dm.js";
+import { slackErrorCode } from "../../../../posting/index.js";
 import { WatchLimitError } from "../../../../watch/live-docs.js";
 import { dmKey } from "../../../../watch/registry.js";
 import { type Asker, ephemeral, inChannel } from "../../../context.js";

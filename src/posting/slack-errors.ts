@@ -1,4 +1,8 @@
-/** What a failed Slack Web API call means for the notification worker. */
+/**
+ * What a failed Slack Web API call means: the one reader of Slack's errors for the bot's
+ * background work (the notification worker, digests, watches, DM watches, token rotation) and the
+ * request handlers that ask.
+ */
 import { ErrorCode } from "@slack/web-api";
 
 export type SlackFailure =
@@ -65,4 +69,32 @@ export function classifySlackError(err: unknown): SlackFailure {
   }
   if (e.code === ErrorCode.HTTPError) return { kind: "transient", code: `http_${e.statusCode ?? 0}` };
   return { kind: "transient", code: e.code ?? "request_error" };
+}
+
+/** Slack's own error code of a failed Web API call (`user_not_found`, `ratelimited`…), if it sent one. */
+export function slackErrorCode(err: unknown): string | undefined {
+  const data = (err as { data?: { error?: unknown } } | null | undefined)?.data;
+  return typeof data?.error === "string" ? data.error : undefined;
+}
+
+/** Slack's error code, else the client's own (`slack_webapi_request_error`…), for a log or a record. */
+export function slackErrorText(err: unknown): string {
+  const code = slackErrorCode(err) ?? (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" ? code.slice(0, 100) : "request_failed";
+}
+
+/** Slack answered the call with a refusal (an error, or 429): the work was not done. */
+export function slackRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return code === ErrorCode.PlatformError || code === ErrorCode.RateLimitedError;
+}
+
+/**
+ * The call certainly did not happen: Slack answered with an error (not a 5xx: that may follow the
+ * work), or the request never left (connection refused).
+ */
+export function notPosted(err: unknown): boolean {
+  const e = err as { code?: string; original?: { cause?: { code?: string } } };
+  if (slackRefused(err)) return true;
+  return e.code === ErrorCode.RequestError && e.original?.cause?.code === "ECONNREFUSED";
 }

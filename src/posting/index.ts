@@ -1,0 +1,12 @@
+/** The way into src/posting: what background work uses to write to Slack. */
+export {
+  AUTH_SLACK_ERRORS,
+  classifySlackError,
+  GONE_SLACK_ERRORS,
+  notPosted,
+  PERMANENT_SLACK_ERRORS,
+  type SlackFailure,
+  slackErrorCode,
+  slackErrorText,
+  slackRefused,
+} from "./slack-errors.js";
