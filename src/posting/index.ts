@@ -1,4 +1,5 @@
 /** The way into src/posting: what background work uses to write to Slack. */
+export { MarkedPosts, type Marker, markerOf, type Where } from "./marked-posts.js";
 export {
   AUTH_SLACK_ERRORS,
   classifySlackError,
