@@ -63,7 +63,15 @@ describe("/metrics", () => {
       deliverTo: h.url,
       force: true,
     });
-    await waitFor(() => h.slack.calls.some((c) => c.method === "chat.update"), 10_000, "an update");
+    // The video shown complete (in its first post, or updated: the lifecycle may be folded into one).
+    await waitFor(
+      () =>
+        h.slack
+          .messages("C0NEWS")
+          .some((m) => !m.thread_ts && JSON.stringify(m).includes("x7metric") && /complete/i.test(m.text)),
+      10_000,
+      "the video shown complete",
+    );
     const m = await get("/metrics");
     expect(m.status).toBe(200);
     expect(m.type).toMatch(/text\/plain/);

@@ -8,7 +8,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
-import { DIGEST_LOG_BOUND, type DigestLog, digestLogFor } from "../../../src/notify/digest/index.js";
+import { type DigestLog, digestLogFor } from "../../../src/notify/digest/index.js";
+
+/** The promise (docs/notifications.md): a digest log keeps at most 500 entries. */
+const LOG_BOUND = 500;
+
 import type { Store } from "../../../src/store/index.js";
 import { ALL_BACKENDS, type TestBackend } from "../../store/helpers.js";
 
@@ -55,20 +59,20 @@ describe.each(BACKENDS)("%s digest log", (_name, make) => {
     expect(await log.scheduled()).toBe(1);
   });
 
-  it("bounds the log: past DIGEST_LOG_BOUND entries are counted as left out, not kept", async () => {
+  it("bounds the log: past 500 entries are counted as left out, not kept", async () => {
     const due = Date.now() + 60_000;
-    const all = Array.from({ length: DIGEST_LOG_BOUND + 3 }, (_, i) => `e${i}`);
+    const all = Array.from({ length: LOG_BOUND + 3 }, (_, i) => `e${i}`);
     const outcomes: string[] = [];
     for (let i = 0; i < all.length; i += 50)
       outcomes.push(
         ...(await Promise.all(all.slice(i, i + 50).map((id) => log.record(K, id, entry(id), due)))),
       );
-    expect(outcomes.filter((o) => o === "stored")).toHaveLength(DIGEST_LOG_BOUND);
+    expect(outcomes.filter((o) => o === "stored")).toHaveLength(LOG_BOUND);
     expect(outcomes.filter((o) => o === "left_out")).toHaveLength(3);
     // A duplicate of a kept entry is still a duplicate, not one more left out.
     expect(await log.record(K, "e0", entry("e0"), due)).toBe("duplicate");
     const read = await log.read(K);
-    expect(read.entries).toHaveLength(DIGEST_LOG_BOUND);
+    expect(read.entries).toHaveLength(LOG_BOUND);
     expect(read.leftOut).toBe(3);
   });
 
