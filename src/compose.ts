@@ -11,33 +11,21 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "@slack/bolt";
-import { WebClient } from "@slack/web-api";
-import { Authorizer, ManagerPolicy, readBudgetFor } from "./access/index.js";
 import { buildApp } from "./app.js";
-import { type WatchTuning, wireWatch } from "./compose-watch.js";
+import { type AppCollaborators, accessParts, notifyParts, slackClients } from "./compose-parts.js";
+import { wireWatch } from "./compose-watch.js";
 import type { Config } from "./config.js";
 import { createIngestor } from "./deliveries/receive.js";
 import { healthRoutes } from "./http/health.js";
-import type { ServerTimeouts } from "./http/timeouts.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
-import {
-  type DigestLog,
-  DigestRunner,
-  Digests,
-  digestLogFor,
-  MemoryDigestLog,
-} from "./notify/digest/index.js";
+import type { DigestRunner, Digests } from "./notify/digest/index.js";
 import { createOutbox } from "./notify/outbox/index.js";
-import { ChannelGate } from "./notify/pacing.js";
 import type { Outbox } from "./notify/types.js";
-import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
+import type { NotifyWorker } from "./notify/worker.js";
 import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
 import { AcksFirst } from "./slack/acks-first.js";
 import type { BotDeps } from "./slack/context.js";
-import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
-import { TokenRotation } from "./slack/rotation.js";
-import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./slack/workspaces.js";
 import {
   ActivityRepo,
   CallbackRepo,
@@ -48,40 +36,7 @@ import {
 } from "./store/index.js";
 import type { WatchService } from "./watch/service.js";
 
-export interface AppCollaborators {
-  platform: PlatformClient;
-  settings: SettingsRepo;
-  callbacks: CallbackRepo;
-  outbox: Outbox;
-  /** Per-profile counters shown on the App Home. */
-  activity?: ActivityRepo;
-  /** Multi-workspace (OAuth) mode: where installations are kept (required in that mode). */
-  installations?: InstallationRepo;
-  /** Prometheus metrics served at /metrics (a fresh registry when not given). */
-  metrics?: Metrics;
-  /** Resolves when the settings store answers (for /readyz). */
-  pingStore?: () => Promise<void>;
-  logger: Logger;
-  now?: () => Date;
-  /** Worker tuning (tests shorten the coalescing window and the channel pace). */
-  worker?: Partial<Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">> & {
-    postIntervalMs?: number;
-    /** Do not start the worker with the app (tests drive it with drain()). */
-    manual?: boolean;
-  };
-  /** HTTP server time limits (src/http/timeouts.ts; tests shorten them). */
-  httpTimeouts?: Partial<ServerTimeouts>;
-  /** users.info cache lifetime (tests shorten it). */
-  managerCacheTtlMs?: number;
-  /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
-  slowCardMs?: number;
-  /** The store the live watches live in; without it `/live watch` answers that watching is off. */
-  store?: Store;
-  /** Where digests and pauses keep what they will summarise (default: on `store`, else in memory). */
-  digestLog?: DigestLog;
-  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
-  watch?: WatchTuning;
-}
+export type { AppCollaborators } from "./compose-parts.js";
 
 export interface BuiltApp {
   app: App;
@@ -97,138 +52,6 @@ export interface BuiltApp {
   /** Starts listening on config.port/host (0 = a free port), then the worker and the watch; resolves with the HTTP server. */
   start(): Promise<Server | undefined>;
   stop(): Promise<void>;
-}
-
-/** The Slack side of the collaborators: installations (OAuth), token rotation, a client per workspace. */
-function slackClients(config: Config, c: AppCollaborators) {
-  const logger = c.logger;
-  const installations = config.slack.mode === "oauth" ? c.installations : undefined;
-  if (config.slack.mode === "oauth") {
-    if (!installations) throw new Error("multi-workspace (OAuth) mode needs AppCollaborators.installations");
-    if (!installations.encrypted)
-      logger.warn(
-        "STORE_ENCRYPTION_KEY is not set: the workspaces' bot tokens are stored unencrypted; set it (openssl rand -base64 32) to encrypt them at rest",
-      );
-  }
-  // The worker paces each channel itself: no client-side retries or queue-wide pauses. One client
-  // per workspace from its installation (OAuth), or the one bot token.
-  const workerClient = new WebClient(config.slack.botToken, workerClientOptions(config.slack.apiUrl));
-  // Token rotation (multi-workspace mode): expiring bot tokens are refreshed before use.
-  const rotation =
-    installations && config.slack.clientId && config.slack.clientSecret
-      ? new TokenRotation({
-          installations,
-          apiUrl: config.slack.apiUrl,
-          clientId: config.slack.clientId,
-          clientSecret: config.slack.clientSecret,
-          logger,
-        })
-      : undefined;
-  const slackFor = installations
-    ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
-    : async () => workerClient;
-  return { installations, workerClient, rotation, slackFor };
-}
-
-/** Who may do what: managers, the read budgets and the one authorization function. */
-function accessParts(
-  config: Config,
-  c: AppCollaborators,
-  metrics: Metrics,
-  slack: ReturnType<typeof slackClients>,
-  turns: AcksFirst,
-) {
-  const logger = c.logger;
-  const managers = new ManagerPolicy({
-    managerUserIds: config.managerUserIds,
-    settings: c.settings,
-    logger,
-    cacheTtlMs: c.managerCacheTtlMs,
-  });
-  // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
-  const budget = readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" }));
-  // The one authorization function; what the bot does on its own asks it again (`revoked`).
-  const access = new Authorizer({
-    config,
-    managers,
-    claims: c.settings.claims,
-    platform: c.platform,
-    workspaceOf: slack.installations
-      ? installedWorkspaces(slack.installations)
-      : tokenWorkspace(slack.workerClient, needsOrganization(config)),
-    logger: logger.child({ component: "access" }),
-    budget,
-    onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
-    onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
-    afterRead: () => turns.turn(),
-  });
-  return { managers, budget, access };
-}
-
-/** Notifications: digests and their runner, and the outbox worker. */
-function notifyParts(
-  config: Config,
-  c: AppCollaborators,
-  metrics: Metrics,
-  slackFor: ReturnType<typeof slackClients>["slackFor"],
-  who: ReturnType<typeof accessParts>,
-  names: PlatformNames,
-) {
-  const { logger } = c;
-  const { access, managers, budget } = who;
-  const gate = new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs });
-  const revoked = (teamId: string, profileId: string) => access.revoked(teamId, profileId);
-  // Digests and pauses: recorded by the worker (and the live watch), posted by the runner.
-  const digestLogger = logger.child({ component: "digests" });
-  const digests = new Digests({
-    log: c.digestLog ?? (c.store ? digestLogFor(c.store) : new MemoryDigestLog()),
-    settings: c.settings,
-    periodMs: config.digestPeriodMs,
-    logger: digestLogger,
-  });
-  const digestRunner = new DigestRunner({
-    log: digests.log,
-    settings: c.settings,
-    slackFor,
-    revoked,
-    gate,
-    logger: digestLogger,
-    names,
-    outbox: c.outbox,
-    periodMs: config.digestPeriodMs,
-    videoUrlTemplate: config.videoUrlTemplate,
-    pollMs: c.worker?.pollMs === undefined ? undefined : Math.max(50, c.worker.pollMs),
-    leaseMs: c.worker?.leaseMs,
-    owner: c.worker?.owner === undefined ? undefined : `${c.worker.owner}-digests`,
-    onPosted: () => metrics.deliveries.inc({ stage: "posted", result: "digest" }),
-  });
-  const worker = new NotifyWorker({
-    outbox: c.outbox,
-    slackFor,
-    settings: c.settings,
-    revoked,
-    activity: c.activity,
-    names,
-    // Title reads are charged to the callback's workspace (WORKSPACE_READS_PER_MINUTE).
-    titleBudget: budget,
-    digests,
-    gate,
-    logger: logger.child({ component: "notify" }),
-    managersOf: (teamId) => managers.named(teamId),
-    videoUrlTemplate: config.videoUrlTemplate,
-    coalesceMs: c.worker?.coalesceMs,
-    pollMs: c.worker?.pollMs,
-    leaseMs: c.worker?.leaseMs,
-    concurrency: c.worker?.concurrency,
-    owner: c.worker?.owner,
-    onPosted: (kind) => metrics.deliveries.inc({ stage: "posted", result: kind }),
-    onFailed: (code) => metrics.deliveries.inc({ stage: "failed", result: code }),
-    onRateLimited: (_channel, seconds) => {
-      metrics.slackRateLimited.inc();
-      metrics.slackRateLimitWaitSeconds.inc(seconds);
-    },
-  });
-  return { digests, digestRunner, worker };
 }
 
 /** Builds the worker, the ingestor, the listeners' deps and the app from the collaborators, without listening. */

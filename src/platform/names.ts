@@ -290,7 +290,6 @@ export class PlatformNames {
     }
     this.labels.delete(profileId);
     this.labels.set(profileId, { value, expiresAt: this.now() + ttl });
-    // Map order is insertion order: the first key is the oldest.
     while (this.labels.size > this.options.maxProfiles) {
       const oldest = this.labels.keys().next().value;
       if (oldest === undefined) break;

@@ -22,7 +22,18 @@ import type { RevokedCheck } from "../revoked.js";
 import type { Outbox } from "../types.js";
 import { DIGEST_EVENT, DigestLookup } from "./lookup.js";
 import { readEntries, stateOf, withTitles } from "./read.js";
-import { type DigestKey, type DigestLog, type DigestState, type Posting, partsOfDigestKey } from "./types.js";
+import {
+  type DigestKey,
+  type DigestLog,
+  type DigestParts,
+  type DigestPass,
+  type DigestState,
+  type Posting,
+  partsOfDigestKey,
+} from "./types.js";
+
+/** A digest as rendered (its message and thread replies). */
+type DigestView = ReturnType<typeof renderDigest>;
 
 export interface DigestRunnerOptions {
   log: DigestLog;
@@ -397,19 +408,6 @@ export class DigestRunner {
     return DROPPED;
   }
 }
-
-/** The parts of a digest's key. */
-type DigestParts = { teamId: string; profileId: string; channelId: string };
-
-/** One pass over a marked digest: its key, parts, the state as last written, and the marker. */
-interface DigestPass {
-  key: DigestKey;
-  parts: DigestParts;
-  state: DigestState;
-  marked: Posting;
-}
-
-type DigestView = ReturnType<typeof renderDigest>;
 
 /** A log dropped: nothing to release. */
 const DROPPED = -1;

@@ -174,3 +174,14 @@ export interface DigestLog {
   scheduled(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The parts of a digest's key. */
+export type DigestParts = { teamId: string; profileId: string; channelId: string };
+
+/** One pass over a marked digest: its key, parts, the state as last written, and the marker. */
+export interface DigestPass {
+  key: DigestKey;
+  parts: DigestParts;
+  state: DigestState;
+  marked: Posting;
+}
