@@ -106,8 +106,6 @@ function parseNote(note: string | undefined): TitleFact | undefined {
 interface Read {
   /** Set once the platform answered (or the read was refused: budget, busy). */
   fact: TitleFact | undefined;
-  /** When the HTTP read began (undefined while it waits for a slot of its callback). */
-  startedAt: number | undefined;
   /** The video keys to bring forward when the answer comes. */
   waiters: Set<VideoKey>;
   /** Resolves once the answer is known and its videos were brought forward (`woken` then set). */
@@ -255,7 +253,6 @@ export class VideoTitles {
     });
     const entry: Read = {
       fact: undefined,
-      startedAt: undefined,
       waiters: new Set([key]),
       done,
       answered,
@@ -292,7 +289,6 @@ export class VideoTitles {
     }
     const run = () => {
       lane.running++;
-      entry.startedAt = this.options.now();
       void this.ask(s)
         .then((fact) => this.finish(ref, entry, fact))
         .finally(() => {
