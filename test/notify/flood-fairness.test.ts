@@ -27,6 +27,18 @@ const WORKER = { postIntervalMs: 1_000, coalesceMs: 3_000, pollMs: 250 };
 const { storeFor, cleanup } = scratchStores("flood");
 afterAll(cleanup);
 
+/** One valid delivery of the flooded profile for `videoId`, answered 200. */
+async function deliver(url: string, type: string, videoId: string | undefined): Promise<void> {
+  const body = JSON.stringify({
+    type,
+    timestamp: Date.now(),
+    data: { owner_id: FLOODED, video_id: videoId },
+  });
+  const res = await request(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  await res.body.dump();
+  expect(res.statusCode).toBe(200);
+}
+
 const floodReads = (h: Harness) =>
   h.sandbox.requests.filter((r) => r.method === "GET" && r.path.startsWith("/v2/videos/xfl"));
 
@@ -117,20 +129,7 @@ describe("a made-up id the platform said does not exist", () => {
     });
     try {
       const url = await h.configureProfile({ channel: FLOODED_CHANNEL, profileId: FLOODED });
-      const send = async (type: string) => {
-        const body = JSON.stringify({
-          type,
-          timestamp: Date.now(),
-          data: { owner_id: FLOODED, video_id: "xflghost" },
-        });
-        const res = await request(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        });
-        await res.body.dump();
-        expect(res.statusCode).toBe(200);
-      };
+      const send = (type: string) => deliver(url, type, "xflghost");
       await send("video.created");
       await waitFor(() => floodReads(h).length === 1 || undefined, 8_000, "the title read");
       await waitFor(
@@ -167,18 +166,7 @@ describe("title reads charged to the callback's workspace", () => {
         Array.from({ length: 16 }, async () => {
           while (next < ids.length) {
             const videoId = ids[next++];
-            const body = JSON.stringify({
-              type: "video.created",
-              timestamp: Date.now(),
-              data: { owner_id: FLOODED, video_id: videoId },
-            });
-            const res = await request(url, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body,
-            });
-            await res.body.dump();
-            expect(res.statusCode).toBe(200);
+            await deliver(url, "video.created", videoId);
           }
         }),
       );

@@ -217,14 +217,8 @@ describe("a DM watch", () => {
     expect(posts(MEMBER_DM)).toHaveLength(1);
   }, 30_000);
 
-  it("ends when the person is deactivated: nothing more is sent to them, the livestream is read no more", async () => {
-    h.sandbox.live(BOUND, { action: "on_air" });
-    await run(`watch ${BOUND} dm`, { user: MEMBER });
-    await waitFor(() => posts(MEMBER_DM)[0], 5000, "the is-live DM");
-    const member = h.slack.users.get(MEMBER);
-    if (!member) throw new Error("no member");
-    member.deleted = true;
-    const deactivated = h.slack.calls.length;
+  /** The DM watch ends within a few intervals, and the livestream is read no more after it. */
+  async function endedAndReadNoMore(): Promise<void> {
     await eventually(
       async () => (await h.built.watch?.registry.livestreams())?.length === 0,
       INTERVAL * 3 + 1500,
@@ -234,6 +228,17 @@ describe("a DM watch", () => {
     const reads = gets(BOUND);
     await sleep(INTERVAL * 2.5);
     expect(gets(BOUND)).toBe(reads);
+  }
+
+  it("ends when the person is deactivated: nothing more is sent to them, the livestream is read no more", async () => {
+    h.sandbox.live(BOUND, { action: "on_air" });
+    await run(`watch ${BOUND} dm`, { user: MEMBER });
+    await waitFor(() => posts(MEMBER_DM)[0], 5000, "the is-live DM");
+    const member = h.slack.users.get(MEMBER);
+    if (!member) throw new Error("no member");
+    member.deleted = true;
+    const deactivated = h.slack.calls.length;
+    await endedAndReadNoMore();
     // Nothing sent to a deactivated account (Slack would refuse it: user_disabled).
     const after = h.slack.calls.slice(deactivated).map((c) => c.method);
     expect(after.filter((m) => m !== "users.info")).toEqual([]);
@@ -251,15 +256,7 @@ describe("a DM watch", () => {
     const moved = h.slack.calls.length;
     // Something to tell: an ad break would update the DM in place.
     h.sandbox.live(BOUND, { action: "ad_break", durationMs: 5000 });
-    await eventually(
-      async () => (await h.built.watch?.registry.livestreams())?.length === 0,
-      INTERVAL * 3 + 1500,
-      "the DM watch ended",
-    );
-    await sleep(300); // a read under way may finish
-    const reads = gets(BOUND);
-    await sleep(INTERVAL * 2.5);
-    expect(gets(BOUND)).toBe(reads);
+    await endedAndReadNoMore();
     // No DM, no update, no notice: only the membership checks.
     const after = h.slack.calls.slice(moved).map((c) => c.method);
     expect(after.filter((m) => m !== "users.info")).toEqual([]);
