@@ -7,7 +7,7 @@
 import { type BuiltApp, type ComposedBot, type ComposeOptions, startComposedBot } from "../src/compose.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createLogger, type Logger } from "../src/log.js";
-import type { Outbox } from "../src/notify/types.js";
+import type { Outbox } from "../src/outbox/types.js";
 import type { PlatformClient } from "../src/platform/index.js";
 import type { Store } from "../src/store/index.js";
 import { type BotEnvOptions, botEnvForFakes } from "./env.js";

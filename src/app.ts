@@ -8,15 +8,15 @@ import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/
 import type { Config } from "./config.js";
 import { frontListener } from "./deliveries/front.js";
 import type { Ingestor } from "./deliveries/receive.js";
+import type { BotDeps } from "./deps.js";
 import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
+import { oauthReceiverOptions } from "./install/oauth.js";
+import type { TokenRotation } from "./install/rotation.js";
 import type { Metrics } from "./metrics.js";
 import { AcksFirst, acksFirst } from "./slack/acks-first.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
-import type { BotDeps } from "./slack/context.js";
 import { registerListeners } from "./slack/listeners/index.js";
-import { oauthReceiverOptions } from "./slack/oauth.js";
-import type { TokenRotation } from "./slack/rotation.js";
 import { routedApp } from "./slack/router.js";
 
 export interface AppParts {

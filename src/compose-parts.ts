@@ -6,24 +6,18 @@ import { WebClient } from "@slack/web-api";
 import { Authorizer, ManagerPolicy, readBudgetFor } from "./access/index.js";
 import type { WatchTuning } from "./compose-watch.js";
 import type { Config } from "./config.js";
+import { type DigestLog, DigestRunner, Digests, digestLogFor, MemoryDigestLog } from "./digest/index.js";
 import type { ServerTimeouts } from "./http/timeouts.js";
+import { workerClientOptions, workspaceClients } from "./install/oauth.js";
+import { TokenRotation } from "./install/rotation.js";
+import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./install/workspaces.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
-import {
-  type DigestLog,
-  DigestRunner,
-  Digests,
-  digestLogFor,
-  MemoryDigestLog,
-} from "./notify/digest/index.js";
-import { ChannelGate } from "./notify/pacing.js";
-import type { Outbox } from "./notify/types.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
+import type { Outbox } from "./outbox/index.js";
 import type { PlatformClient, PlatformNames } from "./platform/index.js";
+import { ChannelGate } from "./posting/pacing.js";
 import type { AcksFirst } from "./slack/acks-first.js";
-import { workerClientOptions, workspaceClients } from "./slack/oauth.js";
-import { TokenRotation } from "./slack/rotation.js";
-import { installedWorkspaces, needsOrganization, tokenWorkspace } from "./slack/workspaces.js";
 import type { ActivityRepo, CallbackRepo, InstallationRepo, SettingsRepo, Store } from "./store/index.js";
 
 /** What the app is built from (compose.ts builds them from the config; tests pass their own). */

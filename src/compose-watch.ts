@@ -5,8 +5,8 @@
  * keeping the app from listening) and stopped first.
  */
 import type { Config } from "./config.js";
+import type { Digests } from "./digest/index.js";
 import type { Logger } from "./log.js";
-import type { Digests } from "./notify/digest/index.js";
 import type { Store } from "./store/index.js";
 import { WatchService, type WatchServiceOptions } from "./watch/service.js";
 

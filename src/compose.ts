@@ -16,16 +16,16 @@ import { type AppCollaborators, accessParts, notifyParts, slackClients } from ".
 import { wireWatch } from "./compose-watch.js";
 import type { Config } from "./config.js";
 import { createIngestor } from "./deliveries/receive.js";
+import type { BotDeps } from "./deps.js";
+import type { DigestRunner, Digests } from "./digest/index.js";
 import { healthRoutes } from "./http/health.js";
 import type { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
-import type { DigestRunner, Digests } from "./notify/digest/index.js";
-import { createOutbox } from "./notify/outbox/index.js";
-import type { Outbox } from "./notify/types.js";
 import type { NotifyWorker } from "./notify/worker.js";
+import type { Outbox } from "./outbox/index.js";
+import { createOutbox } from "./outbox/index.js";
 import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
 import { AcksFirst } from "./slack/acks-first.js";
-import type { BotDeps } from "./slack/context.js";
 import {
   ActivityRepo,
   CallbackRepo,

@@ -4,9 +4,10 @@
  * with bulky data). Run: `node --expose-gc --max-semi-space-size=256 --import tsx bench/scripts/fold.ts`
  * (a young generation large enough that no collection hides what one batch allocates).
  */
-import { applyDelivery, initialState, type VideoState } from "../../src/notify/video/state.js";
+
 import { parseDelivery } from "../../src/platform/delivery.js";
 import type { Delivery } from "../../src/platform/schemas.js";
+import { applyDelivery, initialState, type VideoState } from "../../src/video/state.js";
 
 const T0 = Date.parse("2025-03-14T18:00:00.000Z");
 const ref = { owner_id: "owner42", video_id: "x1bench" };

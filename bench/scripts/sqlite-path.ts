@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { silentLogger } from "../../src/log.js";
-import { SqliteOutbox } from "../../src/notify/outbox/sqlite.js";
+import { SqliteOutbox } from "../../src/outbox/sqlite.js";
 import { openStore } from "../../src/store/index.js";
 
 const total = Number(process.argv[2] ?? 20_000);

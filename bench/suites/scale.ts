@@ -35,7 +35,7 @@ import { SEED } from "../../fakes/platform/server.js";
 import { signSlackRequest, slashCommandBody } from "../../fakes/slack/index.js";
 import { type Fakes, startFakes } from "../../fakes/stack.js";
 import { silentLogger } from "../../src/log.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createOutbox } from "../../src/outbox/index.js";
 import { openStore, type RedisClient } from "../../src/store/index.js";
 import { AofRedis } from "../../test/support/aof-redis.js";
 import { RoundRobinProxy } from "../../test/support/round-robin.js";

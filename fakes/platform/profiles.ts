@@ -1,6 +1,7 @@
 /** Profiles (spec 2.3): reading with `fields`, and the webhook state table of 3.3 / rules of 4.2. */
+
 import type { IncomingMessage } from "node:http";
-import { WEBHOOK_EVENTS } from "../../src/messages/index.js";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import type { Caller } from "./auth.js";
 import { ApiError, missingPermissions, notFound, unprocessable } from "./errors.js";
 import { allowedNames, type ObjectShape, parseFields, project } from "./fields.js";

@@ -7,7 +7,7 @@ import type { CustomRoute } from "@slack/bolt";
 import { DELIVERY_ROUTE } from "../http/paths.js";
 import type { Logger } from "../log.js";
 import { outboxItemOf } from "../notify/item.js";
-import type { Outbox } from "../notify/types.js";
+import type { Outbox } from "../outbox/index.js";
 import { parseDelivery } from "../platform/index.js";
 import { type Callback, type CallbackRepo, StoreUnavailableError } from "../store/index.js";
 import { MAX_DEPTH, type RefusalReason, timestampProblem, tooDeep, valueProblem } from "./body-limits.js";

@@ -5,10 +5,10 @@
  *
  * `describePlatformError` returns mrkdwn: values coming from the platform are escaped and bounded.
  */
+import { WEBHOOK_EVENTS } from "../domain/index.js";
 import { escapeTruncate } from "./escape.js";
 import { code, context, message, section } from "./kit.js";
 import type { Message } from "./types.js";
-import { WEBHOOK_EVENTS } from "./vocabulary.js";
 
 /**
  * What the words of a platform failure read of it: src/platform's PlatformError has this shape

@@ -2,10 +2,10 @@
  * Usage of `/live` and `/webhook`, following the grammar of the runtime contract (slash commands),
  * plus `/webhook managers` (a bot addition: managers can add managers for the workspace).
  */
+import { WEBHOOK_EVENTS } from "../domain/index.js";
 import { escapeMrkdwn, escapeTruncate } from "./escape.js";
 import { chunkLines, context, header, message, section } from "./kit.js";
 import type { KnownBlock, Message } from "./types.js";
-import { WEBHOOK_EVENTS } from "./vocabulary.js";
 
 export interface HelpEntry {
   /** The grammar, as a person types it. */

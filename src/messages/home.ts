@@ -6,7 +6,9 @@
  * Secrets: this bot's callback token is never an input; a foreign URL is shown without the
  * path and query (they often carry a secret).
  */
+
 import type { HomeView } from "@slack/types";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../domain/index.js";
 import { slackDate, utcText } from "./dates.js";
 import { escapeMrkdwn, escapeTruncate, truncateMrkdwn } from "./escape.js";
 import { ACTIONS } from "./ids.js";
@@ -28,7 +30,6 @@ import { VIEW_LIMITS } from "./modal.js";
 import { profilePlain, profileRef } from "./profiles.js";
 import { type ModeClock, type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock } from "./types.js";
-import { isWebhookEvent, WEBHOOK_EVENTS } from "./vocabulary.js";
 import { homeWatchBlocks, type WatchHealthLine, type WatchRow } from "./watch.js";
 import { displayUrl } from "./webhook.js";
 

@@ -64,7 +64,6 @@ export {
   refusedHomeView,
 } from "./home.js";
 export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
-export { canonicalJson } from "./json.js";
 export {
   channel,
   chunkLines,
@@ -176,21 +175,6 @@ export {
   videoUrl,
 } from "./video-view.js";
 export { assertViewWithinLimits } from "./view-limits.js";
-export {
-  hasEvents,
-  hasUrl,
-  IGNORED_PRESETS_CAP,
-  isPlatformId,
-  isWebhookEvent,
-  MENTION_RE,
-  MENTIONS_PER_CHANNEL_PER_HOUR,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
-  type WebhookConfig,
-  type WebhookEvent,
-  type WebhookState,
-  webhookState,
-} from "./vocabulary.js";
 export * from "./watch.js";
 export {
   displayUrl,

@@ -2,6 +2,7 @@
  * Small Block Kit builders that keep every piece inside its limit (see limits.ts), plus the mrkdwn
  * pieces the renderers share (links, mentions, inline code).
  */
+import { MENTION_RE } from "../domain/index.js";
 import { relative, slackDate, utcText } from "./dates.js";
 import { escapeMrkdwn, escapeTruncate, truncate, truncateMrkdwn } from "./escape.js";
 import { LIMITS } from "./limits.js";
@@ -16,7 +17,6 @@ import type {
   Message,
   SectionBlock,
 } from "./types.js";
-import { MENTION_RE } from "./vocabulary.js";
 
 /** A header block (plain text, at most 150 characters, never empty). */
 export function header(text: string): HeaderBlock {

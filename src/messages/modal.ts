@@ -8,19 +8,20 @@
  *
  * The limits checker of views is in `view-limits.ts`.
  */
+
 import type { Checkboxes, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";
 import { z } from "zod";
-import { escapeTruncate, truncate } from "./escape.js";
-import { BLOCKS, VIEWS } from "./ids.js";
-import { code, context, section } from "./kit.js";
-import { profileRef } from "./profiles.js";
-import type { KnownBlock } from "./types.js";
 import {
   isWebhookEvent,
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENTS,
   type WebhookEvent,
-} from "./vocabulary.js";
+} from "../domain/index.js";
+import { escapeTruncate, truncate } from "./escape.js";
+import { BLOCKS, VIEWS } from "./ids.js";
+import { code, context, section } from "./kit.js";
+import { profileRef } from "./profiles.js";
+import type { KnownBlock } from "./types.js";
 
 export type { HomeView, ModalView } from "@slack/types";
 

@@ -7,6 +7,7 @@
  * to, the events, and an optional foreign HTTPS URL (`url=`). Managers = `/webhook managers
  * add|remove`.
  */
+
 import type {
   ConversationsSelect,
   InputBlock,
@@ -16,6 +17,7 @@ import type {
   StaticSelect,
 } from "@slack/types";
 import { z } from "zod";
+import { isPlatformId, WEBHOOK_EVENTS, type WebhookEvent } from "../domain/index.js";
 import { escapeTruncate } from "./escape.js";
 import { BLOCKS, VIEWS } from "./ids.js";
 import { channel, code, context, mention, section } from "./kit.js";
@@ -29,7 +31,6 @@ import {
 } from "./modal.js";
 import { type MenuProfile, profileOptions, profileRef } from "./profiles.js";
 import type { KnownBlock } from "./types.js";
-import { isPlatformId, WEBHOOK_EVENTS, type WebhookEvent } from "./vocabulary.js";
 
 /** What the set-up and managers modals carry in `private_metadata`. */
 const setupMetaSchema = z.object({ teamId: z.string().min(1), kind: z.enum(["setup", "managers"]) });

@@ -4,8 +4,8 @@
  * milestone and the state in, `{ text, blocks }` out.
  */
 
+import { canonicalJson, MENTIONS_PER_CHANNEL_PER_HOUR } from "../domain/index.js";
 import { escapeTruncate } from "./escape.js";
-import { canonicalJson } from "./json.js";
 import { code, context, mentionMarkup, message, section } from "./kit.js";
 import type { KnownBlock, Message } from "./types.js";
 import {
@@ -26,7 +26,6 @@ import {
   videoLink,
   videoTitleOf,
 } from "./video-view.js";
-import { MENTIONS_PER_CHANNEL_PER_HOUR } from "./vocabulary.js";
 
 const DATA_BLOCK_MAX = 1500;
 const DETAILS_MAX = 500;

@@ -8,6 +8,7 @@
  * More: README.md ("video.ts").
  */
 
+import { IGNORED_PRESETS_CAP } from "../domain/index.js";
 import { escapeTruncate } from "./escape.js";
 import { chunkLines, code, context, header, message, section } from "./kit.js";
 import type { KnownBlock, Message } from "./types.js";
@@ -33,7 +34,6 @@ import {
   videoLink,
   videoTitleOf,
 } from "./video-view.js";
-import { IGNORED_PRESETS_CAP } from "./vocabulary.js";
 
 /** Whether the platform said it has no such video (404 on its title read). */
 function notConfirmed(s: VideoView): boolean {

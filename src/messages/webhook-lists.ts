@@ -1,16 +1,16 @@
 /** Messages of `/webhook managers` and `/webhook events`: who may change webhooks, which events come. */
-import { slackDate, utcText } from "./dates.js";
-import { escapeTruncate } from "./escape.js";
-import { code, context, mention, message, section, toDate, when } from "./kit.js";
-import { profilePlain, profileRef } from "./profiles.js";
-import type { Message } from "./types.js";
 import {
   isWebhookEvent,
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENTS,
   type WebhookConfig,
   webhookState,
-} from "./vocabulary.js";
+} from "../domain/index.js";
+import { slackDate, utcText } from "./dates.js";
+import { escapeTruncate } from "./escape.js";
+import { code, context, mention, message, section, toDate, when } from "./kit.js";
+import { profilePlain, profileRef } from "./profiles.js";
+import type { Message } from "./types.js";
 
 export interface ManagerEntry {
   userId: string;

@@ -6,6 +6,13 @@
  * Secrets: this bot's callback URL ends with an unguessable callback token (contract: HTTP routes).
  * It is never rendered; a foreign URL is shown in full (without a password in its userinfo).
  */
+import {
+  isWebhookEvent,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  webhookState,
+} from "../domain/index.js";
 import { slackDate, utcText } from "./dates.js";
 import { escapeTruncate } from "./escape.js";
 import { ACTIONS } from "./ids.js";
@@ -25,13 +32,6 @@ import {
 import { profilePlain, profileRef } from "./profiles.js";
 import { type ModeClock, type SubscriptionView, subscriptionBlocks } from "./subscriptions.js";
 import type { Button, KnownBlock, Message } from "./types.js";
-import {
-  isWebhookEvent,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
-  type WebhookConfig,
-  webhookState,
-} from "./vocabulary.js";
 
 const MAX_EVENTS_SHOWN = 20;
 

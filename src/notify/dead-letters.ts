@@ -3,12 +3,14 @@
  * managers once a day per channel and code), damaged in the store, refused by the reducer
  * (malformed or hostile data) or failing again and again (set aside once each).
  */
+
 import type { WebClient } from "@slack/web-api";
+import type { VideoKey } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { refusedNotice } from "../messages/index.js";
+import type { Outbox, OutboxItem } from "../outbox/index.js";
 import type { SettingsRepo } from "../store/index.js";
-import type { Outbox, OutboxItem, VideoKey } from "./types.js";
-import type { VideoState } from "./video/state.js";
+import type { VideoState } from "../video/state.js";
 
 export interface DeadLetterDeps {
   outbox: Outbox;

@@ -3,33 +3,15 @@
  * (src/store/subscriptions.ts).
  * More: README.md ("fanout.ts").
  */
-import { WEBHOOK_EVENTS } from "../platform/index.js";
+import { channelKeyOf, profileOfVideoKey, type VideoKey, WEBHOOK_EVENTS } from "../domain/index.js";
+import type { OutboxItem } from "../outbox/index.js";
 import type { SettingsRepo } from "../store/index.js";
 import { matchesSubscription } from "../store/index.js";
+import { dedupeKeyOf } from "../video/state.js";
 import { type DeadLetterDeps, setAsideDamaged } from "./dead-letters.js";
-import { dedupeKeyOf } from "./item.js";
-import { type OutboxItem, profileOfVideoKey, type VideoKey } from "./types.js";
 
 /** How soon profile-key items wait when a channel's copies are over its quota. */
 export const FANOUT_RETRY_MS = 5_000;
-
-/** The key of one channel's copy of a video: `team:profile␠channel:video`. */
-export function channelKeyOf(profileKey: VideoKey, channelId: string): VideoKey {
-  const profile = profileOfVideoKey(profileKey);
-  return `${profile} ${channelId}${profileKey.slice(profile.length)}`;
-}
-
-/** Whether `key` is a channel's key (fan-out done) rather than a profile key. */
-export function isChannelKey(key: VideoKey): boolean {
-  return profileOfVideoKey(key).includes(" ");
-}
-
-/** The profile key a channel key was copied from. */
-export function profileKeyOf(channelKey: VideoKey): VideoKey {
-  const profile = profileOfVideoKey(channelKey);
-  const blank = profile.indexOf(" ");
-  return blank < 0 ? channelKey : `${profile.slice(0, blank)}${channelKey.slice(profile.length)}`;
-}
 
 export interface FanOutDeps extends DeadLetterDeps {
   settings: SettingsRepo;

@@ -3,13 +3,14 @@
  * cannot fold: refused by the reducer (a dead letter at once, deterministic), or a batch that keeps
  * failing otherwise (counted in the stored state; its first item a dead letter at MAX_ATTEMPTS).
  */
+import type { VideoKey } from "../domain/index.js";
 import type { Logger } from "../log.js";
+import type { Outbox, OutboxItem } from "../outbox/index.js";
 import { StoreCorruptError } from "../store/index.js";
+import { applyDelivery, initialState, type VideoState } from "../video/state.js";
+import { validateState } from "../video/validate.js";
 import { type DeadLetterDeps, type Refused, setAsideRefused } from "./dead-letters.js";
-import type { Outbox, OutboxItem, VideoKey } from "./types.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";
-import { applyDelivery, initialState, type VideoState } from "./video/state.js";
-import { validateState } from "./video/validate.js";
 
 /** Failures of one batch (before its items are acknowledged) before its first item is a dead letter. */
 export const MAX_ATTEMPTS = 3;

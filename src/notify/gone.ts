@@ -6,7 +6,7 @@
  * of the pause lets the next delivery try Slack again.
  */
 import type { WebClient } from "@slack/web-api";
-import { sha256Hex } from "./video/hash.js";
+import { sha256Hex } from "../video/hash.js";
 
 export const GONE_PAUSE_MS = 30 * 60_000;
 const MAX_TEAMS = 10_000;

@@ -3,16 +3,10 @@
  * its video (the order and lease unit) and deduplicated by its content. Built here, once, for both
  * sides, so the route and the worker cannot disagree on a video key or a dedupe key.
  */
-import { canonicalJson } from "../messages/index.js";
+import { canonicalJson, videoKeyOf } from "../domain/index.js";
+import type { NewOutboxItem } from "../outbox/index.js";
 import type { Delivery } from "../platform/index.js";
-import type { NewOutboxItem } from "./types.js";
-import { videoKeyOf } from "./types.js";
-import { sha256Hex } from "./video/hash.js";
-
-/** sha256 hex of `type|timestamp|canonical JSON of data`: the same delivery gives the same key. */
-export function dedupeKeyOf(d: Delivery): string {
-  return sha256Hex(`${d.type}|${d.timestamp}|${canonicalJson(d.data)}`);
-}
+import { dedupeKeyOf } from "../video/hash.js";
 
 /** Where a delivery goes: the callback's workspace, profile and channel. */
 export interface ItemCallback {

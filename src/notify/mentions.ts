@@ -6,10 +6,10 @@
  * reply is posted without the mention and says it was held back.
  * More: README.md ("mentions.ts").
  */
-import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../messages/index.js";
+import { MENTIONS_PER_CHANNEL_PER_HOUR } from "../domain/index.js";
+import type { Outbox } from "../outbox/index.js";
 import type { SettingsRepo } from "../store/index.js";
-import type { Outbox } from "./types.js";
-import type { VideoState } from "./video/state.js";
+import type { VideoState } from "../video/state.js";
 
 /** Pings per channel in any 60 minutes: the held-back reply quotes it, so it is defined in src/messages. */
 export { MENTIONS_PER_CHANNEL_PER_HOUR };

@@ -4,7 +4,7 @@
  * channel's pause or back-off, the state write) and gets the video's next due time from it.
  */
 import type { SlackFailure } from "../posting/index.js";
-import type { VideoState } from "./video/state.js";
+import type { VideoState } from "../video/state.js";
 
 export type FailureOutcome =
   /** The app is gone from the workspace: the items are dead letters, the workspace marked gone. */

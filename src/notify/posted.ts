@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatPostMessageArguments, ChatPostMessageResponse, WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import { MarkedPosts, markerOf } from "../posting/index.js";
-import type { PostIntent, VideoState } from "./video/state.js";
+import type { PostIntent, VideoState } from "../video/state.js";
 
 /** `what` of a video's parent message (milestones use their key). */
 export const PARENT = "parent";

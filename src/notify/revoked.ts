@@ -8,26 +8,12 @@
  * or video), again at most once an hour.
  * More: README.md ("revoked.ts").
  */
+import { profileOfVideoKey, type RevokedCheck, type VideoKey, workspaceOfKey } from "../domain/index.js";
+import type { OutboxItem } from "../outbox/index.js";
 import type { DeadLetterDeps } from "./dead-letters.js";
-import type { OutboxItem, VideoKey } from "./types.js";
-import { profileOfVideoKey } from "./types.js";
-
-/** Why the bot may no longer show `profileId`'s notifications in `teamId`, or undefined. */
-export type RevokedCheck = (teamId: string, profileId: string) => Promise<string | undefined>;
 
 const LOG_EVERY_MS = 3_600_000;
 const MAX_PROFILES = 10_000;
-
-/** The workspace and profile of a profile key or a channel key (`team:profile[␠channel]:video`). */
-export function workspaceOfKey(key: VideoKey): { teamId: string; profileId: string } {
-  const profile = profileOfVideoKey(key);
-  const colon = profile.indexOf(":");
-  const blank = profile.indexOf(" ");
-  return {
-    teamId: profile.slice(0, colon),
-    profileId: profile.slice(colon + 1, blank < 0 ? undefined : blank),
-  };
-}
 
 /** Per process: when each (profile, reason) was last logged. */
 export class RevokedProfiles {

@@ -4,23 +4,25 @@
  * replies, each within the channel's pace, each recorded in the state right after Slack's answer.
  * A Slack failure is decided by `outcomeOf` (outcome.ts) and carried out here.
  */
+
 import type { WebClient } from "@slack/web-api";
+import type { VideoKey } from "../domain/index.js";
 import { parentMetadata, renderMilestone, renderParent, type VideoLinks } from "../messages/index.js";
+import type { OutboxItem } from "../outbox/index.js";
 import { classifySlackError } from "../posting/index.js";
+import { PER_CHANNEL_METHOD } from "../posting/pacing.js";
 import { InstallationMissingError } from "../store/index.js";
+import { parentHash } from "../video/hash.js";
+import type { Milestone, PostIntent, VideoState } from "../video/state.js";
 import { reportRefused } from "./dead-letters.js";
 import { isFinal } from "./fold.js";
 import type { GoneWorkspaces } from "./gone.js";
 import { mentionFor } from "./mentions.js";
 import { droppedState, outcomeOf } from "./outcome.js";
-import { PER_CHANNEL_METHOD } from "./pacing.js";
 import { type LostPosts, PARENT, replyMetadata, withMarker } from "./posted.js";
 import type { Tally } from "./tally.js";
 import type { VideoTitles } from "./title.js";
-import type { OutboxItem, VideoKey } from "./types.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";
-import { parentHash } from "./video/hash.js";
-import type { Milestone, PostIntent, VideoState } from "./video/state.js";
 import { LeaseLost, type Outcome, type WorkerConfig } from "./worker-options.js";
 
 /** What the Slack steps use of the worker. */

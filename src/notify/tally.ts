@@ -2,11 +2,11 @@
  * What one pass of the worker over a video did, for the App Home's activity (src/store/activity.ts):
  * recorded once the pass ends; a failure to record is logged, never the pass's.
  */
+import type { VideoKey } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { videoTitleOf } from "../messages/index.js";
 import type { ActivityDelta, ActivityRepo } from "../store/index.js";
-import type { VideoKey } from "./types.js";
-import type { VideoState } from "./video/state.js";
+import type { VideoState } from "../video/state.js";
 
 export interface Tally extends ActivityDelta {
   teamId?: string;

@@ -4,15 +4,15 @@
  * timeouts and error mapping apply) and kept in the video's state.
  * More: README.md ("title.ts").
  */
+import { profileKeyOf, titleRef, type VideoKey, videoKeyOf } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";
+import type { Outbox } from "../outbox/index.js";
+import { PULL_FORWARD_MS } from "../outbox/index.js";
 import type { PlatformNames, VideoTitle } from "../platform/index.js";
-import { profileKeyOf } from "./fanout.js";
-import { PULL_FORWARD_MS } from "./outbox/index.js";
-import { type Outbox, type VideoKey, videoKeyOf } from "./types.js";
-import { parentHash } from "./video/hash.js";
-import type { TitleFact, VideoState } from "./video/state.js";
-import { parseTitleFact } from "./video/validate.js";
+import { parentHash } from "../video/hash.js";
+import type { TitleFact, VideoState } from "../video/state.js";
+import { parseTitleFact } from "../video/validate.js";
 
 /**
  * The first post waits at most this long for the title after its video's first pass (which comes
@@ -70,11 +70,6 @@ export interface TitleOptions {
 
 /** At most one line per workspace this often while its title reads are over its budget. */
 const BUDGET_LOG_EVERY_MS = 60_000;
-
-/** The marker and note name of a video: the same for its profile key and its channels' keys. */
-export function titleRef(key: VideoKey): string {
-  return `title:${profileKeyOf(key)}`;
-}
 
 /**
  * Leaves a title the bot knows without asking the platform (the `/webhook test` sample, which the

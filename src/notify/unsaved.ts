@@ -4,10 +4,11 @@
  * older stored state and post the parent message or a thread reply a second time.
  * More: README.md ("unsaved.ts").
  */
+import type { VideoKey } from "../domain/index.js";
+import type { Outbox } from "../outbox/index.js";
 import { StoreUnavailableError } from "../store/index.js";
+import type { VideoState } from "../video/state.js";
 import { PARENT } from "./posted.js";
-import type { Outbox, VideoKey } from "./types.js";
-import type { VideoState } from "./video/state.js";
 
 interface Facts {
   parentTs: string | null;

@@ -3,14 +3,14 @@
  * outcome (its next due time) and the lease-lost signal.
  */
 import type { WebClient } from "@slack/web-api";
+import type { Digests } from "../digest/index.js";
+import type { RevokedCheck } from "../domain/index.js";
 import type { Logger } from "../log.js";
+import type { Outbox } from "../outbox/index.js";
 import type { PlatformNames } from "../platform/index.js";
+import type { ChannelGate } from "../posting/pacing.js";
 import type { ActivityRepo, SettingsRepo } from "../store/index.js";
-import type { Digests } from "./digest/index.js";
-import type { ChannelGate } from "./pacing.js";
-import type { RevokedCheck } from "./revoked.js";
 import type { TitleBudget } from "./title.js";
-import type { Outbox } from "./types.js";
 
 export interface WorkerOptions {
   outbox: Outbox;

@@ -4,11 +4,15 @@
  * milestones as thread replies (the Slack steps: show.ts; after a Slack failure: outcome.ts).
  * More: README.md ("worker.ts").
  */
+
 import { randomUUID } from "node:crypto";
+import type { Digests } from "../digest/index.js";
+import { isChannelKey, profileKeyOf, type VideoKey } from "../domain/index.js";
+import type { OutboxItem } from "../outbox/index.js";
 import { StoreUnavailableError } from "../store/index.js";
+import type { VideoState } from "../video/state.js";
 import { setAsideDamaged, setAsideRefused } from "./dead-letters.js";
-import type { Digests } from "./digest/index.js";
-import { directFilter, fanOut, isChannelKey, profileKeyOf } from "./fanout.js";
+import { directFilter, fanOut } from "./fanout.js";
 import { countAttempt, foldBatch, isFinal, loadState, type Pass } from "./fold.js";
 import { GoneWorkspaces } from "./gone.js";
 import { LostPosts } from "./posted.js";
@@ -16,9 +20,7 @@ import { RevokedProfiles, setAsideRevoked } from "./revoked.js";
 import { show } from "./show.js";
 import { lastVideoOf, recordTally, type Tally } from "./tally.js";
 import { VideoTitles } from "./title.js";
-import type { OutboxItem, VideoKey } from "./types.js";
 import { UnsavedSlackFacts } from "./unsaved.js";
-import type { VideoState } from "./video/state.js";
 import { LeaseLost, type Outcome, type WorkerConfig, type WorkerOptions } from "./worker-options.js";
 
 export type { WorkerOptions } from "./worker-options.js";

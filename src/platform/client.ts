@@ -8,7 +8,9 @@
  * consistency is not shown either), then reported as `not_confirmed`.
  * More: README.md ("client.ts").
  */
+
 import type { Dispatcher } from "undici";
+import { hasEvents, hasUrl, type WebhookConfig, webhookState } from "../domain/index.js";
 import { type Logger, originOnly } from "../log.js";
 import { ApiTransport, type RequestObservation } from "./api.js";
 import { OPTIONAL_SCOPES, TokenProvider, type WithheldScope } from "./auth.js";
@@ -19,17 +21,7 @@ import { checkId } from "./ids.js";
 import type { Me, Video } from "./read-schemas.js";
 import { readMe, readProfile, readVideo } from "./reads.js";
 import { type Livestream, LivestreamSchema, type Profile, ProfileWebhookResponseSchema } from "./schemas.js";
-import {
-  checkCallbackUrl,
-  checkEvents,
-  hasEvents,
-  hasUrl,
-  invalid,
-  sameEvents,
-  sameUrl,
-  type WebhookConfig,
-  webhookState,
-} from "./webhook-rules.js";
+import { checkCallbackUrl, checkEvents, invalid, sameEvents, sameUrl } from "./webhook-rules.js";
 
 export interface PlatformClientOptions {
   apiUrl: string;
@@ -383,10 +375,4 @@ export class PlatformClient {
   }
 }
 
-export {
-  checkCallbackUrl,
-  checkEvents,
-  type WebhookConfig,
-  type WebhookState,
-  webhookState,
-} from "./webhook-rules.js";
+export { checkCallbackUrl, checkEvents } from "./webhook-rules.js";

@@ -5,15 +5,7 @@ import { PlatformClient, type PlatformClientOptions } from "./client.js";
 
 export type { RequestObservation } from "./api.js";
 export { grantAdvice, OPTIONAL_SCOPES, TokenProvider, type WithheldScope } from "./auth.js";
-export {
-  checkCallbackUrl,
-  checkEvents,
-  PlatformClient,
-  type PlatformClientOptions,
-  type WebhookConfig,
-  type WebhookState,
-  webhookState,
-} from "./client.js";
+export { checkCallbackUrl, checkEvents, PlatformClient, type PlatformClientOptions } from "./client.js";
 export { parseDelivery } from "./delivery.js";
 export { isPlatformError, PlatformError, type PlatformErrorKind } from "./errors.js";
 export type { TransportTimeouts } from "./http.js";

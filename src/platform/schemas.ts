@@ -2,16 +2,9 @@
  * zod schemas for everything the platform sends or accepts (spec sections 2, 5, 6 and 7).
  * More: README.md ("schemas.ts").
  */
-import { z } from "zod";
-import { isWebhookEvent, type WebhookEvent } from "../messages/index.js";
 
-// The webhook events and their descriptions are words the messages show: src/messages/vocabulary.ts.
-export {
-  isWebhookEvent,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
-  type WebhookEvent,
-} from "../messages/index.js";
+import { z } from "zod";
+import { isWebhookEvent, type WebhookEvent } from "../domain/index.js";
 
 // --- Enumerations (section 2.4) -------------------------------------------------------------------
 

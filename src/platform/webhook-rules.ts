@@ -2,17 +2,8 @@
  * The spec's webhook rules as pure checks (section 4.2 rules 1-5, state table 3.3): what the
  * client enforces before a request is sent, and how read-backs are compared with what was sent.
  */
-import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../messages/index.js";
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from "../domain/index.js";
 import { PlatformError } from "./errors.js";
-
-// The state table is what the messages word too: defined in src/messages/vocabulary.ts.
-export {
-  hasEvents,
-  hasUrl,
-  type WebhookConfig,
-  type WebhookState,
-  webhookState,
-} from "../messages/index.js";
 
 export function invalid(code: string, message: string, details: Record<string, unknown>): PlatformError {
   return new PlatformError({ kind: "invalid_request", code, message, details });

@@ -4,7 +4,7 @@
  */
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import type { Metrics } from "../metrics.js";
-import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./grammar.js";
+import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./listeners/commands/grammar.js";
 
 /** Bounded label values for the commands metric. */
 const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCOMMANDS]);

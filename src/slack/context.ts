@@ -6,6 +6,7 @@ import type { Context, RespondArguments } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
 import type { Config } from "../config.js";
+import type { Digests } from "../digest/index.js";
 import type { Logger } from "../log.js";
 import {
   errorMessage,
@@ -14,51 +15,11 @@ import {
   storeUnavailableMessage,
 } from "../messages/index.js";
 import type { Metrics } from "../metrics.js";
-import type { Digests } from "../notify/digest/index.js";
-import type { Outbox } from "../notify/types.js";
+import type { Outbox } from "../outbox/index.js";
 import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
 import type { ActivityRepo, Callback, CallbackRepo, InstallationRepo, SettingsRepo } from "../store/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
 import type { WatchService } from "../watch/service.js";
-
-/** The delivery route's answer as the listeners read it (src/deliveries/receive.ts's IngestResult has it). */
-export interface IngestAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-export interface BotDeps {
-  config: Config;
-  platform: PlatformClient;
-  /** Profiles by name (labels, the profiles the key manages) and video titles: one per process. */
-  names: PlatformNames;
-  settings: SettingsRepo;
-  callbacks: CallbackRepo;
-  outbox: Outbox;
-  activity: ActivityRepo | undefined;
-  /** Multi-workspace (OAuth) mode: the installations (uninstall removes the workspace's one). */
-  installations?: InstallationRepo;
-  metrics: Metrics | undefined;
-  /**
-   * The delivery route's own path (validate, route, store), for `/webhook test`: given a route
-   * (resolved from the profile's callback id; settings never keep the token) or a callback token.
-   */
-  ingest: (target: string | Callback, body: string) => Promise<IngestAnswer>;
-  managers: ManagerPolicy;
-  /** Live watch (undefined when the app was built without a store). */
-  watch?: WatchService | undefined;
-  /** Digests and pauses (src/notify/digest/): what commands schedule or forget. */
-  digests?: Digests | undefined;
-  /** The one authorization function (src/access): every entry point asks it first. */
-  access: Authorizer;
-  logger: Logger;
-  now: () => Date;
-  /**
-   * `/live status`: after this long without the platform's answer, the channel is told so in
-   * place, and the card replaces that message when the answer comes (default 10 s).
-   */
-  slowCardMs?: number;
-}
 
 /** What a listener reads of Bolt's `context` (set by Bolt's authorization of the request). */
 export type AuthContext = Pick<Context, "teamId" | "enterpriseId" | "userId">;

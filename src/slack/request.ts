@@ -18,16 +18,10 @@ import type {
   ViewOutput,
 } from "@slack/bolt";
 import type { View, WebClient } from "@slack/web-api";
+import type { BotDeps } from "../deps.js";
 import type { Logger } from "../log.js";
-import {
-  type Asker,
-  type AuthContext,
-  answerErrors,
-  type BotDeps,
-  type Reply,
-  subjectOf,
-} from "./context.js";
-import type { Parsed } from "./grammar.js";
+import { type Asker, type AuthContext, answerErrors, type Reply, subjectOf } from "./context.js";
+import type { Parsed } from "./listeners/commands/grammar.js";
 
 /** What every handler receives. */
 export interface Request {

@@ -3,8 +3,9 @@
  * profile's notifications, with its own filter.
  * More: README.md ("subscriptions.ts").
  */
+
 import { z } from "zod";
-import { MENTION_RE } from "../messages/index.js";
+import { MENTION_RE } from "../domain/index.js";
 
 export interface Subscription {
   channelId: string;

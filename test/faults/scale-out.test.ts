@@ -30,7 +30,7 @@ import { type Fakes, startFakes } from "../../fakes/stack.js";
 import type { ComposeOptions } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createOutbox } from "../../src/outbox/index.js";
 import { openStore } from "../../src/store/index.js";
 import { AofRedis } from "../support/aof-redis.js";
 import { PUBLIC_URL, waitFor } from "../support/harness.js";

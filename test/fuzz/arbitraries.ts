@@ -5,9 +5,11 @@
  * vitest run test/fuzz` runs ten times as many cases. FUZZ_SEED fixes the seed (fast-check prints
  * the seed and the shrunk counterexample of a failure; pass it back to replay it).
  */
+
 import fc from "fast-check";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import type { Livestream } from "../../src/platform/schemas.js";
-import { VIDEO_CATEGORIES, VISIBILITIES, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { VIDEO_CATEGORIES, VISIBILITIES } from "../../src/platform/schemas.js";
 
 const factor = Number(process.env.FUZZ_RUNS ?? "1");
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);

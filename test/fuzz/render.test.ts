@@ -3,8 +3,10 @@
  * sequences. Every message must fit Block Kit's limits, have a fallback text, and never carry a
  * mention or special (`<!channel>`, `<@U…>`) that came from foreign data.
  */
+
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   assertViewWithinLimits,
   assertWithinLimits,
@@ -24,9 +26,9 @@ import {
   webhookRemovedMessage,
   webhookSetMessage,
 } from "../../src/messages/index.js";
-import { applyDelivery, initialState, stageRank } from "../../src/notify/video/state.js";
 import { parseDelivery } from "../../src/platform/delivery.js";
-import { LivestreamSchema, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { LivestreamSchema } from "../../src/platform/schemas.js";
+import { applyDelivery, initialState, stageRank } from "../../src/video/state.js";
 import {
   FUZZ_TIMEOUT,
   livestreamArb,

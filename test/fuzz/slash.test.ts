@@ -13,7 +13,7 @@ import {
   type Message,
   type ModalView,
 } from "../../src/messages/index.js";
-import { parseLive, parseWebhook } from "../../src/slack/grammar.js";
+import { parseLive, parseWebhook } from "../../src/slack/listeners/commands/grammar.js";
 import { type Harness, waitFor } from "../support/harness.js";
 import { FRAGMENTS, FUZZ_TIMEOUT, longText, nastyText, runs } from "./arbitraries.js";
 import { fuzzedBotForFile, stateOf } from "./bot.js";

@@ -6,8 +6,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.js";
-import { MemoryOutbox, RedisOutbox } from "../../src/notify/outbox/index.js";
-import type { Outbox } from "../../src/notify/types.js";
+import { MemoryOutbox, RedisOutbox } from "../../src/outbox/index.js";
+import type { Outbox } from "../../src/outbox/types.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { runScript, script } from "../../src/store/lease/index.js";
 import { MemorySchedule, RedisSchedule, type WatchSchedule } from "../../src/watch/schedule.js";

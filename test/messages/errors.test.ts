@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   assertWithinLimits,
   describePlatformError,
@@ -10,7 +11,6 @@ import {
   storeUnavailableMessage,
 } from "../../src/messages/index.js";
 import { PlatformError, type PlatformErrorInit } from "../../src/platform/errors.js";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText } from "./fixtures.js";
 
 function err(init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, "kind">): PlatformError {

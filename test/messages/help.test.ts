@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   assertWithinLimits,
   LIVE_HELP,
@@ -7,7 +8,6 @@ import {
   WEBHOOK_HELP,
   webhookHelp,
 } from "../../src/messages/index.js";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText } from "./fixtures.js";
 
 describe("liveHelp", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   ACTIONS,
   assertViewWithinLimits,
@@ -10,7 +11,6 @@ import {
   type Message,
   VIEW_LIMITS,
 } from "../../src/messages/index.js";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText, buttons, Gen, HOUR, MIN, mrkdwnTexts, NOW, prng } from "./fixtures.js";
 
 function checked(view: HomeView): HomeView {

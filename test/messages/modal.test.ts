@@ -1,5 +1,6 @@
 import type { InputBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   assertViewWithinLimits,
   BLOCKS,
@@ -17,7 +18,6 @@ import {
   VIEW_LIMITS,
   VIEWS,
 } from "../../src/messages/index.js";
-import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText, Gen, prng } from "./fixtures.js";
 
 const META = encodeMeta({

@@ -1,5 +1,7 @@
 /** The set-up and managers forms of the App Home: pure renderers and parsers. */
+
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   assertViewWithinLimits,
   BLOCKS,
@@ -13,7 +15,6 @@ import {
   setupModal,
   setupModalDone,
 } from "../../src/messages/index.js";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 
 const meta = encodeSetupMeta({ teamId: "T1", kind: "setup" });
 const within = <V extends Parameters<typeof assertViewWithinLimits>[0]>(v: V): V => {

@@ -10,15 +10,15 @@ import {
   renderParent,
   videoUrl,
 } from "../../src/messages/index.js";
-import { parentHash } from "../../src/notify/video/hash.js";
+import type { Delivery } from "../../src/platform/schemas.js";
+import { parentHash } from "../../src/video/hash.js";
 import {
   applyDelivery,
   initialState,
   type Milestone,
   PRESET_CAP,
   type VideoState,
-} from "../../src/notify/video/state.js";
-import type { Delivery } from "../../src/platform/schemas.js";
+} from "../../src/video/state.js";
 import {
   applyAll,
   CTX,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   ACTIONS,
   assertWithinLimits,
@@ -13,7 +14,6 @@ import {
   webhookRemovedMessage,
   webhookSetMessage,
 } from "../../src/messages/index.js";
-import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { blockText, buttons, Gen, MIN, NOW, prng } from "./fixtures.js";
 
 const TOKEN = "Zk3vQ9pL2mXw8RtY6uN4bC1dE7fG5hJ0";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { createLogger } from "../../src/log.js";
-import { decodeItem } from "../../src/notify/outbox/common.js";
+import { decodeItem } from "../../src/outbox/common.js";
 import { openStore } from "../../src/store/index.js";
 import { eventually, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";

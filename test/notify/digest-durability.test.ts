@@ -7,11 +7,12 @@
  *    Slack, it is posted once; when Slack refuses the lookup, it is posted again (at least once);
  *  - two bots on one Redis: one digest per period whichever bot took the deliveries.
  */
+
 import { randomUUID } from "node:crypto";
 import { WebClient } from "@slack/web-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { digestKeyOf } from "../../src/notify/digest/index.js";
+import { digestKeyOf } from "../../src/domain/index.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
 import { scratchStores } from "../support/stores.js";
 import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { ChannelGate } from "../../src/notify/pacing.js";
-import type { Outbox } from "../../src/notify/types.js";
+import type { Outbox } from "../../src/outbox/types.js";
+import { ChannelGate } from "../../src/posting/pacing.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 
 const CHANNEL = "C0NEWS";

@@ -13,7 +13,7 @@
  * and restarted, as processes.)
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { Outbox } from "../../src/notify/types.js";
+import type { Outbox } from "../../src/outbox/types.js";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import {
   configureProfile,

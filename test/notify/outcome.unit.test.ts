@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AUTH_PAUSE_SECONDS, droppedState, outcomeOf } from "../../src/notify/outcome.js";
-import { initialState, type VideoState } from "../../src/notify/video/state.js";
+import { initialState, type VideoState } from "../../src/video/state.js";
 
 function state(): VideoState {
   return {

@@ -1,6 +1,6 @@
 /** ChannelGate (src/notify/pacing.ts): what a 429 pauses (the channel or the workspace's method), turns under a flood, one pass per channel in Slack. */
 import { describe, expect, it } from "vitest";
-import { ChannelGate, MAX_TURNS_PER_CHANNEL } from "../../src/notify/pacing.js";
+import { ChannelGate, MAX_TURNS_PER_CHANNEL } from "../../src/posting/pacing.js";
 
 describe("ChannelGate 429s", () => {
   let t = 1_000_000;

@@ -7,9 +7,10 @@
  *    go on; a pause that ends by itself does the same;
  *  - only managers pause; the mode shows in `/webhook subscriptions`.
  */
+
 import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { digestKeyOf } from "../../src/notify/digest/index.js";
+import { digestKeyOf } from "../../src/domain/index.js";
 import { eventually, type Harness, startHarness, waitFor } from "../support/harness.js";
 import { scratchStores } from "../support/stores.js";
 import { digestLists, digestsIn, videoPosts } from "./digest-helpers.js";

@@ -3,13 +3,14 @@
  * key (one channel per profile). The channel's key continues from that state, so its later events
  * update the same parent message instead of posting a second one (src/notify/fanout.ts).
  */
+
 import { WebClient } from "@slack/web-api";
 import { request } from "undici";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
+import { videoKeyOf } from "../../src/domain/index.js";
+import { workerClientOptions } from "../../src/install/oauth.js";
 import { foldBatch, initialStateOf } from "../../src/notify/fold.js";
-import { videoKeyOf } from "../../src/notify/types.js";
-import { workerClientOptions } from "../../src/slack/oauth.js";
 import { type Harness, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 

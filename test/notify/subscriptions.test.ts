@@ -7,11 +7,12 @@
  *  - the platform's events are the union of the subscriptions', PATCHed only when it changes;
  *  - unsubscribing the last channel asks to remove the webhook; members are refused.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import { ACTIONS } from "../../src/messages/index.js";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 
 const PROFILE = SEED.profiles.newsroom;

@@ -1,9 +1,9 @@
 /** UnsavedSlackFacts: what Slack shows survives a failed state write. */
 import { describe, expect, it } from "vitest";
-import type { Outbox } from "../../src/notify/types.js";
 import { UnsavedSlackFacts } from "../../src/notify/unsaved.js";
-import { initialState, type VideoState } from "../../src/notify/video/state.js";
+import type { Outbox } from "../../src/outbox/types.js";
 import { StoreUnavailableError } from "../../src/store/index.js";
+import { initialState, type VideoState } from "../../src/video/state.js";
 
 const KEY = "T1:x2vq8nw:x8v1";
 const base = (): VideoState => ({

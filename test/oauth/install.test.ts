@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { STANDIN } from "../../fakes/slack/index.js";
 import { loadConfig } from "../../src/config.js";
-import { BOT_SCOPES } from "../../src/slack/oauth.js";
+import { BOT_SCOPES } from "../../src/install/oauth.js";
 import { eventually, waitFor } from "../support/harness.js";
 import { CLIENT_ID, localHook, type OAuthBot, PUBLIC_URL, startOAuthBot } from "./helper.js";
 

@@ -7,8 +7,8 @@
  * Usage: node --import tsx test/oauth/refresher.ts <redis-url|sqlite-path> <namespace> <api-url> <encryption-key> <team>
  */
 import { createInterface } from "node:readline";
+import { TokenRotation } from "../../src/install/rotation.js";
 import { silentLogger } from "../../src/log.js";
-import { TokenRotation } from "../../src/slack/rotation.js";
 import { InstallationRepo, openStore } from "../../src/store/index.js";
 import { storeUrlOf, writeLine } from "../support/json-lines.js";
 

@@ -9,7 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSlackStandin } from "../../fakes/slack/index.js";
-import { refreshFailureOf } from "../../src/slack/rotation.js";
+import { refreshFailureOf } from "../../src/install/rotation.js";
 import { InstallationRepo } from "../../src/store/index.js";
 import { captureLogger, redisBackend, sqliteBackend, type TestBackend } from "../store/helpers.js";
 import { spawnJsonLines } from "../support/json-lines.js";

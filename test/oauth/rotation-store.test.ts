@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
-import { TokenRotation } from "../../src/slack/rotation.js";
+import { TokenRotation } from "../../src/install/rotation.js";
 import {
   InstallationMissingError,
   InstallationRepo,

@@ -2,8 +2,10 @@
  * The platform client against the in-repo sandbox over real HTTP on 127.0.0.1: every rule of the
  * client (tokens, sparse fields, webhook rules and state table, errors, retries, timeouts).
  */
+
 import { describe, expect, it } from "vitest";
 import { type Sandbox, SEED, startSandbox } from "../../fakes/platform/server.js";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import { silentLogger } from "../../src/log.js";
 import { ApiTransport } from "../../src/platform/api.js";
 import { TokenProvider } from "../../src/platform/auth.js";
@@ -13,7 +15,6 @@ import {
   type PlatformClientOptions,
   PlatformError,
   ProfileSchema,
-  WEBHOOK_EVENTS,
 } from "../../src/platform/index.js";
 import { sandboxClients, TIMEOUTS } from "./sandbox-clients.js";
 

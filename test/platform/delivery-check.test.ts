@@ -3,11 +3,13 @@
  * it stands in for: on valid, mutated and random bodies, parseDelivery gives exactly what the zod
  * path gives (verdict, error, value, key order), and the fast check takes the common case.
  */
+
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import { parseDelivery } from "../../src/platform/delivery.js";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
-import { parseDeliveryWithZod, WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { parseDeliveryWithZod } from "../../src/platform/schemas.js";
 import { runs, validDeliveryArb } from "../fuzz/arbitraries.js";
 
 /** Same verdict, error text, value and key order, and the data a plain object either way. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import { parseDelivery } from "../../src/platform/delivery.js";
 import {
   ErrorEnvelopeSchema,
@@ -6,8 +7,6 @@ import {
   ProfileSchema,
   ProfileWebhookResponseSchema,
   TokenResponseSchema,
-  WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_EVENTS,
 } from "../../src/platform/schemas.js";
 
 const full = {

@@ -4,13 +4,14 @@
  * recorded before; the recorded entries are dropped, with one log line saying why. Real path:
  * signed slash commands, the sandbox's deliveries to the bot's route, the Slack stand-in.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import type { Config, StoreUrl } from "../../src/config.js";
-import { digestKeyOf } from "../../src/notify/digest/index.js";
+import { digestKeyOf } from "../../src/domain/index.js";
 import { type Bot, eventually, startBot, startHarness, waitFor } from "../support/harness.js";
 
 const A = "T0STANDIN";

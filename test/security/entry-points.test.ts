@@ -26,7 +26,7 @@ import {
   viewSubmissionBody,
 } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, encodeMeta, encodeSetupMeta, VIEWS } from "../../src/messages/index.js";
-import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/grammar.js";
+import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/listeners/commands/grammar.js";
 import { LIFECYCLE_EVENTS } from "../../src/slack/listeners/events/index.js";
 import { registerListeners } from "../../src/slack/listeners/index.js";
 import { type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";

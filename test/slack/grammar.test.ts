@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../../src/platform/schemas.js";
+import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   commandText,
   parseEvents,
   parseLive,
   parseLivestreamRef,
   parseWebhook,
-} from "../../src/slack/grammar.js";
+} from "../../src/slack/listeners/commands/grammar.js";
 
 describe("/live grammar", () => {
   it.each([

@@ -28,7 +28,7 @@ import { type BuiltApp, composeApp } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/index.js";
-import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createOutbox } from "../../src/outbox/index.js";
 import { createPlatformClient } from "../../src/platform/index.js";
 import {
   CallbackRepo,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createOutbox } from "../../src/notify/outbox/index.js";
+import { createOutbox } from "../../src/outbox/index.js";
 import { openStore } from "../../src/store/index.js";
 import { registryFor } from "../../src/watch/registry-for.js";
 import { captureLogger } from "./helpers.js";

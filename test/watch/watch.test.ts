@@ -1,7 +1,7 @@
 import { WebClient } from "@slack/web-api";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import { workerClientOptions } from "../../src/slack/oauth.js";
+import { workerClientOptions } from "../../src/install/oauth.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { WatchService, type WatchServiceOptions } from "../../src/watch/service.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";

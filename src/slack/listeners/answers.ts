@@ -6,7 +6,7 @@ import {
   notSubscribedMessage,
   unsubscribedMessage,
 } from "../../messages/index.js";
-import type { UnsubscribeOutcome } from "../subscription-ops.js";
+import type { UnsubscribeOutcome } from "../../operations/subscriptions.js";
 
 export function subscriptionOutcomeMessage(
   r: UnsubscribeOutcome,

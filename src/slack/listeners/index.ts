@@ -1,6 +1,6 @@
 /** Registers every Slack surface's listeners on the app. */
 import type { App } from "@slack/bolt";
-import type { BotDeps } from "../context.js";
+import type { BotDeps } from "../../deps.js";
 import { register as actions } from "./actions/index.js";
 import { register as live } from "./commands/live/index.js";
 import { register as webhook } from "./commands/webhook/index.js";

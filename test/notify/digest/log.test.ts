@@ -7,8 +7,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DigestLog, digestLogFor } from "../../../src/digest/index.js";
 import { silentLogger } from "../../../src/log.js";
-import { type DigestLog, digestLogFor } from "../../../src/notify/digest/index.js";
 
 /** The promise (docs/notifications.md): a digest log keeps at most 500 entries. */
 const LOG_BOUND = 500;

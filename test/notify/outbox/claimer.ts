@@ -10,7 +10,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "../../../src/log.js";
-import { createOutbox } from "../../../src/notify/outbox/index.js";
+import { createOutbox } from "../../../src/outbox/index.js";
 import { openStore } from "../../../src/store/index.js";
 import { writeLine } from "../../support/json-lines.js";
 

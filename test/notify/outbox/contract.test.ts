@@ -5,9 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
-import { PULL_FORWARD_MS } from "../../../src/notify/outbox/common.js";
-import { createOutbox } from "../../../src/notify/outbox/index.js";
-import type { Outbox, OutboxItem } from "../../../src/notify/types.js";
+import { PULL_FORWARD_MS } from "../../../src/outbox/common.js";
+import { createOutbox } from "../../../src/outbox/index.js";
+import type { Outbox, OutboxItem } from "../../../src/outbox/types.js";
 import { openStore, StoreUnavailableError } from "../../../src/store/index.js";
 import {
   BACKENDS,

@@ -4,14 +4,16 @@
  *  - redis: wall time (`advance` sleeps), since leases, dedupe and once keys expire by Redis's
  *    own clock (PX). Redis tests therefore use short leases and TTLs.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { VideoKey } from "../../../src/domain/index.js";
 import { type Logger, silentLogger } from "../../../src/log.js";
-import { createOutbox, type OutboxOptions } from "../../../src/notify/outbox/index.js";
-import type { NewOutboxItem, Outbox, VideoKey } from "../../../src/notify/types.js";
+import { createOutbox, type OutboxOptions } from "../../../src/outbox/index.js";
+import type { NewOutboxItem, Outbox } from "../../../src/outbox/types.js";
 import { openStore, type Store } from "../../../src/store/index.js";
 
 export const REDIS_URL = "redis://127.0.0.1:6379";

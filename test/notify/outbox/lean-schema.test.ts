@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
-import { encodeItem } from "../../../src/notify/outbox/common.js";
+import { encodeItem } from "../../../src/outbox/common.js";
 import { openStore } from "../../../src/store/index.js";
 import { newItem, nOf, sqliteOutboxBackend } from "./harness.js";
 

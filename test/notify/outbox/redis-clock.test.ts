@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
-import { createOutbox } from "../../../src/notify/outbox/index.js";
-import type { Outbox } from "../../../src/notify/types.js";
+import { createOutbox } from "../../../src/outbox/index.js";
+import type { Outbox } from "../../../src/outbox/types.js";
 import { openStore, type Store } from "../../../src/store/index.js";
 import { deleteRedisNamespace, newItem, REDIS_URL, uniqueNamespace } from "./harness.js";
 

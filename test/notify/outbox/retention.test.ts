@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
-import { STATE_RETENTION_MS } from "../../../src/notify/outbox/common.js";
-import type { Outbox } from "../../../src/notify/types.js";
+import { STATE_RETENTION_MS } from "../../../src/outbox/common.js";
+import type { Outbox } from "../../../src/outbox/types.js";
 import { openStore } from "../../../src/store/index.js";
 import { BACKENDS, newItem, type OutboxBackend, sqliteOutboxBackend } from "./harness.js";
 

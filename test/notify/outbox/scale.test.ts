@@ -4,8 +4,8 @@
  * (due_at, video_key) index and stops at the LIMIT (its query plan: no sort of every due row).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryOutbox } from "../../../src/notify/outbox/memory.js";
-import { CLAIM_DUE } from "../../../src/notify/outbox/sqlite-connection.js";
+import { MemoryOutbox } from "../../../src/outbox/memory.js";
+import { CLAIM_DUE } from "../../../src/outbox/sqlite-connection.js";
 import type { Store } from "../../../src/store/index.js";
 import { newItem, sqliteOutboxBackend } from "./harness.js";
 

@@ -6,7 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
-import { RedisOutbox } from "../../../src/notify/outbox/index.js";
+import { RedisOutbox } from "../../../src/outbox/index.js";
 import { spawnJsonLines } from "../../support/json-lines.js";
 import { newItem, redisOutboxBackend, uniqueNamespace } from "./harness.js";
 

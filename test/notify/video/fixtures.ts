@@ -1,7 +1,8 @@
 /** Deliveries as the route parses them, a realistic lifecycle, and a small seeded PRNG. */
-import { applyDelivery, initialState, type VideoState } from "../../../src/notify/video/state.js";
+
 import { parseDelivery } from "../../../src/platform/delivery.js";
 import type { Delivery } from "../../../src/platform/schemas.js";
+import { applyDelivery, initialState, type VideoState } from "../../../src/video/state.js";
 
 export const T0 = Date.parse("2025-03-14T18:00:00.000Z");
 export const VIDEO = "x1abc";

@@ -2,11 +2,12 @@
  * canonicalJson and sha256Hex (the dedupe key of every delivery) against plain reference
  * implementations: the same text for every value, whatever its key order.
  */
+
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../../src/messages/index.js";
-import { sha256Hex } from "../../../src/notify/video/hash.js";
+import { canonicalJson } from "../../../src/domain/index.js";
+import { sha256Hex } from "../../../src/video/hash.js";
 
 /** The straightforward version: sorted keys, JSON.stringify's rules for the rest. */
 function reference(value: unknown): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Delivery } from "../../../src/platform/schemas.js";
 import {
   applyDelivery,
   DATA_DEPTH_MAX,
@@ -15,9 +16,8 @@ import {
   type Stage,
   stageRank,
   type VideoState,
-} from "../../../src/notify/video/state.js";
-import { validateState } from "../../../src/notify/video/validate.js";
-import type { Delivery } from "../../../src/platform/schemas.js";
+} from "../../../src/video/state.js";
+import { validateState } from "../../../src/video/validate.js";
 import {
   applyAll,
   CTX,

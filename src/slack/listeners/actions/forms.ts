@@ -1,6 +1,6 @@
 /** The App Home's set-up and managers forms: opened at once (the trigger lives 3 s), authorized inside. */
 import type { ActionHandler } from "../../request.js";
-import { openManagers, openSetup } from "../../setup-flow.js";
+import { openManagers, openSetup } from "../views/setup-flow.js";
 
 function formButton(open: typeof openSetup): ActionHandler {
   return {

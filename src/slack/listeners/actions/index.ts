@@ -5,8 +5,8 @@
  * is told why, ephemerally, and nothing changes. The profile menu's choice: commands/webhook.
  */
 import type { App, BlockButtonAction } from "@slack/bolt";
+import type { BotDeps } from "../../../deps.js";
 import { ACTIONS } from "../../../messages/index.js";
-import type { BotDeps } from "../../context.js";
 import { type ActionHandler, blockAction } from "../../request.js";
 import { managersEdit, setup } from "./forms.js";
 import { homeRefresh, liveRefresh } from "./refresh.js";

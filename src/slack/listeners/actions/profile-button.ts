@@ -6,8 +6,8 @@ import type { ProfileAction } from "../../../access/index.js";
 import type { Message } from "../../../messages/index.js";
 import { refusalMessage } from "../../../messages/index.js";
 import { ephemeral, replace } from "../../context.js";
-import { publishHome } from "../../home.js";
 import type { ActionHandler, ActionRequest } from "../../request.js";
+import { publishHome } from "../events/home.js";
 
 export interface ProfileButton extends ActionRequest {
   profileId: string;

@@ -1,8 +1,8 @@
 /** Refresh buttons: the livestream card's (anyone; the card is read again) and the App Home's. */
 import { LIVESTREAM_CARD_FIELDS, livestreamCard, refusalMessage } from "../../../messages/index.js";
 import { ephemeral, replace } from "../../context.js";
-import { publishHome } from "../../home.js";
 import type { ActionHandler } from "../../request.js";
+import { publishHome } from "../events/home.js";
 
 export const liveRefresh: ActionHandler = {
   what: (req) => `Could not refresh livestream ${req.action.value ?? ""}`,

@@ -3,8 +3,8 @@
  * and the viewer's own DM watch (anyone, "live.unwatch.dm": the value names the livestream only,
  * the watch is always the presser's own). On the App Home the Home is published again.
  */
+import { isPlatformId } from "../../../domain/index.js";
 import {
-  isPlatformId,
   parseUnwatchValue,
   refusalMessage,
   usageError,
@@ -14,8 +14,8 @@ import {
 } from "../../../messages/index.js";
 import { dmKey } from "../../../watch/registry.js";
 import { ephemeral } from "../../context.js";
-import { publishHome } from "../../home.js";
 import type { ActionHandler } from "../../request.js";
+import { publishHome } from "../events/home.js";
 
 const NO_WATCH = "This button does not name a watch: use `/live unwatch <id or URL>` in its channel.";
 

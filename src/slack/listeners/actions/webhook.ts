@@ -8,13 +8,13 @@ import {
   testResultMessage,
   webhookRemovedMessage,
 } from "../../../messages/index.js";
+import { profileLabel } from "../../../operations/profiles.js";
+import { unsubscribe as unsubscribeChannel } from "../../../operations/subscriptions.js";
+import { removeWebhook, sendTestLifecycle } from "../../../operations/webhook.js";
 import { ephemeral, safeRespond } from "../../context.js";
-import { openEventsEditor } from "../../events-editor.js";
-import { profileLabel } from "../../profiles.js";
 import type { ActionHandler } from "../../request.js";
-import { unsubscribe as unsubscribeChannel } from "../../subscription-ops.js";
-import { removeWebhook, sendTestLifecycle } from "../../webhook-ops.js";
 import { subscriptionOutcomeMessage } from "../answers.js";
+import { openEventsEditor } from "../views/events-editor.js";
 import { profileButton } from "./profile-button.js";
 
 export const remove = profileButton("webhook.remove", "remove the webhook", async (c) => {

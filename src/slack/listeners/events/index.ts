@@ -5,11 +5,12 @@
  * its own token still works.
  */
 import type { App } from "@slack/bolt";
-import type { AuthContext, BotDeps } from "../../context.js";
-import { publishHome } from "../../home.js";
+import type { BotDeps } from "../../../deps.js";
+import { forgetWorkspace, type UninstallTarget } from "../../../install/uninstall.js";
+import type { AuthContext } from "../../context.js";
 import { slackEvent } from "../../request.js";
-import { type LinkSharedEvent, previewLinks } from "../../unfurl.js";
-import { forgetWorkspace, type UninstallTarget } from "../../uninstall.js";
+import { publishHome } from "./home.js";
+import { type LinkSharedEvent, previewLinks } from "./unfurl.js";
 
 /**
  * The workspace or organization the app left: Bolt's context (for these events Bolt skips the

@@ -14,9 +14,9 @@ import {
   parseSetupSubmission,
   settingUpText,
 } from "../../../messages/index.js";
-import { saveEvents } from "../../events-editor.js";
 import type { ViewHandler } from "../../request.js";
-import { saveManagers, saveSetup } from "../../setup-flow.js";
+import { saveEvents } from "./events-editor.js";
+import { saveManagers, saveSetup } from "./setup-flow.js";
 
 type Values<F extends (...args: never[]) => unknown> = Parameters<F>[2];
 

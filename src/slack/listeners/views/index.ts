@@ -1,7 +1,7 @@
 /** Modal submissions, by callback id (forms.ts): each acked with its errors or the saving view. */
 import type { App } from "@slack/bolt";
+import type { BotDeps } from "../../../deps.js";
 import { VIEWS } from "../../../messages/index.js";
-import type { BotDeps } from "../../context.js";
 import { viewSubmission } from "../../request.js";
 import { eventsSubmission, managersSubmission, setupSubmission } from "./forms.js";
 

@@ -4,10 +4,10 @@
  * bound to the workspace reads as missing.
  */
 import type { App } from "@slack/bolt";
+import type { BotDeps } from "../../../../deps.js";
 import { liveHelp } from "../../../../messages/index.js";
-import type { BotDeps } from "../../../context.js";
-import { type LiveCommand, parseLive } from "../../../grammar.js";
 import { slashCommand } from "../../../request.js";
+import { type LiveCommand, parseLive } from "../grammar.js";
 import { helpHandler } from "../help.js";
 import { ingest } from "./ingest.js";
 import { status } from "./status.js";

@@ -1,8 +1,8 @@
 /** `/live ingest <id or URL>` (managers): the ingest addresses, ephemeral (they carry the stream key). */
 import { ingestMessage, refusalMessage } from "../../../../messages/index.js";
 import { ephemeral } from "../../../context.js";
-import type { LiveCommand } from "../../../grammar.js";
 import type { CommandHandler, OfKind } from "../../../request.js";
+import type { LiveCommand } from "../grammar.js";
 
 /** Exactly what the ingest message shows. */
 export const INGEST_FIELDS = ["livestream_id", "title", "ingest"] as const;

@@ -6,8 +6,8 @@ import {
   refusalMessage,
 } from "../../../../messages/index.js";
 import { ephemeral, inChannel, safeRespond } from "../../../context.js";
-import type { LiveCommand } from "../../../grammar.js";
 import type { CommandHandler, OfKind } from "../../../request.js";
+import type { LiveCommand } from "../grammar.js";
 
 /** How long the platform may take before the channel is told it is slow. */
 export const SLOW_CARD_MS = 10_000;

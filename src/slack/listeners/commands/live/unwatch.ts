@@ -10,10 +10,10 @@ import {
   watchStoppedMessage,
   watchUnavailableMessage,
 } from "../../../../messages/index.js";
+import { withProfileNames } from "../../../../operations/profiles.js";
 import { ephemeral } from "../../../context.js";
-import type { LiveCommand } from "../../../grammar.js";
-import { withProfileNames } from "../../../profiles.js";
 import type { CommandHandler, OfKind } from "../../../request.js";
+import type { LiveCommand } from "../grammar.js";
 import { watchKey } from "./watch.js";
 
 export const unwatch: CommandHandler<OfKind<LiveCommand, "unwatch">> = {

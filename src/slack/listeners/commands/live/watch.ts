@@ -14,8 +14,8 @@ import { slackErrorCode } from "../../../../posting/index.js";
 import { WatchLimitError } from "../../../../watch/live-docs.js";
 import { dmKey } from "../../../../watch/registry.js";
 import { type Asker, ephemeral, inChannel } from "../../../context.js";
-import type { LiveCommand } from "../../../grammar.js";
 import type { CommandHandler, OfKind } from "../../../request.js";
+import type { LiveCommand } from "../grammar.js";
 
 /** What `/live watch` reads (with the owning profile, in the same GET). */
 export const WATCH_FIELDS = ["livestream_id", "title"] as const;

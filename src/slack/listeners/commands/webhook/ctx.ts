@@ -1,10 +1,11 @@
 /** What a `/webhook` subcommand runs with (typed, or chosen from the profile menu), and its authorization step. */
 import type { Action, Decision, Resource, Subject } from "../../../../access/index.js";
+import type { BotDeps } from "../../../../deps.js";
 import type { Logger } from "../../../../log.js";
 import { refusalMessage } from "../../../../messages/index.js";
-import { type BotDeps, ephemeral, type Reply } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar-types.js";
+import { ephemeral, type Reply } from "../../../context.js";
 import type { Answerable } from "../../../request.js";
+import type { ProfileCommand } from "../grammar-types.js";
 
 export interface Ctx {
   deps: BotDeps;

@@ -1,10 +1,10 @@
 /** `/webhook events <profile> [event…]`: shows the events, or changes only them (the editor: run.ts). */
 import { webhookEventsMessage } from "../../../../messages/index.js";
+import { profileLabel } from "../../../../operations/profiles.js";
+import { subscriptionsForEvents } from "../../../../operations/subscriptions.js";
 import { ephemeral } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
-import { subscriptionsForEvents } from "../../../subscription-ops.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
 export const events: Runner<OfKind<ProfileCommand, "events">> = async (ctx, cmd, id) => {

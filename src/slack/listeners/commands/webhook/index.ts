@@ -4,10 +4,10 @@
  * its id or its name; without one, the workspace's only profile is meant, else a menu (profile.ts).
  */
 import type { App, BlockStaticSelectAction } from "@slack/bolt";
+import type { BotDeps } from "../../../../deps.js";
 import { ACTIONS, webhookHelp } from "../../../../messages/index.js";
-import type { BotDeps } from "../../../context.js";
-import { type ProfileCommand, parseWebhook, type WebhookCommand } from "../../../grammar.js";
 import { blockAction, type CommandHandler, slashCommand } from "../../../request.js";
+import { type ProfileCommand, parseWebhook, type WebhookCommand } from "../grammar.js";
 import { helpHandler } from "../help.js";
 import { ctxOf } from "./ctx.js";
 import { managers } from "./managers.js";

@@ -1,8 +1,8 @@
 /** `/webhook managers [list|add|remove @person]`: the workspace's added managers. */
 import { managersMessage } from "../../../../messages/index.js";
 import { ephemeral } from "../../../context.js";
-import type { WebhookCommand } from "../../../grammar.js";
 import type { CommandHandler } from "../../../request.js";
+import type { WebhookCommand } from "../grammar.js";
 import { allowed, ctxOf } from "./ctx.js";
 
 export const managers: CommandHandler<Extract<WebhookCommand, { kind: "managers" }>> = {

@@ -6,11 +6,11 @@ import {
   pausedMessage,
   resumedMessage,
 } from "../../../../messages/index.js";
+import { profileLabel } from "../../../../operations/profiles.js";
+import { pause as pauseFor, resume as resumeNow } from "../../../../operations/subscriptions.js";
 import { ephemeral, inChannel } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
-import { pause as pauseFor, resume as resumeNow } from "../../../subscription-ops.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
 export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (ctx, cmd, id) => {

@@ -2,9 +2,9 @@
 import type { StaticSelectAction } from "@slack/bolt";
 import { pickNotValidMessage, refusalMessage } from "../../../../messages/index.js";
 import { ephemeral, type Reply } from "../../../context.js";
-import { decodePick } from "../../../profiles.js";
 import type { ActionHandler, ActionRequest } from "../../../request.js";
 import { ctxOf } from "./ctx.js";
+import { decodePick } from "./pick-codec.js";
 import { runFor } from "./run.js";
 
 /** The answer takes the menu's place; for a message to the channel, the menu goes first. */

@@ -10,11 +10,12 @@ import {
   profilePickerMessage,
   refusalMessage,
 } from "../../../../messages/index.js";
+import { boundProfiles, findProfile, isKnownProfileId, mayAsk } from "../../../../operations/profiles.js";
 import { isPlatformError, ManagedProfilesError } from "../../../../platform/index.js";
 import { ephemeral } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { boundProfiles, findProfile, isKnownProfileId, mayAsk, pickCarry } from "../../../profiles.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Ctx } from "./ctx.js";
+import { pickCarry } from "./pick-codec.js";
 
 /** The action each profile command is authorized as. */
 export const ACTION_OF: Record<ProfileCommand["kind"], ProfileAction> = {

@@ -1,7 +1,8 @@
 /** A profile command for a profile: authorized as its action, then its runner. */
-import { openEventsEditor } from "../../../events-editor.js";
-import type { ProfileCommand } from "../../../grammar.js";
+
 import type { OfKind } from "../../../request.js";
+import { openEventsEditor } from "../../views/events-editor.js";
+import type { ProfileCommand } from "../grammar.js";
 import { allowed, type Ctx, type Runner } from "./ctx.js";
 import { events } from "./events.js";
 import { pause, resume } from "./pause.js";

@@ -5,12 +5,12 @@ import {
   webhookConfigMessage,
   webhookSetMessage,
 } from "../../../../messages/index.js";
+import { modeClock } from "../../../../operations/modes.js";
+import { profileLabel } from "../../../../operations/profiles.js";
+import { readWebhook, sendTestLifecycle, setWebhook } from "../../../../operations/webhook.js";
 import { ephemeral, inChannel } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { modeClock } from "../../../modes.js";
-import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
-import { readWebhook, sendTestLifecycle, setWebhook } from "../../../webhook-ops.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
 type Of<K extends ProfileCommand["kind"]> = Runner<OfKind<ProfileCommand, K>>;

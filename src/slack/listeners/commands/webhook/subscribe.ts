@@ -1,12 +1,12 @@
 /** `/webhook subscribe [profile] …`: this channel's subscription (filters, mention, digest). */
+import { WEBHOOK_EVENTS } from "../../../../domain/index.js";
 import { notOursMessage, subscribedMessage } from "../../../../messages/index.js";
-import { WEBHOOK_EVENTS } from "../../../../platform/index.js";
+import { modeClock } from "../../../../operations/modes.js";
+import { profileLabel } from "../../../../operations/profiles.js";
+import { subscribe as save, userTimeZone } from "../../../../operations/subscriptions.js";
 import { ephemeral, inChannel } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { modeClock } from "../../../modes.js";
-import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
-import { subscribe as save, userTimeZone } from "../../../subscription-ops.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
 /** A digest's time of day when `at=` is not given. */

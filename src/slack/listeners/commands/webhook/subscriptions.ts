@@ -1,13 +1,13 @@
 /** `/webhook unsubscribe [profile]` (this channel) and `/webhook subscriptions [profile]` (the list). */
+import { WEBHOOK_EVENTS } from "../../../../domain/index.js";
 import { notOursMessage, subscriptionsMessage } from "../../../../messages/index.js";
-import { WEBHOOK_EVENTS } from "../../../../platform/index.js";
+import { modeClock } from "../../../../operations/modes.js";
+import { profileLabel } from "../../../../operations/profiles.js";
+import { unsubscribe as remove } from "../../../../operations/subscriptions.js";
 import { ephemeral, inChannel } from "../../../context.js";
-import type { ProfileCommand } from "../../../grammar.js";
-import { modeClock } from "../../../modes.js";
-import { profileLabel } from "../../../profiles.js";
 import type { OfKind } from "../../../request.js";
-import { unsubscribe as remove } from "../../../subscription-ops.js";
 import { subscriptionOutcomeMessage } from "../../answers.js";
+import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
 export const unsubscribe: Runner<OfKind<ProfileCommand, "unsubscribe">> = async (ctx, _cmd, id) => {
