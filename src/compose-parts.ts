@@ -3,7 +3,7 @@
  * do what (managers, read budgets, the Authorizer), and the notifications (digests, the worker).
  */
 import { WebClient } from "@slack/web-api";
-import { Authorizer, ManagerPolicy, readBudgetFor } from "./access/index.js";
+import { Authorizer, ManagerPolicy, PlatformDoor, readBudgetFor } from "./access/index.js";
 import type { WatchTuning } from "./compose-watch.js";
 import type { Config } from "./config.js";
 import { type DigestLog, DigestRunner, Digests, digestLogFor, MemoryDigestLog } from "./digest/index.js";
@@ -15,8 +15,8 @@ import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { NotifyWorker, type WorkerOptions } from "./notify/worker.js";
 import type { Outbox } from "./outbox/index.js";
-import type { PlatformClient, PlatformNames } from "./platform/index.js";
-import { ChannelGate } from "./posting/pacing.js";
+import { type PlatformClient, PlatformNames } from "./platform/index.js";
+import { ChannelGate, SlackUsers } from "./posting/index.js";
 import type { AcksFirst } from "./slack/acks-first.js";
 import type { ActivityRepo, CallbackRepo, InstallationRepo, SettingsRepo, Store } from "./store/index.js";
 
@@ -84,10 +84,16 @@ export function slackClients(config: Config, c: AppCollaborators) {
   const slackFor = installations
     ? workspaceClients(installations, config.slack.apiUrl, undefined, rotation)
     : async () => workerClient;
-  return { installations, workerClient, rotation, slackFor };
+  // The process's one cache of Slack's users.info answers (the manager check, DM watches).
+  const users = new SlackUsers();
+  return { installations, workerClient, rotation, slackFor, users };
 }
 
-/** Who may do what: managers, the read budgets and the one authorization function. */
+/**
+ * Who may do what: managers, the read budgets, the names (profile labels, managed profiles, video
+ * titles: one instance for all), the one door to the platform built on them and the client, and
+ * the one authorization function (which reads through the door).
+ */
 export function accessParts(
   config: Config,
   c: AppCollaborators,
@@ -101,25 +107,34 @@ export function accessParts(
     settings: c.settings,
     logger,
     cacheTtlMs: c.managerCacheTtlMs,
+    users: slack.users,
   });
   // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
   const budget = readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" }));
+  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
+  // Every platform read passes here, charged to its cause first; nothing else holds the client.
+  const door = new PlatformDoor({
+    client: c.platform,
+    names,
+    budget,
+    onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
+    logger: logger.child({ component: "access" }),
+  });
   // The one authorization function; what the bot does on its own asks it again (`revoked`).
   const access = new Authorizer({
     config,
     managers,
     claims: c.settings.claims,
-    platform: c.platform,
+    platform: door.livestreams(),
+    door,
     workspaceOf: slack.installations
       ? installedWorkspaces(slack.installations)
       : tokenWorkspace(slack.workerClient, needsOrganization(config)),
     logger: logger.child({ component: "access" }),
-    budget,
-    onBudgetRefused: (budget) => metrics.readBudgetRefused.inc({ budget }),
     onLivestreamRead: (outcome) => metrics.livestreamReads.inc({ outcome }),
     afterRead: () => turns.turn(),
   });
-  return { managers, budget, access };
+  return { managers, names, door, access };
 }
 
 /** Notifications: digests and their runner, and the outbox worker. */
@@ -129,10 +144,9 @@ export function notifyParts(
   metrics: Metrics,
   slackFor: ReturnType<typeof slackClients>["slackFor"],
   who: ReturnType<typeof accessParts>,
-  names: PlatformNames,
 ) {
   const { logger } = c;
-  const { access, managers, budget } = who;
+  const { access, managers, door } = who;
   const gate = new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs });
   const revoked = (teamId: string, profileId: string) => access.revoked(teamId, profileId);
   // Digests and pauses: recorded by the worker (and the live watch), posted by the runner.
@@ -150,7 +164,8 @@ export function notifyParts(
     revoked,
     gate,
     logger: digestLogger,
-    names,
+    // The profile's name in a digest's heading: charged to the workspace.
+    names: door,
     outbox: c.outbox,
     periodMs: config.digestPeriodMs,
     videoUrlTemplate: config.videoUrlTemplate,
@@ -165,9 +180,10 @@ export function notifyParts(
     settings: c.settings,
     revoked,
     activity: c.activity,
-    names,
-    // Title reads are charged to the callback's workspace (WORKSPACE_READS_PER_MINUTE).
-    titleBudget: budget,
+    // Title reads (and the profile's name beside them) through the door, charged to the
+    // callback's workspace (WORKSPACE_READS_PER_MINUTE) when admitted.
+    names: door,
+    titleBudget: door,
     digests,
     gate,
     logger: logger.child({ component: "notify" }),
@@ -185,5 +201,5 @@ export function notifyParts(
       metrics.slackRateLimitWaitSeconds.inc(seconds);
     },
   });
-  return { digests, digestRunner, worker };
+  return { digests, digestRunner, worker, gate };
 }

@@ -31,6 +31,8 @@ export interface WatchWiringOptions {
   logger: Logger;
   platform: WatchServiceOptions["platform"];
   slackFor: WatchServiceOptions["slackFor"];
+  users: WatchServiceOptions["users"];
+  gate: WatchServiceOptions["gate"];
   access: WatchServiceOptions["access"];
   digests: Digests;
   metrics: WatchServiceOptions["metrics"];
@@ -56,6 +58,8 @@ export function wireWatch(config: Config, opts: WatchWiringOptions): WatchWiring
         logger,
         platform: opts.platform,
         slackFor: opts.slackFor,
+        users: opts.users,
+        gate: opts.gate,
         access: opts.access,
         maxWatched: config.liveWatchMax,
         held: {

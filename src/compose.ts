@@ -1,7 +1,8 @@
 /**
  * The one composition: every collaborator of the bot built from its configuration, as production
- * builds them: the store, the outbox, the platform client (with its metrics), the settings,
- * routes, activity and installation repositories, the manager policy and the authorizer, the
+ * builds them: the store, the outbox, the platform client (with its metrics) and the one door every
+ * platform read and write passes through (compose-parts.ts: the client goes nowhere else), the
+ * settings, routes, activity and installation repositories, the manager policy and the authorizer, the
  * delivery ingestor, the notification worker, the live watch (compose-watch.ts), and the Bolt app
  * (src/app.ts) that receives them.
  * A stored delivery wakes the worker: that is wired here, once (the ingestor's onDelivered).
@@ -24,7 +25,7 @@ import { Metrics } from "./metrics.js";
 import type { NotifyWorker } from "./notify/worker.js";
 import type { Outbox } from "./outbox/index.js";
 import { createOutbox } from "./outbox/index.js";
-import { createPlatformClient, type PlatformClient, PlatformNames } from "./platform/index.js";
+import { createPlatformClient, type PlatformClient } from "./platform/index.js";
 import { AcksFirst } from "./slack/acks-first.js";
 import {
   ActivityRepo,
@@ -63,10 +64,8 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   // Requests are acknowledged before the work after other acks goes on (src/slack/acks-first.ts).
   const turns = new AcksFirst();
   const who = accessParts(config, c, metrics, slack, turns);
-  const { access, managers } = who;
-  // Names instead of ids (profile labels, managed profiles, video titles): one instance for all.
-  const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
-  const { digests, digestRunner, worker } = notifyParts(config, c, metrics, slack.slackFor, who, names);
+  const { access, managers, names, door } = who;
+  const { digests, digestRunner, worker, gate } = notifyParts(config, c, metrics, slack.slackFor, who);
   const ingestor = createIngestor({
     callbacks: c.callbacks,
     outbox: c.outbox,
@@ -80,8 +79,11 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const wiring = wireWatch(config, {
     store: c.store,
     logger,
-    platform: c.platform,
+    // The schedule's reads: each charged to its watch (paid by the schedule's one read per interval).
+    platform: door.livestreams((livestreamId) => ({ watch: livestreamId })),
     slackFor: slack.slackFor,
+    users: slack.users,
+    gate,
     access,
     digests,
     metrics: metrics.watch,
@@ -90,7 +92,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
   const watch = wiring.watch;
   const deps: BotDeps = {
     config,
-    platform: c.platform,
+    platform: door,
     names,
     settings: c.settings,
     callbacks: c.callbacks,
@@ -111,7 +113,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     deps,
     deliveries: ingestor,
     routes: healthRoutes({
-      platform: c.platform,
+      platform: door,
       pingStore: c.pingStore,
       metrics,
       logger,

@@ -2,13 +2,13 @@
  * The collaborators every listener, operation and flow is given (built once in src/compose.ts):
  * the platform door, the repositories, the authorizer, the watch and digest services.
  */
-import type { Authorizer, ManagerPolicy } from "./access/index.js";
+import type { Authorizer, ManagerPolicy, PlatformDoor } from "./access/index.js";
 import type { Config } from "./config.js";
 import type { Digests } from "./digest/index.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { Outbox } from "./outbox/index.js";
-import type { PlatformClient, PlatformNames } from "./platform/index.js";
+import type { PlatformNames } from "./platform/index.js";
 import type { ActivityRepo, Callback, CallbackRepo, InstallationRepo, SettingsRepo } from "./store/index.js";
 import type { WatchService } from "./watch/service.js";
 
@@ -20,7 +20,8 @@ export interface IngestAnswer {
 
 export interface BotDeps {
   config: Config;
-  platform: PlatformClient;
+  /** The one door to the platform (src/access/door.ts): every read charged to its cause first. */
+  platform: PlatformDoor;
   /** Profiles by name (labels, the profiles the key manages) and video titles: one per process. */
   names: PlatformNames;
   settings: SettingsRepo;

@@ -11,7 +11,6 @@ export interface ActionRule {
   role: Role;
   resource: ResourceKind;
   claim?: true;
-  budget?: true;
   /** "Only managers can <verb>." */
   verb: string;
 }
@@ -28,7 +27,7 @@ export const ACTION_RULES = {
   "live.watch.dm": { role: "anyone", resource: "livestream", verb: "get a DM about a livestream" },
   "live.unwatch.dm": { role: "anyone", resource: "livestream", verb: "stop a DM about a livestream" },
   "link.unfurl": { role: "anyone", resource: "livestream", verb: "preview a livestream" },
-  "webhook.show": { role: "anyone-with-role", resource: "profile", budget: true, verb: "show a webhook" },
+  "webhook.show": { role: "anyone-with-role", resource: "profile", verb: "show a webhook" },
   "webhook.set": { role: "manager", resource: "profile", claim: true, verb: "set a webhook" },
   "webhook.events": { role: "manager", resource: "profile", claim: true, verb: "edit webhook events" },
   "webhook.remove": { role: "manager", resource: "profile", claim: true, verb: "remove a webhook" },
@@ -58,7 +57,6 @@ export type Action = keyof typeof ACTION_RULES;
 type ActionsOn<K extends ResourceKind> = {
   [A in Action]: (typeof ACTION_RULES)[A]["resource"] extends K ? A : never;
 }[Action];
-export type WorkspaceAction = ActionsOn<"workspace">;
 export type ProfileAction = ActionsOn<"profile">;
 export type LivestreamAction = ActionsOn<"livestream">;
 

@@ -5,11 +5,11 @@
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { type Livestream, type PlatformClient, PlatformError } from "../platform/index.js";
+import { type Livestream, PlatformError } from "../platform/index.js";
 import type { ProfileClaims } from "../store/index.js";
 import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
-import type { BudgetName, ReadBudget } from "./budget.js";
 import { budgetRefusal, type Decision, type Refused, refusal } from "./decision.js";
+import type { LivestreamReads, PaidRead, PlatformDoor } from "./door.js";
 import type { ManagerPolicy } from "./managers.js";
 import { SharedReads } from "./shared-reads.js";
 
@@ -33,15 +33,15 @@ export interface AuthorizerOptions {
   config: Pick<Config, "allowedWorkspaces" | "profileBindings"> & { slack: Pick<Config["slack"], "mode"> };
   managers: ManagerPolicy;
   claims: ProfileClaims;
-  platform: Pick<PlatformClient, "getLivestream">;
+  /** The door's livestream reads (`door.livestreams()`): each read spends the PaidRead charged here. */
+  platform: LivestreamReads;
   /** Default: every workspace installed, in no organization. */
   workspaceOf?: WorkspaceOf;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
   logger?: Logger;
-  /** The read budgets (none: no budget). */
-  budget?: ReadBudget | undefined;
-  /** Metrics: a read refused by a budget; a livestream read that reached the platform or was shared. */
-  onBudgetRefused?: (budget: BudgetName) => void;
+  /** The door (src/access/door.ts) reads are charged through (none: no budget). */
+  door?: Pick<PlatformDoor, "charge"> | undefined;
+  /** Metrics: a livestream read that reached the platform or was shared. */
   onLivestreamRead?: (outcome: "fetched" | "shared") => void;
   /**
    * Awaited once a livestream read settled, before its caller goes on: the app resumes each reader
@@ -144,8 +144,7 @@ export class Authorizer {
   }
 
   async authorize(s: Subject, action: Action, resource: Resource): Promise<Decision> {
-    const rule: { role: string; resource: string; claim?: true; budget?: true; verb: string } =
-      ACTION_RULES[action];
+    const rule: { role: string; resource: string; claim?: true; verb: string } = ACTION_RULES[action];
     if (rule.resource !== resource.kind)
       throw new TypeError(`action ${action} acts on a ${rule.resource}, not a ${resource.kind}`);
     const profileId = resource.kind === "profile" ? resource.profileId : undefined;
@@ -174,10 +173,6 @@ export class Authorizer {
           return refuse("profile_claimed");
       }
     }
-    if (rule.budget) {
-      const over = await this.spendRead(s, action);
-      if (over) return over;
-    }
     return { allowed: true, manager };
   }
 
@@ -187,23 +182,31 @@ export class Authorizer {
    * shown without a person, the reads deliveries cause). False when a budget is used up.
    */
   async chargeRead(payer: { teamId: string; userId?: string | undefined }): Promise<boolean> {
-    if (!this.opts.budget) return true;
-    const t = await this.opts.budget.take(payer.teamId, payer.userId);
-    if (t.ok) return true;
-    this.opts.onBudgetRefused?.(t.budget);
+    if (!this.opts.door) return true;
+    const { teamId, userId } = payer;
+    const c = await this.opts.door.charge(
+      userId === undefined ? { workspace: teamId } : { user: { teamId, userId } },
+    );
+    if (c.ok) {
+      // The read it pays for is made through PlatformNames, which the door hands this charge to.
+      c.paid.spend();
+      return true;
+    }
     this.opts.logger?.debug(
-      { team: payer.teamId, user: payer.userId, reason: "read_budget", budget: t.budget },
+      { team: teamId, user: userId, reason: "read_budget", budget: c.budget },
       "refused: read budget used up",
     );
     return false;
   }
 
-  /** Takes one read from the person's and the workspace's budgets; the refusal when one is used up. */
-  private async spendRead(s: Subject, action: Action): Promise<Refused | undefined> {
-    if (!this.opts.budget) return undefined;
-    const t = await this.opts.budget.take(s.teamId, s.userId);
-    if (t.ok) return undefined;
-    this.opts.onBudgetRefused?.(t.budget);
+  /**
+   * Takes one read from the person's and the workspace's budgets (through the door): the read it
+   * paid for, or the refusal when one is used up. Without a door, an unpaid read (no budget).
+   */
+  private async spendRead(s: Subject, action: Action): Promise<{ paid?: PaidRead } | Refused> {
+    if (!this.opts.door) return {};
+    const t = await this.opts.door.charge({ user: { teamId: s.teamId, userId: s.userId } });
+    if (t.ok) return { paid: t.paid };
     // Debug, not info: a flood would write a line per refused read (the metric counts them).
     this.opts.logger?.debug(
       {
@@ -238,16 +241,17 @@ export class Authorizer {
     const withProfile = fields.includes(LIVESTREAM_PROFILE_FIELD)
       ? fields
       : [...fields, LIVESTREAM_PROFILE_FIELD];
-    const get = () => this.opts.platform.getLivestream(livestreamId, withProfile);
+    const get = (paid: PaidRead | undefined) =>
+      this.opts.platform.getLivestream(livestreamId, withProfile, paid ? { paid } : {});
     const share = !withProfile.some((f) => f === "ingest" || f.startsWith("ingest."));
     const key = `${livestreamId}\n${withProfile.join(",")}`;
     let read = share ? this.sharedReads.joinable(key) : undefined;
     let joined = read !== undefined;
     if (read === undefined) {
-      const over = await this.spendRead(s, action);
-      if (over) return over;
-      if (share) ({ read, joined } = this.sharedReads.run(key, get));
-      else read = get();
+      const spent = await this.spendRead(s, action);
+      if ("allowed" in spent) return spent;
+      if (share) ({ read, joined } = this.sharedReads.run(key, () => get(spent.paid)));
+      else read = get(spent.paid);
     }
     this.opts.onLivestreamRead?.(joined ? "shared" : "fetched");
     let ls: Livestream;

@@ -11,9 +11,9 @@ import { type DigestKey, partsOfDigestKey } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { renderDigest } from "../messages/index.js";
 import type { Outbox } from "../outbox/index.js";
-import type { PlatformNames } from "../platform/index.js";
+import type { ProfileLabel } from "../platform/index.js";
+import type { ChannelGate } from "../posting/index.js";
 import { classifySlackError } from "../posting/index.js";
-import type { ChannelGate } from "../posting/pacing.js";
 import {
   InstallationMissingError,
   lastDigestAt,
@@ -37,8 +37,17 @@ export interface DigestRunnerOptions {
   revoked?: RevokedCheck;
   gate: ChannelGate;
   logger: Logger;
-  /** The profile's name in the heading; without it, the id. */
-  names?: Pick<PlatformNames, "profile">;
+  /**
+   * The profile's name in the heading, through the platform door (src/access `PlatformDoor`): a
+   * read it makes is charged to the digest's workspace; refused or without it, the id.
+   */
+  names?: {
+    profile(
+      cause: { workspace: string },
+      profileId: string,
+      opts: { signal?: AbortSignal },
+    ): Promise<ProfileLabel>;
+  };
   /** Video states, for a title that came after its entry was recorded. */
   outbox: Pick<Outbox, "getState">;
   /** DIGEST_PERIOD, ms. */
@@ -257,7 +266,9 @@ export class DigestRunner {
       (e) => e.seq <= marked.upTo,
     );
     const label = await this.options.names
-      ?.profile(parts.profileId, { signal: AbortSignal.timeout(PROFILE_NAME_WAIT_MS) })
+      ?.profile({ workspace: parts.teamId }, parts.profileId, {
+        signal: AbortSignal.timeout(PROFILE_NAME_WAIT_MS),
+      })
       .catch(() => undefined);
     return renderDigest({
       kind: marked.kind,

@@ -14,7 +14,7 @@ import type { CustomRoute } from "@slack/bolt";
 import { stdSerializers } from "pino";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { isPlatformError, type PlatformClient } from "../platform/index.js";
+import { isPlatformError } from "../platform/index.js";
 
 /** How long one readiness result is reused, ms. */
 export const READY_CHECK_TTL_MS = 5_000;
@@ -26,7 +26,8 @@ export const READY_PROBLEMS = {
 } as const;
 
 export interface HealthOptions {
-  platform: PlatformClient;
+  /** The platform door's token check (src/access PlatformDoor): no read, nothing charged. */
+  platform: { checkToken(): Promise<void> };
   /** Resolves when the store answers. */
   pingStore?: () => Promise<void>;
   metrics: Metrics;

@@ -10,7 +10,7 @@ import { WebClient, type WebClientOptions, LogLevel as WebLogLevel } from "@slac
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { InstallationMissingError, type InstallationRepo } from "../store/index.js";
-import { REFRESH_WINDOW_S, rotatingInstallationStore, type TokenRotation } from "./rotation.js";
+import { rotatingInstallationStore, type TokenRotation } from "./rotation.js";
 
 /** The bot scopes of manifest.yml (oauth_config.scopes.bot); a test keeps the two equal. */
 type InstallerOptions = NonNullable<HTTPReceiverOptions["installerOptions"]>;
@@ -172,40 +172,33 @@ export function oauthReceiverOptions(
 }
 
 /**
- * The worker's client per workspace, built from its installation's bot token. Cached for
- * `ttlMs` (a reinstall's new token is picked up by then) and dropped at once when this process
- * stores or deletes the installation. Throws InstallationMissingError without an installation.
+ * The worker's client per workspace, built from its installation's bot token, read through the
+ * installations' one cache (`InstallationRepo.cached`: at most `ttlMs` old, so a reinstall's new
+ * token is picked up by then; at once when this process stores or deletes the installation). An
+ * expiring token is refreshed first (token rotation); one client is kept per workspace while its
+ * token stays the same. Throws InstallationMissingError without an installation.
  */
 export function workspaceClients(
   installations: InstallationRepo,
   apiUrl: string,
-  ttlMs = 30_000,
+  ttlMs?: number,
   rotation?: TokenRotation,
 ): (teamId: string) => Promise<WebClient> {
-  const cache = new Map<string, { token: string; client: WebClient; at: number }>();
-  installations.onChange((teamId) => {
-    if (teamId === undefined) cache.clear();
-    else cache.delete(teamId);
-  });
+  const clients = new Map<string, { token: string; client: WebClient }>();
   return async (teamId) => {
-    const hit = cache.get(teamId);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.client;
-    const found = await installations.find({ teamId });
-    // An expiring token is refreshed (token rotation) before it is used.
+    const found = await installations.cached(teamId, ttlMs);
     const installation = found && rotation ? await rotation.fresh(found) : found;
+    // Refreshed by another replica (nothing stored by this one): read again next time.
+    if (installation !== found) installations.forget(teamId);
     const token = installation?.bot?.token;
     if (!token) {
-      cache.delete(teamId);
+      clients.delete(teamId);
       throw new InstallationMissingError(`workspace ${teamId}`);
     }
-    const client = hit?.token === token ? hit.client : new WebClient(token, workerClientOptions(apiUrl));
-    // A rotating token is cached no later than the start of its refresh window.
-    const expiresAt = installation?.bot?.expiresAt;
-    const at =
-      expiresAt === undefined
-        ? Date.now()
-        : Math.min(Date.now(), (expiresAt - (rotation?.windowS ?? REFRESH_WINDOW_S)) * 1000 - ttlMs);
-    cache.set(teamId, { token, client, at });
+    const hit = clients.get(teamId);
+    if (hit?.token === token) return hit.client;
+    const client = new WebClient(token, workerClientOptions(apiUrl));
+    clients.set(teamId, { token, client });
     return client;
   };
 }

@@ -4,6 +4,7 @@
  * More: README.md ("uninstall.ts").
  */
 import { Counter } from "prom-client";
+import { ReadRefusedError } from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
@@ -38,6 +39,7 @@ function counterFor(metrics: Metrics | undefined): Counter<"outcome"> | undefine
 
 async function settleWebhook(
   deps: BotDeps,
+  teamId: string,
   p: ProfileSettings,
 ): Promise<{ outcome: WebhookOutcome; reason: string }> {
   if (p.foreignUrl !== null || p.callbackId === null)
@@ -47,7 +49,8 @@ async function settleWebhook(
     };
   const callbackId = p.callbackId;
   try {
-    const webhook = await deps.platform.getProfileWebhook(p.profileId);
+    // Charged to the workspace whose uninstall causes it.
+    const webhook = await deps.platform.getProfileWebhook({ workspace: teamId }, p.profileId);
     if (!isOurCallback(deps.config.publicUrl, webhook.callback_url, callbackId))
       return {
         outcome: "left_elsewhere",
@@ -56,7 +59,12 @@ async function settleWebhook(
     await deps.platform.removeWebhook(p.profileId);
     return { outcome: "removed", reason: "it pointed at this workspace's route" };
   } catch (err) {
-    const why = isPlatformError(err) ? `${err.kind} ${err.status} ${err.code}` : "unexpected error";
+    const why =
+      err instanceof ReadRefusedError
+        ? "the workspace's read budget is used up"
+        : isPlatformError(err)
+          ? `${err.kind} ${err.status} ${err.code}`
+          : "unexpected error";
     return {
       outcome: "left_error",
       reason: `the platform call failed (${why}); it still points at a route that no longer exists: remove it on the platform`,
@@ -100,7 +108,7 @@ export async function forgetWorkspace(deps: BotDeps, t: UninstallTarget, reason:
   });
   const counter = counterFor(deps.metrics);
   for (const p of profiles) {
-    const { outcome, reason: why } = await settleWebhook(deps, p);
+    const { outcome, reason: why } = await settleWebhook(deps, teamId, p);
     counter?.inc({ outcome });
     log.warn(
       { profile: p.profileId, webhook: outcome, why },

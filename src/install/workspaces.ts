@@ -10,27 +10,14 @@ import type { WorkspaceOf } from "../access/index.js";
 import type { Config } from "../config.js";
 import type { InstallationRepo } from "../store/index.js";
 
-const MAX_CACHED = 10_000;
-
-/** Multi-workspace mode: from the workspace's installation, cached `ttlMs`. */
-export function installedWorkspaces(installations: InstallationRepo, ttlMs = 30_000): WorkspaceOf {
-  const cache = new Map<string, { at: number; found: { enterpriseId: string | undefined } | null }>();
-  installations.onChange((teamId) => {
-    if (teamId === undefined) cache.clear();
-    else cache.delete(teamId);
-  });
+/**
+ * Multi-workspace mode: from the workspace's installation, read through the installations' one
+ * cache (`InstallationRepo.cached`, at most `ttlMs` old; this process's changes seen at once).
+ */
+export function installedWorkspaces(installations: InstallationRepo, ttlMs?: number): WorkspaceOf {
   return async (teamId) => {
-    const hit = cache.get(teamId);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.found;
-    const installation = await installations.find({ teamId });
-    const found = installation ? { enterpriseId: installation.enterprise?.id } : null;
-    cache.delete(teamId);
-    if (cache.size >= MAX_CACHED) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-    cache.set(teamId, { at: Date.now(), found });
-    return found;
+    const installation = await installations.cached(teamId, ttlMs);
+    return installation ? { enterpriseId: installation.enterprise?.id } : null;
   };
 }
 

@@ -25,8 +25,6 @@ export const ACTIONS = {
   profilePick: "profile_pick",
 } as const;
 
-export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
-
 /** `callback_id`s of the views (modal submissions are routed on them). */
 export const VIEWS = {
   eventsModal: "webhook_events_modal",

@@ -63,7 +63,7 @@ export {
   type PlatformHealth,
   refusedHomeView,
 } from "./home.js";
-export { ACTIONS, type ActionId, BLOCKS, VIEWS } from "./ids.js";
+export { ACTIONS, BLOCKS, VIEWS } from "./ids.js";
 export {
   channel,
   chunkLines,
@@ -76,7 +76,7 @@ export {
   message,
   section,
 } from "./kit.js";
-export { assertWithinLimits, LIMITS } from "./limits.js";
+export { LIMITS } from "./limits.js";
 export {
   ADS_PER_HOUR,
   ingestMessage,
@@ -174,7 +174,6 @@ export {
   videoTitleOf,
   videoUrl,
 } from "./video-view.js";
-export { assertViewWithinLimits } from "./view-limits.js";
 export * from "./watch.js";
 export {
   displayUrl,
@@ -188,4 +187,4 @@ export {
   webhookRemovedMessage,
   webhookSetMessage,
 } from "./webhook.js";
-export { eventListLines, type ManagerEntry, managersMessage, webhookEventsMessage } from "./webhook-lists.js";
+export { type ManagerEntry, managersMessage, webhookEventsMessage } from "./webhook-lists.js";

@@ -6,7 +6,7 @@
  * What the modal carries between requests (team, profile, where the button was, the events it was
  * opened with) travels in `private_metadata`, written by `encodeMeta` and read by `decodeMeta`.
  *
- * The limits checker of views is in `view-limits.ts`.
+ * The limits checker of views is test code: test/messages/view-limits.ts.
  */
 
 import type { Checkboxes, InputBlock, ModalView, Option, PlainTextElement } from "@slack/types";

@@ -47,13 +47,6 @@ export function managersMessage(opts: {
   ]);
 }
 
-/** The events the bot knows, with their descriptions (for help and the events editor). */
-export function eventListLines(): string[] {
-  return WEBHOOK_EVENTS.map(
-    (e) => `• ${code(e, 60)} — ${escapeTruncate(WEBHOOK_EVENT_DESCRIPTIONS[e], 200)}`,
-  );
-}
-
 /**
  * `/webhook events` and the Edit events button: which events the platform delivers, each with
  * its description, and how to change only the events.

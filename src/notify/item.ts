@@ -3,7 +3,7 @@
  * its video (the order and lease unit) and deduplicated by its content. Built here, once, for both
  * sides, so the route and the worker cannot disagree on a video key or a dedupe key.
  */
-import { canonicalJson, videoKeyOf } from "../domain/index.js";
+import { videoKeyOf } from "../domain/index.js";
 import type { NewOutboxItem } from "../outbox/index.js";
 import type { Delivery } from "../platform/index.js";
 import { dedupeKeyOf } from "../video/hash.js";

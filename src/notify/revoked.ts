@@ -8,7 +8,7 @@
  * or video), again at most once an hour.
  * More: README.md ("revoked.ts").
  */
-import { profileOfVideoKey, type RevokedCheck, type VideoKey, workspaceOfKey } from "../domain/index.js";
+import { type RevokedCheck, type VideoKey, workspaceOfKey } from "../domain/index.js";
 import type { OutboxItem } from "../outbox/index.js";
 import type { DeadLetterDeps } from "./dead-letters.js";
 

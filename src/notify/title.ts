@@ -1,15 +1,15 @@
 /**
  * Video titles in the notifications: a video is named by its title, read once from the platform
- * (`GET /videos/{id}?fields=title` through PlatformNames, so the platform client's retries,
- * timeouts and error mapping apply) and kept in the video's state.
+ * (`GET /videos/{id}?fields=title` through the platform door and PlatformNames, so the platform
+ * client's retries, timeouts and error mapping apply) and kept in the video's state.
  * More: README.md ("title.ts").
  */
-import { profileKeyOf, titleRef, type VideoKey, videoKeyOf } from "../domain/index.js";
+import { titleRef, type VideoKey, videoKeyOf } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { renderParent, type VideoLinks } from "../messages/index.js";
 import type { Outbox } from "../outbox/index.js";
 import { PULL_FORWARD_MS } from "../outbox/index.js";
-import type { PlatformNames, VideoTitle } from "../platform/index.js";
+import type { ProfileLabel, VideoTitle } from "../platform/index.js";
 import { parentHash } from "../video/hash.js";
 import type { TitleFact, VideoState } from "../video/state.js";
 import { parseTitleFact } from "../video/validate.js";
@@ -47,21 +47,45 @@ const WAITERS_MAX = 64;
 /** How long a title's settling waits for the profile's name, in the background read. */
 const PROFILE_WAIT_MS = 250;
 
-/** The workspace's read budget (src/access `ReadBudget`, asked without a user). */
+/** A read the door charged (src/access `PaidRead`): spent by the one read it pays for. */
+export interface PaidTitleRead {
+  spend(): void;
+}
+
+/** The workspace's charge at the platform door (src/access `PlatformDoor.charge`). */
 export interface TitleBudget {
-  take(teamId: string): Promise<{ ok: boolean }>;
+  charge(cause: { workspace: string }): Promise<{ ok: true; paid: PaidTitleRead } | { ok: false }>;
+}
+
+/**
+ * The title reads through the platform door (src/access `PlatformDoor`): each charged to the
+ * callback's workspace, or paid at admission (`TitleBudget`).
+ */
+export interface TitleNames {
+  videoTitle(
+    paid: PaidTitleRead | { workspace: string },
+    videoId: string,
+    opts: { profileId?: string },
+  ): Promise<VideoTitle>;
+  profile(
+    cause: { workspace: string },
+    profileId: string,
+    opts: { signal?: AbortSignal },
+  ): Promise<ProfileLabel>;
+  cachedProfile(profileId: string): ProfileLabel | undefined;
 }
 
 export interface TitleOptions {
-  names: Pick<PlatformNames, "videoTitle" | "profile" | "cachedProfile">;
+  names: TitleNames;
   outbox: Pick<Outbox, "once" | "putNote" | "getNote" | "wake">;
   logger: Logger;
   /** The worker's clock. */
   now: () => number;
   /**
-   * The read budgets: a title read is charged to the workspace of the callback that delivered the
-   * video before it is made (the contract's "Every platform read is charged to someone"); past the
-   * budget the video keeps its id. Without it (budgets off), nothing is charged.
+   * The door's charge: a title read is charged to the workspace of the callback that delivered the
+   * video when it is admitted, before it waits for its lane (the contract's "Every platform read is
+   * charged to someone"); past the budget the video keeps its id. Without it, `names` (the door)
+   * charges the read when it is made.
    */
   budget?: TitleBudget | undefined;
   /** Called once the answer brought its videos forward (the worker looks for due work). */
@@ -275,8 +299,8 @@ export class VideoTitles {
     this.lanes.set(laneKey, lane);
     // Charged to the callback's workspace before it is made: a flood of made-up ids costs the
     // workspace's budget at most, then the videos keep their ids.
-    const take = this.options.budget ? await this.options.budget.take(s.teamId) : { ok: true };
-    if (!take.ok) {
+    const take = this.options.budget ? await this.options.budget.charge({ workspace: s.teamId }) : undefined;
+    if (take && !take.ok) {
       this.logOverBudget(s.teamId);
       this.dropLaneIfIdle(laneKey, lane);
       this.finish(ref, entry, { unknown: "budget" });
@@ -284,7 +308,7 @@ export class VideoTitles {
     }
     const run = () => {
       lane.running++;
-      void this.ask(s)
+      void this.ask(s, take?.paid)
         .then((fact) => this.finish(ref, entry, fact))
         .finally(() => {
           lane.running--;
@@ -314,18 +338,15 @@ export class VideoTitles {
   }
 
   /** The platform's answer (the read is cut at the platform names' deadline, never retried). */
-  private async ask(s: VideoState): Promise<TitleFact> {
+  private async ask(s: VideoState, paid: PaidTitleRead | undefined): Promise<TitleFact> {
     const { names } = this.options;
+    const workspace = { workspace: s.teamId };
     const answer = await names
-      .videoTitle(s.videoId ?? "", { profileId: s.profileId })
+      .videoTitle(paid ?? workspace, s.videoId ?? "", { profileId: s.profileId })
       .catch((): VideoTitle => ({ unknown: "unavailable" }));
     // The profile's name, read alongside (cached an hour; charged like the title), so it is there
     // when the title is.
-    const { budget } = this.options;
-    await names.profile(s.profileId, {
-      signal: AbortSignal.timeout(PROFILE_WAIT_MS),
-      ...(budget ? { charge: async () => (await budget.take(s.teamId)).ok } : {}),
-    });
+    await names.profile(workspace, s.profileId, { signal: AbortSignal.timeout(PROFILE_WAIT_MS) });
     return factOf(answer);
   }
 

@@ -7,10 +7,9 @@ import type { Digests } from "../digest/index.js";
 import type { RevokedCheck } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import type { Outbox } from "../outbox/index.js";
-import type { PlatformNames } from "../platform/index.js";
-import type { ChannelGate } from "../posting/pacing.js";
+import type { ChannelGate } from "../posting/index.js";
 import type { ActivityRepo, SettingsRepo } from "../store/index.js";
-import type { TitleBudget } from "./title.js";
+import type { TitleBudget, TitleNames } from "./title.js";
 
 export interface WorkerOptions {
   outbox: Outbox;
@@ -31,11 +30,14 @@ export interface WorkerOptions {
   activity?: ActivityRepo;
   /** Digests and pauses (src/notify/digest/); without it, every channel gets live messages. */
   digests?: Pick<Digests, "holdOf" | "recordVideo">;
-  /** Reads the videos' titles (src/notify/title.ts); without it, videos are named by their id. */
-  names?: Pick<PlatformNames, "videoTitle" | "profile" | "cachedProfile">;
   /**
-   * The read budgets a title read is charged to (the callback's workspace) before it is made
-   * (src/notify/title.ts); without it, nothing is charged.
+   * Reads the videos' titles through the platform door (src/notify/title.ts); without it, videos
+   * are named by their id.
+   */
+  names?: TitleNames;
+  /**
+   * The door's charge: a title read is charged to the callback's workspace when it is admitted
+   * (src/notify/title.ts); without it, the door charges it when it is made.
    */
   titleBudget?: TitleBudget;
   gate: ChannelGate;

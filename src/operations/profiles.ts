@@ -5,10 +5,16 @@
  * More: README.md ("profiles.ts").
  */
 
-import { ACTION_RULES, type Decision, type ProfileAction, refusal, type Subject } from "../access/index.js";
+import {
+  ACTION_RULES,
+  type Action,
+  type Decision,
+  type ProfileAction,
+  type Resource,
+  refusal,
+  type Subject,
+} from "../access/index.js";
 import type { BotDeps } from "../deps.js";
-import { isPlatformId } from "../domain/index.js";
-import { PICK_BLOCK_PREFIX } from "../messages/index.js";
 import { type ManagedProfile, ManagedProfilesError } from "../platform/index.js";
 
 /** How long a message waits for a profile's label before it shows the id. */
@@ -21,17 +27,25 @@ export interface Payer {
 }
 
 /**
- * The profile's label (display name, else name), or undefined when only its id is known. A read
- * it needs is charged to `payer` first; past the budget, the id is shown.
+ * What these functions are given: a request of the Slack side, whose decisions are bound to the
+ * person asking by its wrapper (src/slack/request.ts, the one caller of the Authorizer).
  */
-export async function profileLabel(
-  deps: BotDeps,
-  payer: Payer,
-  profileId: string,
-): Promise<string | undefined> {
-  const label = await deps.names.profileName(profileId, {
+export interface Asking {
+  deps: BotDeps;
+  subject: Subject;
+  authorize(action: Action, resource: Resource): Promise<Decision>;
+  profileBound(profileId: string | undefined): boolean;
+  chargeRead(payer: Payer): Promise<boolean>;
+}
+
+/**
+ * The profile's label (display name, else name), or undefined when only its id is known. A read
+ * it needs is charged to the person asking first; past the budget, the id is shown.
+ */
+export async function profileLabel(req: Asking, profileId: string): Promise<string | undefined> {
+  const label = await req.deps.names.profileName(profileId, {
     signal: AbortSignal.timeout(LABEL_WAIT_MS),
-    charge: () => deps.access.chargeRead(payer),
+    charge: () => req.chargeRead(req.subject),
   });
   return label === profileId ? undefined : label;
 }
@@ -41,20 +55,13 @@ export async function profileLabel(
  * workspace keeps its id: its name is not read).
  */
 export async function withProfileNames<R extends { profileId?: string | null }>(
-  deps: BotDeps,
-  subject: Subject,
+  req: Asking,
   rows: readonly R[],
 ): Promise<Array<R & { profileName?: string }>> {
   const ids = [...new Set(rows.flatMap((r) => (r.profileId ? [r.profileId] : [])))];
   const names = new Map<string, string | undefined>(
     await Promise.all(
-      ids.map(
-        async (id) =>
-          [
-            id,
-            deps.access.profileBound(subject, id) ? await profileLabel(deps, subject, id) : undefined,
-          ] as const,
-      ),
+      ids.map(async (id) => [id, req.profileBound(id) ? await profileLabel(req, id) : undefined] as const),
     ),
   );
   return rows.map((r) => {
@@ -72,35 +79,26 @@ function bindingsListed(deps: BotDeps): boolean {
  * The profiles the key manages (`GET /me`) that are bound to the workspace. Throws
  * ManagedProfilesError ("no_profile", "unavailable").
  */
-export async function boundProfiles(
-  deps: BotDeps,
-  subject: Pick<Subject, "teamId" | "enterpriseId">,
-  signal?: AbortSignal,
-): Promise<ManagedProfile[]> {
+export async function boundProfiles(req: Asking, signal?: AbortSignal): Promise<ManagedProfile[]> {
   // A picker's read is charged to the workspace (the contract: previews, pickers, steps).
-  const charge = () => deps.access.chargeRead({ teamId: subject.teamId });
-  const managed = await deps.names.managedProfiles(signal ? { signal, charge } : { charge });
-  return managed.filter((p) => deps.access.profileBound(subject, p.profileId));
+  const charge = () => req.chargeRead({ teamId: req.subject.teamId });
+  const managed = await req.deps.names.managedProfiles(signal ? { signal, charge } : { charge });
+  return managed.filter((p) => req.profileBound(p.profileId));
 }
 
 /** A word that is a profile id without asking: set up in the workspace, or listed in its bindings. */
-export async function isKnownProfileId(deps: BotDeps, subject: Subject, word: string): Promise<boolean> {
-  if (bindingsListed(deps) && deps.access.profileBound(subject, word)) return true;
-  return (await deps.settings.getProfile(subject.teamId, word)) !== undefined;
+export async function isKnownProfileId(req: Asking, word: string): Promise<boolean> {
+  if (bindingsListed(req.deps) && req.profileBound(word)) return true;
+  return (await req.deps.settings.getProfile(req.subject.teamId, word)) !== undefined;
 }
 
 /**
  * The id of the bound profile `word` names (its id first, then its name, case-insensitive); the
  * word itself when none does or `GET /me` could not be read (then it is taken as an id).
  */
-export async function findProfile(
-  deps: BotDeps,
-  subject: Subject,
-  word: string,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function findProfile(req: Asking, word: string, signal?: AbortSignal): Promise<string> {
   try {
-    const found = deps.names.resolveProfile(word, await boundProfiles(deps, subject, signal));
+    const found = req.deps.names.resolveProfile(word, await boundProfiles(req, signal));
     return found?.profileId ?? word;
   } catch (err) {
     if (err instanceof ManagedProfilesError) return word;
@@ -113,11 +111,9 @@ export async function findProfile(
  * find the profile (the binding is checked once the profile is known). A person who is not a
  * manager is told what `action` needs.
  */
-export async function mayAsk(deps: BotDeps, subject: Subject, action: ProfileAction): Promise<Decision> {
+export async function mayAsk(req: Asking, action: ProfileAction): Promise<Decision> {
   const rule = ACTION_RULES[action];
-  const d = await deps.access.authorize(subject, rule.role === "manager" ? "webhook.setup" : "help", {
-    kind: "workspace",
-  });
+  const d = await req.authorize(rule.role === "manager" ? "webhook.setup" : "help", { kind: "workspace" });
   if (d.allowed || d.reason !== "not_manager") return d;
-  return refusal("not_manager", { verb: rule.verb, teamId: subject.teamId });
+  return refusal("not_manager", { verb: rule.verb, teamId: req.subject.teamId });
 }

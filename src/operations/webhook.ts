@@ -4,6 +4,7 @@
  * More: README.md ("webhook-ops.ts").
  */
 
+import type { Cause } from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import {
   isWebhookEvent,
@@ -55,9 +56,18 @@ export function isOurCallback(
   return tokenMatchesCallbackId(callbackUrl.slice(prefix.length), callbackId);
 }
 
-export async function readWebhook(deps: BotDeps, teamId: string, profileId: string): Promise<WebhookView> {
+/**
+ * The profile's webhook and this workspace's routing of it. The read is charged to `cause`: by
+ * default the workspace (`/webhook show` charged its person when it was authorized).
+ */
+export async function readWebhook(
+  deps: BotDeps,
+  teamId: string,
+  profileId: string,
+  cause: Cause = { workspace: teamId },
+): Promise<WebhookView> {
   const [webhook, settings] = await Promise.all([
-    deps.platform.getProfileWebhook(profileId),
+    deps.platform.getProfileWebhook(cause, profileId),
     deps.settings.getProfile(teamId, profileId),
   ]);
   const ownsCallback = isOurCallback(

@@ -31,9 +31,6 @@ export const PROFILE_DEFAULT_VISIBILITIES = ["public", "private"] as const;
 export const GEO_RESTRICTION_MODES = ["allow", "deny"] as const;
 export const RECORDING_STATUSES = ["starting", "started", "stopping", "stopped"] as const;
 
-export type VideoCategory = (typeof VIDEO_CATEGORIES)[number];
-export type Visibility = (typeof VISIBILITIES)[number];
-export type GeoRestrictionMode = (typeof GEO_RESTRICTION_MODES)[number];
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
 /** A known value of `values`, or another string (kept as-is). */
@@ -189,10 +186,8 @@ export const LivestreamSchema = z
  */
 export const ProfileWebhookResponseSchema = ProfileSchema.extend({ webhook: WebhookConfigSchema });
 
-export type Ingest = z.infer<typeof IngestSchema>;
 export type Livestream = z.infer<typeof LivestreamSchema>;
 export type Profile = z.infer<typeof ProfileSchema>;
-export type WebhookConfigResponse = z.infer<typeof WebhookConfigSchema>;
 
 /** Field names allowed in `fields=` (section 4.1) and, for embedded objects, their sub-fields. */
 export const LIVESTREAM_FIELDS: Record<string, readonly string[] | null> = {
@@ -271,7 +266,6 @@ export const ErrorEnvelopeSchema = z.object({
     documentation_url: z.string().optional().catch(undefined),
   }),
 });
-export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
 // --- Webhook deliveries (section 6) ---------------------------------------------------------------
 

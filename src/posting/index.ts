@@ -1,5 +1,6 @@
 /** The way into src/posting: what background work uses to write to Slack. */
 export { MarkedPosts, type Marker, markerOf, type Where } from "./marked-posts.js";
+export { ChannelGate, type GateOptions, MAX_TURNS_PER_CHANNEL, PER_CHANNEL_METHOD } from "./pacing.js";
 export {
   AUTH_SLACK_ERRORS,
   classifySlackError,
@@ -11,3 +12,10 @@ export {
   slackErrorText,
   slackRefused,
 } from "./slack-errors.js";
+export {
+  type ClientOf,
+  DEFAULT_USERS_TTL_MS,
+  type SlackUser,
+  SlackUsers,
+  type SlackUsersOptions,
+} from "./users.js";

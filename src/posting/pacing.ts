@@ -5,9 +5,11 @@
  * - a 429 on another method (chat.update, ...) pauses that method in the whole workspace until
  *   its Retry-After: the other channels' calls of that method would only meet the same 429;
  * - 5xx and network failures back off that channel exponentially (1 s doubling, at most 60 s).
- * Why: Slack rate-limits Web API calls "per API method per workspace per app" (Tier 3, where
- * More: README.md ("pacing.ts").
+ * Used by the worker, the digests and (given the gate) the live watch: one view of a channel.
+ * More: README.md ("pacing.ts": why per method, turns, the live watch).
  */
+import { classifySlackError, type SlackFailure } from "./slack-errors.js";
+
 export interface GateOptions {
   postIntervalMs?: number;
   now?: () => number;
@@ -149,6 +151,19 @@ export class ChannelGate {
     const s = this.get(channel);
     s.pausedUntil = Math.max(s.pausedUntil, until);
     return s.pausedUntil;
+  }
+
+  /**
+   * A failed Slack call's effect on the pace: a 429 pauses the channel (chat.postMessage) or the
+   * method in the workspace (`rateLimited`), a 5xx or network failure backs the channel off
+   * (`failed`); anything else (a refusal, a token problem) leaves the pace as it is, the caller
+   * decides. Returns what the failure was (the one classifier's answer).
+   */
+  failedCall(channel: string, err: unknown, call: { teamId: string; method: string }): SlackFailure {
+    const f = classifySlackError(err);
+    if (f.kind === "rate_limited") this.rateLimited(channel, f.retryAfterSeconds, call);
+    else if (f.kind === "transient") this.failed(channel);
+    return f;
   }
 
   failed(channel: string): number {

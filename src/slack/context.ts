@@ -1,25 +1,21 @@
 /**
- * What every listener receives: the collaborators, passed in (never imported as globals), so
- * tests build the app with a sandbox platform, a memory store and a Slack stand-in.
+ * Who is asking (`subjectOf`, the `subject` of the one request shape of src/slack/request.ts) and
+ * how a request is answered: the answer builders and the one failure answer (`answerErrors`).
  */
 import type { Context, RespondArguments } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import type { Authorizer, ManagerPolicy, Subject } from "../access/index.js";
-import type { Config } from "../config.js";
-import type { Digests } from "../digest/index.js";
+import { ReadRefusedError, type Subject } from "../access/index.js";
 import type { Logger } from "../log.js";
 import {
   errorMessage,
   type Message,
   profileClaimedMessage,
+  refusalMessage,
   storeUnavailableMessage,
 } from "../messages/index.js";
 import type { Metrics } from "../metrics.js";
-import type { Outbox } from "../outbox/index.js";
-import { isPlatformError, type PlatformClient, type PlatformNames } from "../platform/index.js";
-import type { ActivityRepo, Callback, CallbackRepo, InstallationRepo, SettingsRepo } from "../store/index.js";
+import { isPlatformError } from "../platform/index.js";
 import { ProfileClaimedError, StoreCorruptError, StoreUnavailableError } from "../store/index.js";
-import type { WatchService } from "../watch/service.js";
 
 /** What a listener reads of Bolt's `context` (set by Bolt's authorization of the request). */
 export type AuthContext = Pick<Context, "teamId" | "enterpriseId" | "userId">;
@@ -98,6 +94,12 @@ export async function answerErrors(
   try {
     await work();
   } catch (err) {
+    if (err instanceof ReadRefusedError) {
+      // A read over its cause's budget: a refusal like the wrapper's (not a failure), nothing sent.
+      log.debug({ context, reason: "read_budget" }, "refused: read budget used up");
+      await safeRespond(respond, log, ephemeral(refusalMessage(err.refusal)));
+      return;
+    }
     let message: Message;
     let kind: string;
     if (isPlatformError(err)) {

@@ -1,9 +1,23 @@
 /**
  * The one request wrapper of every listener (a per-request context, like probot's): it acks first
  * (cheap: nothing is read before it, src/slack/acks-first.ts), says who is asking (`subjectOf`),
- * binds the child logger (team, user, and the command, action, view or event) and turns a failure
- * into the one plain answer (`answerErrors`: same texts, same metric). Handlers are plain
- * functions of the request object, so a test can call them without the app.
+ * binds the child logger (team, user, and the command, action, view or event), authorizes what the
+ * handler declares, and turns a failure into the one plain answer (`answerErrors`: same texts,
+ * same metric). Handlers are plain functions of the request object, so a test can call them
+ * without the app.
+ *
+ * The shape: every handler declares its `access` and receives one `Request` (deps, subject,
+ * logger, client, and its answers: `respond`, `answer`). `access` is one of
+ *  - `{ action, resource }`: the wrapper asks the Authorizer before the handler runs, answers a
+ *    refusal ephemerally (`refusalMessage`) and hands the handler the grant (`manager`);
+ *  - `{ action, livestream, fields }`: the wrapper reads the livestream (`readLivestream`: the
+ *    decision, the read charged, the owner's binding) and hands the handler the livestream;
+ *  - `{ action, inFlow: true }`: the resource is known only mid-flow (a modal that must open
+ *    within the trigger's 3 s, a profile named by name or picked from a menu, the App Home that
+ *    shows a refusal in place, each link of a preview): the flow asks `req.authorize` (or
+ *    `req.readLivestream`), which the wrapper binds onto the request.
+ * `action` may be a function of the command (`live.unwatch` or `live.unwatch.dm`). This file is
+ * the one caller of the Authorizer (`bindAccess`): no handler reaches `deps.access`.
  */
 import type {
   AllMiddlewareArgs,
@@ -18,17 +32,46 @@ import type {
   ViewOutput,
 } from "@slack/bolt";
 import type { View, WebClient } from "@slack/web-api";
+import type { Action, Decision, LivestreamAction, LivestreamRead, Resource } from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import type { Logger } from "../log.js";
-import { type Asker, type AuthContext, answerErrors, type Reply, subjectOf } from "./context.js";
+import { refusalMessage } from "../messages/index.js";
+import type { Asking, Payer } from "../operations/profiles.js";
+import type { Livestream } from "../platform/index.js";
+import { type Asker, type AuthContext, answerErrors, ephemeral, type Reply, subjectOf } from "./context.js";
 import type { Parsed } from "./listeners/commands/grammar.js";
 
-/** What every handler receives. */
-export interface Request {
+/** What every handler receives: who is asking, and the decisions bound to them (the wrapper's). */
+export interface Request extends Asking {
   deps: BotDeps;
   subject: Asker;
   log: Logger;
   client: WebClient;
+  /** Mid-flow: asks the Authorizer for `action` on `resource`, for the person asking. */
+  authorize(action: Action, resource: Resource): Promise<Decision>;
+  /** Mid-flow: authorizes `action` on a livestream and reads it (Authorizer.readLivestream). */
+  readLivestream(action: LivestreamAction, id: string, fields: readonly string[]): Promise<LivestreamRead>;
+  /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
+  profileBound(profileId: string | undefined): boolean;
+  /** Charges one platform read to `payer` before it is made; false past a read budget. */
+  chargeRead(payer: Payer): Promise<boolean>;
+}
+
+/** The Authorizer's calls, bound to who is asking: the one place that calls it. */
+function bindAccess(deps: BotDeps, subject: Asker) {
+  const access = deps.access;
+  return {
+    authorize: (action: Action, resource: Resource) => access.authorize(subject, action, resource),
+    readLivestream: (action: LivestreamAction, id: string, fields: readonly string[]) =>
+      access.readLivestream(subject, action, id, fields),
+    profileBound: (profileId: string | undefined) => access.profileBound(subject, profileId),
+    chargeRead: (payer: Payer) => access.chargeRead(payer),
+  };
+}
+
+/** The request of `subject`: its logger, its client and its decisions. */
+export function requestOf(deps: BotDeps, subject: Asker, log: Logger, client: WebClient): Request {
+  return { deps, subject, log, client, ...bindAccess(deps, subject) };
 }
 
 /** A request that can be answered (a command, a button). */
@@ -43,13 +86,127 @@ export interface CommandRequest extends Answerable {
   usage?: string;
 }
 
-export interface CommandHandler<C> {
+// ---- What a handler declares ----
+
+type Of<In, A> = A | ((input: In) => A);
+
+/** Authorized by the wrapper before the handler runs. */
+export interface ResourceAccess<In> {
+  action: Of<In, Action>;
+  resource: (input: In) => Resource;
+}
+
+/**
+ * Started before a livestream is read (`/live status`'s slow-platform notice): told once the read
+ * settled, `ok` false when it failed or was refused (then before the refusal is answered).
+ */
+export interface WhileReading {
+  settled(ok: boolean): Promise<void>;
+}
+
+/** A livestream read by the wrapper (authorized, charged, its owner's binding checked). */
+export interface LivestreamAccess<In, W extends WhileReading = WhileReading> {
+  action: Of<In, LivestreamAction>;
+  livestream: (input: In) => string;
+  fields: readonly string[];
+  whileReading?: (req: Answerable, input: In) => W;
+}
+
+/** Authorized mid-flow through `req.authorize` / `req.readLivestream` (see the top of this file). */
+export interface FlowAccess<In> {
+  action: Of<In, Action>;
+  inFlow: true;
+}
+
+export type Access<In> = ResourceAccess<In> | LivestreamAccess<In> | FlowAccess<In>;
+
+/** What the handler is handed once the wrapper authorized it. */
+export interface Allowed {
+  manager: boolean;
+}
+
+export interface LivestreamAllowed<W extends WhileReading = WhileReading> extends Allowed {
+  livestream: Livestream;
+  /** What `whileReading` started, if the handler declared one. */
+  reading: W | undefined;
+}
+
+/** The action `access` declares for `input`. */
+export function declaredAction<In>(access: Access<In>, input: In): Action {
+  return typeof access.action === "function" ? access.action(input) : access.action;
+}
+
+/**
+ * Authorizes what `access` declares for `input`: the grant, or null once a refusal was answered
+ * through `to` (ephemeral, its reason in words). Nothing to do for a flow that authorizes itself.
+ */
+async function grantOf<In>(
+  req: Answerable,
+  access: Access<In>,
+  input: In,
+  to: Reply,
+): Promise<Allowed | LivestreamAllowed | null | undefined> {
+  if ("inFlow" in access) return undefined;
+  const action = declaredAction(access, input);
+  if ("resource" in access) {
+    const d = await req.authorize(action, access.resource(input));
+    if (d.allowed) return { manager: d.manager };
+    await to(ephemeral(refusalMessage(d)));
+    return null;
+  }
+  const reading = access.whileReading?.(req, input);
+  let r: LivestreamRead;
+  try {
+    r = await req.readLivestream(action as LivestreamAction, access.livestream(input), access.fields);
+  } catch (err) {
+    await reading?.settled(false);
+    throw err;
+  }
+  await reading?.settled(r.allowed);
+  if (r.allowed) return { manager: r.manager, livestream: r.livestream, reading };
+  await to(ephemeral(refusalMessage(r)));
+  return null;
+}
+
+/**
+ * Mid-flow, for an answerable request: `action` on `resource` authorized, or null once the refusal
+ * was answered through `to` (ephemeral, as the wrapper answers a declared action's).
+ */
+export async function authorizeOrAnswer(
+  req: Answerable,
+  action: Action,
+  resource: Resource,
+  to: Reply = req.respond,
+): Promise<Allowed | null> {
+  return (await grantOf(req, { action, resource: () => resource }, undefined, to)) ?? null;
+}
+
+// ---- Commands ----
+
+interface CommandAnswer<C> {
   /** The failure's answer: "Could not …". */
   what: (cmd: C) => string;
   /** Failures not counted in `commandFailures` (help). */
   uncounted?: true;
+}
+
+export interface ResourceCommand<C> extends CommandAnswer<C> {
+  access: ResourceAccess<C>;
+  run: (req: CommandRequest, cmd: C, grant: Allowed) => Promise<void>;
+}
+
+export interface LivestreamCommand<C, W extends WhileReading = WhileReading> extends CommandAnswer<C> {
+  access: LivestreamAccess<C, W>;
+  // A method: a handler's own `W` (what its `whileReading` started) stands for any.
+  run(req: CommandRequest, cmd: C, grant: LivestreamAllowed<W>): Promise<void>;
+}
+
+export interface FlowCommand<C> extends CommandAnswer<C> {
+  access: FlowAccess<C>;
   run: (req: CommandRequest, cmd: C) => Promise<void>;
 }
+
+export type CommandHandler<C> = ResourceCommand<C> | LivestreamCommand<C> | FlowCommand<C>;
 
 /** The commands of `C` whose kind may be `K` (a kind such as `"watch" | "unwatch"` included). */
 export type OfKind<C, K> = C extends { kind: infer CK } ? (K extends CK ? C : never) : never;
@@ -67,6 +224,22 @@ export function answering(
   uncounted?: true,
 ): Promise<void> {
   return answerErrors(respond, req.log, what, work, uncounted ? undefined : req.deps.metrics);
+}
+
+type Run<R, In> = (req: R, input: In, grant?: Allowed) => Promise<void>;
+
+/** A command's handler for `cmd`: authorized as it declares, then run; a failure answered once. */
+export function handleCommand<C>(req: CommandRequest, handler: CommandHandler<C>, cmd: C): Promise<void> {
+  return answering(
+    req,
+    req.respond,
+    handler.what(cmd),
+    async () => {
+      const grant = await grantOf(req, handler.access, cmd, req.respond);
+      if (grant !== null) await (handler.run as Run<CommandRequest, C>)(req, cmd, grant);
+    },
+    handler.uncounted,
+  );
 }
 
 /** A slash command: parsed, then the handler of its subcommand (`help` for text that does not parse). */
@@ -89,18 +262,16 @@ export function slashCommand<C extends { kind: string }>(
     const parsed = parse(command.text);
     const cmd = parsed.ok ? parsed.value : ({ kind: "help" } as C);
     const req: CommandRequest = {
-      deps,
-      subject,
-      log,
-      client,
+      ...requestOf(deps, subject, log, client),
       respond,
       triggerId: command.trigger_id || undefined,
       ...(parsed.ok ? {} : { usage: parsed.problem }),
     };
-    const handler = handlers[cmd.kind as C["kind"]] as CommandHandler<C>;
-    await answering(req, respond, handler.what(cmd), () => handler.run(req, cmd), handler.uncounted);
+    await handleCommand(req, handlers[cmd.kind as C["kind"]] as CommandHandler<C>, cmd);
   };
 }
+
+// ---- Buttons and menus ----
 
 export interface ActionRequest<E extends BlockElementAction = ButtonAction> extends Answerable {
   body: BlockAction<E>;
@@ -111,18 +282,54 @@ export interface ActionRequest<E extends BlockElementAction = ButtonAction> exte
   answer: Reply;
 }
 
-export type ActionHandler<E extends BlockElementAction = ButtonAction> = {
-  run: (req: ActionRequest<E>) => Promise<void>;
-} & (
+type ActionAnswer<E extends BlockElementAction> =
   | {
       what: (req: ActionRequest<E>) => string;
       uncounted?: true;
-      /** Where a failure is answered (default `answer`). */
+      /** Where a failure (and the wrapper's refusal) is answered (default `answer`). */
       answerTo?: (req: ActionRequest<E>) => Reply;
     }
-  /** No answer: a failure is logged (warn) with this message. */
-  | { quiet: string }
-);
+  /** No answer: a failure is logged (warn) with this message. Authorized in the flow. */
+  | { quiet: string };
+
+export type ResourceButton<E extends BlockElementAction = ButtonAction> = ActionAnswer<E> & {
+  access: ResourceAccess<ActionRequest<E>>;
+  run: (req: ActionRequest<E>, grant: Allowed) => Promise<void>;
+};
+
+export type LivestreamButton<E extends BlockElementAction = ButtonAction> = ActionAnswer<E> & {
+  access: LivestreamAccess<ActionRequest<E>>;
+  run: (req: ActionRequest<E>, grant: LivestreamAllowed) => Promise<void>;
+};
+
+export type FlowButton<E extends BlockElementAction = ButtonAction> = ActionAnswer<E> & {
+  access: FlowAccess<ActionRequest<E>>;
+  run: (req: ActionRequest<E>) => Promise<void>;
+};
+
+export type ActionHandler<E extends BlockElementAction = ButtonAction> =
+  | ResourceButton<E>
+  | LivestreamButton<E>
+  | FlowButton<E>;
+
+/** A button's handler: authorized as it declares, then run; a failure answered once (or logged). */
+export async function handleAction<E extends BlockElementAction>(
+  req: ActionRequest<E>,
+  handler: ActionHandler<E>,
+): Promise<void> {
+  const to = "quiet" in handler ? req.answer : (handler.answerTo?.(req) ?? req.answer);
+  const work = async () => {
+    const grant = await grantOf(req, handler.access, req, to);
+    if (grant !== null)
+      await (handler.run as (r: ActionRequest<E>, g?: Allowed) => Promise<void>)(req, grant);
+  };
+  if ("quiet" in handler) {
+    const quiet = handler.quiet;
+    await work().catch((err: unknown) => req.log.warn({ err }, quiet));
+    return;
+  }
+  await answering(req, to, handler.what(req), work, handler.uncounted);
+}
 
 /** A button or menu (`block_actions`). */
 export function blockAction<E extends BlockElementAction = ButtonAction>(
@@ -151,15 +358,12 @@ export function blockAction<E extends BlockElementAction = ButtonAction>(
             blocks: "blocks" in args ? args.blocks : undefined,
           })
       : respond;
-    const req: ActionRequest<E> = { deps, subject, log, client, respond, body, action, onHome, answer };
-    if ("quiet" in handler) {
-      await handler.run(req).catch((err: unknown) => log.warn({ err }, handler.quiet));
-      return;
-    }
-    const to = handler.answerTo?.(req) ?? answer;
-    await answering(req, to, handler.what(req), () => handler.run(req), handler.uncounted);
+    const req = requestOf(deps, subject, log, client);
+    await handleAction({ ...req, respond, body, action, onHome, answer }, handler);
   };
 }
+
+// ---- Modal submissions ----
 
 export interface ViewRequest extends Request {
   view: ViewOutput;
@@ -169,6 +373,8 @@ export interface ViewRequest extends Request {
 export type Submission<T> = { errors: Record<string, string> } | { saving: View; value: T };
 
 export interface ViewHandler<T> {
+  /** Authorized in the flow, after the ack: a refusal shows in the modal. */
+  access: FlowAccess<T>;
   read: (view: ViewOutput) => Submission<T>;
   save: (req: ViewRequest, value: T) => Promise<void>;
   /** Logged (error) when saving fails. */
@@ -187,10 +393,12 @@ export function viewSubmission<T>(deps: BotDeps, callbackId: string, handler: Vi
     await ack({ response_action: "update", view: read.saving });
     const log = deps.logger.child({ team: subject.teamId, user: subject.userId, view: callbackId });
     await handler
-      .save({ deps, subject, log, client, view }, read.value)
+      .save({ ...requestOf(deps, subject, log, client), view }, read.value)
       .catch((err: unknown) => log.error({ err }, handler.failure));
   };
 }
+
+// ---- Events ----
 
 export interface EventRequest<E extends string> extends Request {
   event: EventFromType<E>;
@@ -198,6 +406,11 @@ export interface EventRequest<E extends string> extends Request {
 }
 
 export interface EventHandler<E extends string> {
+  /**
+   * Authorized in the flow (the App Home shows a refusal in place; a link preview is refused
+   * silently), or a Slack-signed lifecycle event that acts on nobody's request.
+   */
+  access: FlowAccess<EventFromType<E>> | { lifecycle: true };
   /** Whether the event is for this handler at all (checked before anything else). */
   wants?: (event: EventFromType<E>) => boolean;
   run: (req: EventRequest<E>) => Promise<unknown>;
@@ -212,7 +425,7 @@ export function slackEvent<E extends string>(deps: BotDeps, name: E, handler: Ev
     if (handler.wants && !handler.wants(event)) return;
     const subject = subjectOf(client, context, body);
     const log = deps.logger.child({ team: subject.teamId, user: subject.userId, event: name });
-    const work = handler.run({ deps, subject, log, client, event, context });
+    const work = handler.run({ ...requestOf(deps, subject, log, client), event, context });
     const failure = handler.failure;
     await (failure ? work.catch((err: unknown) => log.error({ err }, failure)) : work);
   };

@@ -39,11 +39,6 @@ function formatFor(tz: string): Intl.DateTimeFormat | null {
   return f;
 }
 
-/** Whether this runtime knows the time zone (else its fixed offset stands in). */
-export function knownTimeZone(tz: string): boolean {
-  return formatFor(tz) !== null;
-}
-
 /** The zone's offset from UTC at `instant`, ms. */
 function offsetAt(d: Pick<DigestMode, "tz" | "tzOffset">, instant: number): number {
   const f = d.tz === null ? null : formatFor(d.tz);

@@ -5,7 +5,6 @@ export {
   DAY_MS,
   type Hold,
   holdOf,
-  knownTimeZone,
   lastDigestAt,
   nextDigestAt,
   pausedAt,
@@ -46,7 +45,6 @@ export {
 } from "./settings.js";
 export type { Row, SqliteDb } from "./sqlite.js";
 export {
-  CHANNEL_RE,
   type DigestMode,
   matchesSubscription,
   type Pause,

@@ -63,28 +63,66 @@ export function queryOf(i: Installation): {
 export interface InstallationRepoOptions {
   /** STORE_ENCRYPTION_KEY: installations are encrypted at rest when set. */
   encryptionKey?: string;
+  /** How old a workspace's cached installation may be when the caller does not say (default 30 s). */
+  cacheMs?: number;
+  /** Workspaces whose installation is cached at most (default 10 000). */
+  maxCached?: number;
+  now?: () => number;
 }
+
+export const DEFAULT_INSTALLATION_CACHE_MS = 30_000;
+const DEFAULT_MAX_CACHED = 10_000;
 
 /** Bolt's InstallationStore over the bot's Keyv store (see the module comment). */
 export class InstallationRepo implements InstallationStore {
   private readonly docs: Documents;
   private readonly key: Buffer | undefined;
   private readonly logger: Logger;
-  private readonly listeners = new Set<(teamId: string | undefined) => void>();
+  /** The process's one cache of installations: workspace → its installation (or none) and when read. */
+  private readonly cache = new Map<string, { at: number; found: Installation | undefined }>();
+  /** Bumped at every change this process makes: a read that began before it is not cached. */
+  private generation = 0;
+  private readonly cacheMs: number;
+  private readonly maxCached: number;
+  private readonly now: () => number;
 
   constructor(store: Store, logger: Logger, opts: InstallationRepoOptions = {}) {
     this.logger = logger.child({ component: "installations" });
     this.docs = new Documents(store, this.logger);
     this.key = opts.encryptionKey ? deriveKey(opts.encryptionKey) : undefined;
+    this.cacheMs = opts.cacheMs ?? DEFAULT_INSTALLATION_CACHE_MS;
+    this.maxCached = Math.max(1, opts.maxCached ?? DEFAULT_MAX_CACHED);
+    this.now = opts.now ?? Date.now;
   }
 
   get encrypted(): boolean {
     return this.key !== undefined;
   }
 
-  /** Called with the team id (undefined for org installs) after each store or delete. */
-  onChange(listener: (teamId: string | undefined) => void): void {
-    this.listeners.add(listener);
+  /**
+   * The workspace's installation (`find({ teamId })`: its own, no org-wide fallback), read at most
+   * `maxAgeMs` ago: what the bot uses when it acts on its own (the worker's clients, whether a
+   * workspace is installed). This process's own changes (store, update, delete) drop it at once;
+   * another replica's are seen within `maxAgeMs`. A failed read is thrown, not cached.
+   */
+  async cached(teamId: string, maxAgeMs = this.cacheMs): Promise<Installation | undefined> {
+    const hit = this.cache.get(teamId);
+    if (hit && this.now() - hit.at < maxAgeMs) return hit.found;
+    const generation = this.generation;
+    const found = await this.find({ teamId });
+    if (generation !== this.generation) return found;
+    this.cache.delete(teamId);
+    if (this.cache.size >= this.maxCached) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(teamId, { at: this.now(), found });
+    return found;
+  }
+
+  /** Forgets the workspace's cached installation: the next `cached` reads the store. */
+  forget(teamId: string): void {
+    this.cache.delete(teamId);
   }
 
   private keyFor(q: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean }): string {
@@ -211,7 +249,10 @@ export class InstallationRepo implements InstallationStore {
     return asInstallation(parsed.data);
   }
 
+  /** A change by this process: the workspace's cached installation (every one for an org's) dropped. */
   private changed(teamId: string | undefined): void {
-    for (const l of this.listeners) l(teamId);
+    this.generation++;
+    if (teamId === undefined) this.cache.clear();
+    else this.cache.delete(teamId);
   }
 }

@@ -47,8 +47,6 @@ export interface Pause {
 
 /** A preset name as the platform writes it (`720p`, `h264_1080p`). */
 export const PRESET_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-/** A Slack conversation id. */
-export const CHANNEL_RE = /^[CDG][A-Z0-9]{2,30}$/;
 
 /** `HH:MM`, 00:00 to 23:59. */
 export const TIME_OF_DAY_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;

@@ -7,6 +7,13 @@
  * A personal watch gets the same message in the person's IM channel with the bot (dm.ts), kept up
  * to date and ended in place like a channel's, without thread replies (milestones and the summary
  * stay in channels: one message per broadcast is what a person asked for).
+ *
+ * Paced with the worker and the digests when given their `ChannelGate` (src/posting): a channel
+ * (or, for chat.update, a workspace) they found rate-limited or failing is left alone until its
+ * pause ends, and what the watch meets (a 429, a 5xx) pauses it for them too. What is tried again
+ * at a later poll waits (a first post: its mark is cleared; an update; the end); what is not (a
+ * milestone's thread reply, the revoked notice) is sent anyway. No post slot is taken: a watch
+ * posts once per channel per broadcast.
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
@@ -20,7 +27,7 @@ import {
   renderRevokedDm,
   renderSummary,
 } from "../messages/index.js";
-import { slackRefused } from "../posting/index.js";
+import { type ChannelGate, slackRefused } from "../posting/index.js";
 import type { Broadcast, Effect, Milestone } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
@@ -39,10 +46,25 @@ export interface AnnouncerOptions {
   dms: DirectMessages;
   /** Digests and pauses: channels told nothing live, their broadcasts recorded instead. */
   held?: HeldChannels;
+  /** The worker's and the digests' pace (src/posting); without it the watch's writes are not paced. */
+  gate?: ChannelGate;
+}
+
+/** One watcher's Slack calls: where they go, and the call under way (for a 429's pause). */
+interface Calls {
+  slack: WebClient;
+  channel: string;
+  /** Whether `method` may be called now (not paused in the channel, nor the method in the workspace); noted as the call under way when it may. */
+  may(method: string): boolean;
+  /** Notes `method` as the call under way, sent whatever the pace (not tried again later). */
+  sending(method: string): void;
 }
 
 /** Ads the platform allows per hour (the broadcast keeps what was left of them). */
 const ADS_PER_HOUR = 24;
+
+/** What became of one watcher's Slack calls (`slack()`). */
+type Outcome = "done" | "paused" | "refused" | "failed";
 
 const audienceOf = (w: WatchKey): Audience => (dmUserOf(w.channelId) === undefined ? "channel" : "dm");
 
@@ -151,9 +173,10 @@ export class Announcer {
     const m = doc.messages[key];
     if (m === undefined || m.ts === null) return;
     const a = audienceOf(w);
-    await this.slack(w, async (slack, channel) => {
+    await this.slack(w, async ({ slack, channel, may, sending }) => {
       if (a === "channel") {
         for (const ms of milestones) {
+          sending("chat.postMessage");
           await slack.chat.postMessage({
             channel,
             thread_ts: m.ts ?? undefined,
@@ -161,10 +184,11 @@ export class Announcer {
           });
         }
       }
-      if (m.hash !== hashes[a] && now - m.updatedAt >= this.opts.minUpdateMs) {
+      if (m.hash !== hashes[a] && now - m.updatedAt >= this.opts.minUpdateMs && may("chat.update")) {
         await slack.chat.update({ channel, ts: m.ts ?? "", ...contents[a] });
         doc.messages[key] = { ...m, hash: hashes[a], updatedAt: now };
       }
+      return true;
     });
   }
 
@@ -193,14 +217,19 @@ export class Announcer {
           if (held.some((x) => messageKey(x.teamId, x.channelId) === key)) complete = false;
           return;
         }
-        const ok = await this.slack(w, async (slack, channel) => {
+        const ok = await this.slack(w, async ({ slack, channel, may, sending }) => {
+          // Paused: ended at a later poll (the end comes back until the broadcast is finalized).
+          if (!may("chat.update")) return false;
           await slack.chat.update({ channel, ts: m.ts ?? "", ...ended });
           doc.messages[key] = { ...m, ended: true, hash: hashOf(ended), updatedAt: now };
           // A channel held back since (a pause): its message ends in place, the summary waits.
-          if (audienceOf(w) === "channel" && !heldBack.includes(w))
+          if (audienceOf(w) === "channel" && !heldBack.includes(w)) {
+            sending("chat.postMessage"); // the message is ended: the end is not tried again
             await slack.chat.postMessage({ channel, thread_ts: m.ts ?? undefined, ...summary });
+          }
+          return true;
         });
-        if (!ok) complete = false;
+        if (ok !== "done") complete = false;
       }),
     );
     return complete;
@@ -254,12 +283,14 @@ export class Announcer {
 
   /** The one notice of a watch ended by revoked access (the livestream by its id only). */
   async revoked(w: WatchKey): Promise<void> {
-    await this.slack(w, async (slack, channel) => {
+    await this.slack(w, async ({ slack, channel, sending }) => {
+      sending("chat.postMessage"); // the one notice: not tried again
       await slack.chat.postMessage({
         channel,
         ...(audienceOf(w) === "dm" ? renderRevokedDm(w.livestreamId) : renderRevoked(w.livestreamId)),
         unfurl_links: false,
       });
+      return true;
     });
   }
 
@@ -269,30 +300,59 @@ export class Announcer {
     return user === undefined ? w.channelId : this.opts.dms.channel(w.teamId, user, slack);
   }
 
-  /** First post of the broadcast in one channel: saves its ts, or clears the mark on a definite refusal. */
+  /** First post of the broadcast in one channel: saves its ts, or clears the mark when it certainly was not posted. */
   private async post(w: WatchEntry, content: Message, doc: LiveDoc): Promise<void> {
     const key = messageKey(w.teamId, w.channelId);
-    try {
-      const slack = await this.opts.slackFor(w.teamId);
-      const channel = await this.target(w, slack);
-      const res = await slack.chat.postMessage({ channel, ...content, unfurl_links: false });
-      const m = doc.messages[key] as LiveMessage;
-      doc.messages[key] = { ...m, ts: typeof res.ts === "string" ? res.ts : null };
-    } catch (err) {
-      this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live announcement not posted");
-      if (slackRefused(err)) delete doc.messages[key];
-    }
+    const done = await this.slack(
+      w,
+      async ({ slack, channel, may }) => {
+        // Paused: nothing sent, the mark cleared; posted at a later poll.
+        if (!may("chat.postMessage")) return false;
+        const res = await slack.chat.postMessage({ channel, ...content, unfurl_links: false });
+        const m = doc.messages[key] as LiveMessage;
+        doc.messages[key] = { ...m, ts: typeof res.ts === "string" ? res.ts : null };
+        return true;
+      },
+      "live announcement not posted",
+    );
+    if (done === "refused" || done === "paused") delete doc.messages[key];
   }
 
-  /** Runs Slack calls for one watcher (its channel or IM channel); false (logged) when one failed. */
-  private async slack(w: WatchKey, fn: (c: WebClient, channel: string) => Promise<void>): Promise<boolean> {
+  /**
+   * Runs Slack calls for one watcher (its channel or IM channel), paced (see the module comment):
+   * "done"; "paused" when `fn` answered false (nothing sent); "refused" when Slack said no or the
+   * call never got to Slack (the work was not done); "failed" otherwise (logged).
+   */
+  private async slack(
+    w: WatchKey,
+    fn: (calls: Calls) => Promise<boolean>,
+    failure = "live watch message not updated",
+  ): Promise<Outcome> {
+    const { gate } = this.opts;
+    let channel: string | undefined;
+    let calling = "chat.postMessage";
+    let sent = false;
+    const sending = (method: string): void => {
+      calling = method;
+      sent = true;
+    };
     try {
       const slack = await this.opts.slackFor(w.teamId);
-      await fn(slack, await this.target(w, slack));
-      return true;
+      const target = await this.target(w, slack);
+      channel = target;
+      const may = (method: string): boolean => {
+        if (gate && (gate.blockedUntil(target) || gate.methodBlockedUntil(w.teamId, method))) return false;
+        sending(method);
+        return true;
+      };
+      if (!(await fn({ slack, channel: target, may, sending }))) return "paused";
+      if (sent) gate?.succeeded(target);
+      return "done";
     } catch (err) {
-      this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, "live watch message not updated");
-      return false;
+      this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, failure);
+      // Only what Slack answered for the channel paces it (not a missing token, not the IM's opening).
+      if (gate && channel !== undefined) gate.failedCall(channel, err, { teamId: w.teamId, method: calling });
+      return slackRefused(err) ? "refused" : "failed";
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import { slackErrorCode } from "../posting/index.js";
+import { SlackUsers } from "../posting/index.js";
 
 export type Membership = "member" | "gone" | "unknown";
 
@@ -16,14 +16,19 @@ export interface DirectMessagesOptions {
   slackFor: (teamId: string) => Promise<WebClient>;
   log: Logger;
   now: () => number;
+  /** How old a `users.info` answer may be (default 5 minutes). */
   cacheMs?: number;
+  /** The process's one `users.info` cache (src/posting), shared with the manager check; default: one of its own. */
+  users?: SlackUsers;
 }
 
 export class DirectMessages {
   private readonly ims = new Map<string, string>();
-  private readonly members = new Map<string, { at: number; v: "member" | "gone" }>();
+  private readonly users: SlackUsers;
 
-  constructor(private readonly opts: DirectMessagesOptions) {}
+  constructor(private readonly opts: DirectMessagesOptions) {
+    this.users = opts.users ?? new SlackUsers({ now: opts.now });
+  }
 
   /**
    * The IM channel (D…) of the bot with `userId`, opened with `client` (default: the workspace's).
@@ -45,26 +50,18 @@ export class DirectMessages {
   /** Whether the person may still be told (see the module comment). */
   async membership(teamId: string, userId: string): Promise<Membership> {
     const key = `${teamId}:${userId}`;
-    const hit = this.members.get(key);
     const ttl = this.opts.cacheMs ?? DEFAULT_MEMBER_CACHE_MS;
-    if (hit !== undefined && this.opts.now() - hit.at < ttl) return hit.v;
     let v: "member" | "gone";
     try {
-      const res = await (await this.opts.slackFor(teamId)).users.info({ user: userId });
-      const u = res.user;
-      // Answered as another workspace's member (not this one's): gone from the watch's workspace.
+      const u = await this.users.info(() => this.opts.slackFor(teamId), teamId, userId, ttl);
+      // Unknown to Slack, deactivated, or answered as another workspace's member (not this
+      // one's): gone from the watch's workspace.
       const elsewhere = typeof u?.team_id === "string" && u.team_id !== teamId;
-      v = u === undefined || u.deleted === true || elsewhere ? "gone" : "member";
+      v = u === null || u.deleted === true || elsewhere ? "gone" : "member";
     } catch (err) {
-      const code = slackErrorCode(err);
-      if (code !== "user_not_found") {
-        this.opts.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
-        return "unknown";
-      }
-      v = "gone";
+      this.opts.log.warn({ err, teamId, userId }, "users.info failed; the DM watch waits for Slack");
+      return "unknown";
     }
-    if (this.members.size >= MAX_CACHED) this.members.clear();
-    this.members.set(key, { at: this.opts.now(), v });
     if (v === "gone") this.ims.delete(key);
     return v;
   }

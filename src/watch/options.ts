@@ -2,6 +2,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
 import type { Livestream } from "../platform/index.js";
+import type { ChannelGate, SlackUsers } from "../posting/index.js";
 import type { Store } from "../store/index.js";
 import type { WatchAccess } from "./access.js";
 import type { WatchRegistry } from "./registry.js";
@@ -18,6 +19,11 @@ export interface WatchMetrics {
 export interface WatchServiceOptions {
   store: Store;
   logger: Logger;
+  /**
+   * The schedule's livestream reads, through the platform door (src/access `PlatformDoor`,
+   * `livestreams`): each charged to its watch, which the schedule pays (one read per livestream
+   * per interval, whatever watches it), so no person's or workspace's budget is taken.
+   */
   platform: {
     getLivestream(
       id: string,
@@ -26,6 +32,10 @@ export interface WatchServiceOptions {
     ): Promise<Livestream>;
   };
   slackFor: (teamId: string) => Promise<WebClient>;
+  /** The process's one `users.info` cache (DM watches; shared with the manager check). */
+  users?: SlackUsers | undefined;
+  /** The channels' pacing shared with the worker and digests (none: the watch posts unpaced). */
+  gate?: ChannelGate | undefined;
   access: WatchAccess;
   /** LIVE_WATCH_INTERVAL_MS */
   intervalMs: number;

@@ -107,6 +107,7 @@ export class WatchPoller {
       log: this.log,
       minUpdateMs: opts.minUpdateIntervalMs ?? Math.max(opts.intervalMs, 1000),
       ...(opts.held ? { held: opts.held } : {}),
+      ...(opts.gate ? { gate: opts.gate } : {}),
     });
   }
 

@@ -51,6 +51,7 @@ export class WatchService {
       slackFor: opts.slackFor,
       log,
       now: this.now,
+      ...(opts.users ? { users: opts.users } : {}),
       ...(opts.memberCacheMs !== undefined ? { cacheMs: opts.memberCacheMs } : {}),
     });
     this.poller = new WatchPoller({

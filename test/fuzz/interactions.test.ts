@@ -9,12 +9,9 @@ import { describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { blockActionsBody, sendSigned, viewSubmissionBody } from "../../fakes/slack/index.js";
 import { ACTIONS, BLOCKS, VIEWS } from "../../src/messages/ids.js";
-import {
-  assertViewWithinLimits,
-  assertWithinLimits,
-  type Message,
-  type ModalView,
-} from "../../src/messages/index.js";
+import type { Message, ModalView } from "../../src/messages/index.js";
+import { assertWithinLimits } from "../messages/limits.js";
+import { assertViewWithinLimits } from "../messages/view-limits.js";
 import { type Harness, SIGNING_SECRET } from "../support/harness.js";
 import { FUZZ_TIMEOUT, nastyText, runs } from "./arbitraries.js";
 import { fuzzedBotForFile, stateOf } from "./bot.js";

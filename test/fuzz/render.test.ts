@@ -8,8 +8,6 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
-  assertViewWithinLimits,
-  assertWithinLimits,
   eventsModal,
   eventsModalSaved,
   homeView,
@@ -29,6 +27,8 @@ import {
 import { parseDelivery } from "../../src/platform/delivery.js";
 import { LivestreamSchema } from "../../src/platform/schemas.js";
 import { applyDelivery, initialState, stageRank } from "../../src/video/state.js";
+import { assertWithinLimits } from "../messages/limits.js";
+import { assertViewWithinLimits } from "../messages/view-limits.js";
 import {
   FUZZ_TIMEOUT,
   livestreamArb,

@@ -7,13 +7,10 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
-import {
-  assertViewWithinLimits,
-  assertWithinLimits,
-  type Message,
-  type ModalView,
-} from "../../src/messages/index.js";
+import type { Message, ModalView } from "../../src/messages/index.js";
 import { parseLive, parseWebhook } from "../../src/slack/listeners/commands/grammar.js";
+import { assertWithinLimits } from "../messages/limits.js";
+import { assertViewWithinLimits } from "../messages/view-limits.js";
 import { type Harness, waitFor } from "../support/harness.js";
 import { FRAGMENTS, FUZZ_TIMEOUT, longText, nastyText, runs } from "./arbitraries.js";
 import { fuzzedBotForFile, stateOf } from "./bot.js";

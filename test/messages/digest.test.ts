@@ -4,7 +4,8 @@
  * per hour, the left-out count is told, an empty catch-up is one line; within Block Kit's limits.
  */
 import { describe, expect, it } from "vitest";
-import { assertWithinLimits, type DigestEntryView, renderDigest } from "../../src/messages/index.js";
+import { type DigestEntryView, renderDigest } from "../../src/messages/index.js";
+import { assertWithinLimits } from "./limits.js";
 
 const links = { videoUrlTemplate: "https://www.dailymotion.com/video/{id}" };
 const base = {

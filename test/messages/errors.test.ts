@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
-  assertWithinLimits,
   describePlatformError,
   errorMessage,
   notManagerMessage,
@@ -12,6 +11,7 @@ import {
 } from "../../src/messages/index.js";
 import { PlatformError, type PlatformErrorInit } from "../../src/platform/errors.js";
 import { blockText } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 function err(init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, "kind">): PlatformError {
   return new PlatformError({ code: "X", message: "m", ...init });

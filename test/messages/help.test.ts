@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
-import {
-  assertWithinLimits,
-  LIVE_HELP,
-  liveHelp,
-  usageError,
-  WEBHOOK_HELP,
-  webhookHelp,
-} from "../../src/messages/index.js";
+import { LIVE_HELP, liveHelp, usageError, WEBHOOK_HELP, webhookHelp } from "../../src/messages/index.js";
 import { blockText } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 describe("liveHelp", () => {
   const msg = liveHelp();

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   ACTIONS,
-  assertViewWithinLimits,
   type HomeProfile,
   type HomeView,
   type HomeViewOptions,
@@ -12,6 +11,7 @@ import {
   VIEW_LIMITS,
 } from "../../src/messages/index.js";
 import { blockText, buttons, Gen, HOUR, MIN, mrkdwnTexts, NOW, prng } from "./fixtures.js";
+import { assertViewWithinLimits } from "./view-limits.js";
 
 function checked(view: HomeView): HomeView {
   expect(view.type).toBe("home");

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  assertWithinLimits,
   escapeMrkdwn,
   escapeTruncate,
   htmlToText,
@@ -14,6 +13,7 @@ import {
   utcText,
 } from "../../src/messages/index.js";
 import { HOUR, MIN, NOW } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 describe("truncate", () => {
   it("keeps short strings and cuts long ones with an ellipsis, within max", () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   ACTIONS,
-  assertWithinLimits,
   ingestMessage,
   LIMITS,
   LIVESTREAM_CARD_FIELDS,
@@ -27,6 +26,7 @@ import {
   prng,
   randomLivestream,
 } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 function card(ls: Livestream, extra: { refreshedAt?: Date; requestedBy?: string } = {}): Message {
   const msg = livestreamCard(ls, { now: NOW, ...extra });

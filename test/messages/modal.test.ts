@@ -2,7 +2,6 @@ import type { InputBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
-  assertViewWithinLimits,
   BLOCKS,
   decodeMeta,
   encodeMeta,
@@ -19,6 +18,7 @@ import {
   VIEWS,
 } from "../../src/messages/index.js";
 import { blockText, Gen, prng } from "./fixtures.js";
+import { assertViewWithinLimits } from "./view-limits.js";
 
 const META = encodeMeta({
   teamId: "T0TEAM",

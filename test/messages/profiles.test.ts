@@ -1,7 +1,6 @@
 /** Profiles by name in messages, and the menu of profiles: pure renderers and the limits checker. */
 import { describe, expect, it } from "vitest";
 import {
-  assertWithinLimits,
   type Message,
   pickBlockId,
   profileMenuProblemMessage,
@@ -10,6 +9,7 @@ import {
   profileRef,
 } from "../../src/messages/index.js";
 import { blockText } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 const select = (m: Message) => {
   const actions = m.blocks.find((b) => b.type === "actions");

@@ -3,7 +3,6 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
-  assertViewWithinLimits,
   BLOCKS,
   decodeSetupMeta,
   encodeSetupMeta,
@@ -15,6 +14,7 @@ import {
   setupModal,
   setupModalDone,
 } from "../../src/messages/index.js";
+import { assertViewWithinLimits } from "./view-limits.js";
 
 const meta = encodeSetupMeta({ teamId: "T1", kind: "setup" });
 const within = <V extends Parameters<typeof assertViewWithinLimits>[0]>(v: V): V => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  assertWithinLimits,
   LIMITS,
   MAX_PRESET_LINES,
   type Message,
@@ -31,6 +30,7 @@ import {
   T0,
   VIDEO,
 } from "../notify/video/fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 const at = (ms: number) => T0 + ms;
 const NOW = new Date(T0 + 60_000);

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   ACTIONS,
-  assertViewWithinLimits,
-  assertWithinLimits,
   type HomeViewOptions,
   homeView,
   parseUnwatchValue,
@@ -11,6 +9,8 @@ import {
   watchingMessage,
   watchStartedMessage,
 } from "../../src/messages/index.js";
+import { assertWithinLimits } from "./limits.js";
+import { assertViewWithinLimits } from "./view-limits.js";
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from "../../src/domain/index.js";
 import {
   ACTIONS,
-  assertWithinLimits,
   displayUrl,
   type Message,
   managersMessage,
@@ -15,6 +14,7 @@ import {
   webhookSetMessage,
 } from "../../src/messages/index.js";
 import { blockText, buttons, Gen, MIN, NOW, prng } from "./fixtures.js";
+import { assertWithinLimits } from "./limits.js";
 
 const TOKEN = "Zk3vQ9pL2mXw8RtY6uN4bC1dE7fG5hJ0";
 const PREFIX = "https://bot.example.com/hooks/platform/";

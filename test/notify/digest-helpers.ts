@@ -11,15 +11,6 @@ export function digestsIn(h: Pick<Harness, "slack">, channel: string): ChannelMe
   return h.slack.messages(channel).filter((m) => !m.thread_ts && isDigest(m));
 }
 
-/** The thread replies of a digest. */
-export function repliesOf(
-  h: Pick<Harness, "slack">,
-  channel: string,
-  digest: ChannelMessage,
-): ChannelMessage[] {
-  return h.slack.messages(channel).filter((m) => m.thread_ts === digest.ts && m.ts !== digest.ts);
-}
-
 /** Messages about the video that are not digests (nor in a digest's thread): per-video messages. */
 export function videoPosts(h: Pick<Harness, "slack">, channel: string, videoId: string): ChannelMessage[] {
   const all = h.slack.messages(channel);

@@ -1,5 +1,7 @@
 /**
- * Handlers called directly, without the app: a request object built here, the real authorizer and
+ * Handlers called directly, without the app: a request object built here (`requestOf`, with the
+ * decisions bound to who is asking), run as the wrapper runs them (authorized as each declares,
+ * then the handler: `handleCommand`, `handleAction`), the real authorizer and
  * manager policy (src/access), and small stand-ins for what sits beyond the machine (the platform,
  * Slack's users.info, the settings store). Also the request wrapper itself, with Bolt's arguments
  * faked: it acks first and answers a failure once, counted.
@@ -13,7 +15,14 @@ import type { BotDeps } from "../../src/deps.js";
 import type { Asker } from "../../src/slack/context.js";
 import { liveRefresh } from "../../src/slack/listeners/actions/refresh.js";
 import { ingest } from "../../src/slack/listeners/commands/live/ingest.js";
-import { blockAction, type CommandRequest } from "../../src/slack/request.js";
+import { unwatch } from "../../src/slack/listeners/commands/live/unwatch.js";
+import {
+  blockAction,
+  type CommandRequest,
+  handleAction,
+  handleCommand,
+  requestOf,
+} from "../../src/slack/request.js";
 
 const LIVESTREAM = {
   livestream_id: "x1live",
@@ -72,14 +81,11 @@ describe("/live ingest, called directly", () => {
   it("a manager gets the ingest addresses, ephemerally", async () => {
     const t = setup();
     const req: CommandRequest = {
-      deps: t.deps,
-      subject: t.subject("U0BOSS"),
-      log: t.logger,
-      client: t.client,
+      ...requestOf(t.deps, t.subject("U0BOSS"), t.logger, t.client),
       respond: t.respond,
       triggerId: undefined,
     };
-    await ingest.run(req, { kind: "ingest", livestreamId: "x1live" });
+    await handleCommand(req, ingest, { kind: "ingest", livestreamId: "x1live" });
     expect(t.reads.map((r) => r.id)).toEqual(["x1live"]);
     expect(t.reads[0]?.fields).toContain("ingest");
     expect(t.answers).toHaveLength(1);
@@ -93,14 +99,11 @@ describe("/live ingest, called directly", () => {
   it("a member is refused before the platform is read, and sees no address", async () => {
     const t = setup();
     const req: CommandRequest = {
-      deps: t.deps,
-      subject: t.subject("U0ALEX"),
-      log: t.logger,
-      client: t.client,
+      ...requestOf(t.deps, t.subject("U0ALEX"), t.logger, t.client),
       respond: t.respond,
       triggerId: undefined,
     };
-    await ingest.run(req, { kind: "ingest", livestreamId: "x1live" });
+    await handleCommand(req, ingest, { kind: "ingest", livestreamId: "x1live" });
     expect(t.reads).toEqual([]);
     expect(t.answers).toHaveLength(1);
     expect(t.answers[0]?.response_type).toBe("ephemeral");
@@ -128,17 +131,17 @@ describe("the livestream card's Refresh button", () => {
   it("called directly: the card replaces the message, read for the presser", async () => {
     const t = setup();
     const { body, action } = boltArgs(t, async () => {});
-    await liveRefresh.run({
-      deps: t.deps,
-      subject: t.subject("U0ALEX"),
-      log: t.logger,
-      client: t.client,
-      respond: t.respond,
-      answer: t.respond,
-      onHome: false,
-      body,
-      action,
-    });
+    await handleAction(
+      {
+        ...requestOf(t.deps, t.subject("U0ALEX"), t.logger, t.client),
+        respond: t.respond,
+        answer: t.respond,
+        onHome: false,
+        body,
+        action,
+      },
+      liveRefresh,
+    );
     expect(t.reads.map((r) => r.id)).toEqual(["x1live"]);
     expect(t.answers).toHaveLength(1);
     expect(t.answers[0]?.replace_original).toBe(true);
@@ -159,5 +162,32 @@ describe("the livestream card's Refresh button", () => {
     expect(t.answers[0]?.replace_original).toBe(false);
     expect(t.answers[0]?.text).toContain("Could not refresh livestream x1live");
     expect(t.failures).toEqual([{ kind: "unexpected" }]);
+  });
+});
+
+describe("/live unwatch: the action it declares depends on the command", () => {
+  const request = (t: ReturnType<typeof setup>, userId: string): CommandRequest => ({
+    ...requestOf(t.deps, t.subject(userId), t.logger, t.client),
+    respond: t.respond,
+    triggerId: undefined,
+  });
+
+  it("a member's own DM watch (live.unwatch.dm) is theirs to stop; a channel's (live.unwatch) is refused", async () => {
+    const t = setup();
+    const run = vi.spyOn(unwatch, "run");
+    await handleCommand(request(t, "U0ALEX"), unwatch, {
+      kind: "unwatch",
+      livestreamId: "x1live",
+      dm: false,
+    });
+    expect(run).not.toHaveBeenCalled();
+    expect(t.answers[0]?.text).toMatch(/manager/i);
+    await handleCommand(request(t, "U0ALEX"), unwatch, { kind: "unwatch", livestreamId: "x1live", dm: true });
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(t.answers).toHaveLength(2);
+    expect(t.answers[1]?.text).not.toMatch(/manager/i);
+    // No platform read for either: a watch can be stopped when the livestream is gone.
+    expect(t.reads).toEqual([]);
+    run.mockRestore();
   });
 });

@@ -1,12 +1,12 @@
 /**
- * A webhook button acting on one profile (managers): authorized first; a refusal is answered why.
+ * A webhook button acting on one profile (managers): authorized first, by the request wrapper, as
+ * the action it declares on the profile its value names; a refusal is answered why.
  * On a message the outcome replaces it or shows under it; on the App Home, the Home is published again.
  */
 import type { ProfileAction } from "../../../access/index.js";
 import type { Message } from "../../../messages/index.js";
-import { refusalMessage } from "../../../messages/index.js";
 import { ephemeral, replace } from "../../context.js";
-import type { ActionHandler, ActionRequest } from "../../request.js";
+import type { ActionRequest, ResourceButton } from "../../request.js";
 import { publishHome } from "../events/home.js";
 
 export interface ProfileButton extends ActionRequest {
@@ -24,18 +24,14 @@ export function profileButton(
   action: ProfileAction,
   verb: string,
   work: (c: ProfileButton) => Promise<void>,
-): ActionHandler {
+): ResourceButton {
   return {
     what: (req) => `Could not ${verb} for profile ${profileIdOf(req)}`,
+    access: { action, resource: (req) => ({ kind: "profile", profileId: profileIdOf(req) }) },
     run: async (req) => {
       const profileId = profileIdOf(req);
-      const d = await req.deps.access.authorize(req.subject, action, { kind: "profile", profileId });
-      if (!d.allowed) {
-        await req.answer(ephemeral(refusalMessage(d)));
-        return;
-      }
       const done = async (m: Message, how: "replace" | "ephemeral") => {
-        if (req.onHome) await publishHome(req.deps, req.subject);
+        if (req.onHome) await publishHome(req);
         else await req.respond(how === "replace" ? replace(m) : ephemeral(m));
       };
       await work({ ...req, profileId, value: req.action.value ?? "", done });

@@ -6,7 +6,6 @@
 import { isPlatformId } from "../../../domain/index.js";
 import {
   parseUnwatchValue,
-  refusalMessage,
   usageError,
   watchDmStoppedMessage,
   watchStoppedMessage,
@@ -14,37 +13,43 @@ import {
 } from "../../../messages/index.js";
 import { dmKey } from "../../../watch/registry.js";
 import { ephemeral } from "../../context.js";
-import type { ActionHandler } from "../../request.js";
+import type { ResourceButton } from "../../request.js";
 import { publishHome } from "../events/home.js";
 
 const NO_WATCH = "This button does not name a watch: use `/live unwatch <id or URL>` in its channel.";
 
-export const watchUnwatch: ActionHandler = {
+export const watchUnwatch: ResourceButton = {
   what: () => "Could not stop the watch",
-  run: async ({ deps, subject, action, answer, respond, onHome }) => {
-    const target = parseUnwatchValue(action.value);
-    const d = await deps.access.authorize(subject, "live.unwatch", {
+  access: {
+    action: "live.unwatch",
+    resource: (req) => ({
       kind: "livestream",
-      livestreamId: target?.livestreamId ?? "",
-    });
-    if (!d.allowed) await answer(ephemeral(refusalMessage(d)));
-    else if (target === null) await answer(ephemeral(usageError("/live", NO_WATCH)));
+      livestreamId: parseUnwatchValue(req.action.value)?.livestreamId ?? "",
+    }),
+  },
+  run: async (req) => {
+    const { deps, subject, action, answer, respond, onHome } = req;
+    const target = parseUnwatchValue(action.value);
+    if (target === null) await answer(ephemeral(usageError("/live", NO_WATCH)));
     else if (!deps.watch) await answer(ephemeral(watchUnavailableMessage()));
     else {
       const { removed } = await deps.watch.unwatch({ teamId: subject.teamId, ...target });
-      if (onHome) await publishHome(deps, subject);
+      if (onHome) await publishHome(req);
       else await respond(ephemeral(watchStoppedMessage({ ...target, removed })));
     }
   },
 };
 
-export const watchUnwatchDm: ActionHandler = {
+export const watchUnwatchDm: ResourceButton = {
   what: () => "Could not stop the DMs",
-  run: async ({ deps, subject, action, answer, respond, onHome }) => {
+  access: {
+    action: "live.unwatch.dm",
+    resource: (req) => ({ kind: "livestream", livestreamId: req.action.value ?? "" }),
+  },
+  run: async (req) => {
+    const { deps, subject, action, answer, respond, onHome } = req;
     const livestreamId = action.value ?? "";
-    const d = await deps.access.authorize(subject, "live.unwatch.dm", { kind: "livestream", livestreamId });
-    if (!d.allowed) await answer(ephemeral(refusalMessage(d)));
-    else if (!isPlatformId(livestreamId))
+    if (!isPlatformId(livestreamId))
       await answer(
         ephemeral(
           usageError("/live", "This button does not name a livestream: use `/live unwatch <id> dm`."),
@@ -54,7 +59,7 @@ export const watchUnwatchDm: ActionHandler = {
     else {
       const key = { teamId: subject.teamId, channelId: dmKey(subject.userId), livestreamId };
       const { removed } = await deps.watch.unwatch(key);
-      if (onHome) await publishHome(deps, subject);
+      if (onHome) await publishHome(req);
       else await respond(ephemeral(watchDmStoppedMessage({ livestreamId, removed })));
     }
   },

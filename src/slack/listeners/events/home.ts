@@ -5,13 +5,13 @@
  * their state (the channels', and the viewer's own DM watches; a line when reading them fails),
  * and (for managers) the buttons.
  */
-import type { Subject } from "../../../access/index.js";
 import type { BotDeps } from "../../../deps.js";
 import { refreshFailureOf } from "../../../install/rotation.js";
 import { describePlatformError, homeView, refusalText, refusedHomeView } from "../../../messages/index.js";
 import { modeClock } from "../../../operations/modes.js";
 import { profileLabel, withProfileNames } from "../../../operations/profiles.js";
 import { grantAdvice, isPlatformError } from "../../../platform/index.js";
+import type { Request } from "../../request.js";
 
 const HEALTH_TTL_MS = 30_000;
 /** One per bot (its platform client): two bots in one process (tests) never share it. */
@@ -27,7 +27,7 @@ async function platformHealth(deps: BotDeps): Promise<Parameters<typeof homeView
     await deps.platform.checkToken();
     value = {
       ok: true,
-      grantedScopes: deps.platform.tokens.grantedScopes,
+      grantedScopes: deps.platform.grantedScopes(),
       withheld: deps.platform
         .withheldScopes()
         .map((w) => ({ scope: w.scope, advice: grantAdvice(w.scope, w.reason) })),
@@ -42,10 +42,12 @@ async function platformHealth(deps: BotDeps): Promise<Parameters<typeof homeView
   return value;
 }
 
-export async function publishHome(deps: BotDeps, subject: Subject): Promise<void> {
+/** Publishes the App Home for the person asking, authorized (through the request) as "home.view". */
+export async function publishHome(req: Request): Promise<void> {
+  const { deps, subject } = req;
   const { client, teamId, userId } = subject;
   const now = deps.now();
-  const decision = await deps.access.authorize(subject, "home.view", { kind: "workspace" });
+  const decision = await req.authorize("home.view", { kind: "workspace" });
   if (!decision.allowed) {
     // A workspace that is not allowed sees why, and nothing else (no platform health check).
     await client.views.publish({
@@ -61,7 +63,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
     // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
     deps.watch
-      ? deps.watch.list(teamId, subject.enterpriseId, userId).then((w) => withProfileNames(deps, subject, w))
+      ? deps.watch.list(teamId, subject.enterpriseId, userId).then((w) => withProfileNames(req, w))
       : Promise.resolve([]),
   ]);
   // The health line names only this workspace's livestreams.
@@ -74,7 +76,7 @@ export async function publishHome(deps: BotDeps, subject: Subject): Promise<void
         deps.activity
           ? deps.activity.summary(teamId, p.profileId, now.getTime())
           : { lastDeliveryAt: null, received24h: 0, posted24h: 0, failed24h: 0 },
-        deps.access.profileBound(subject, p.profileId) ? profileLabel(deps, subject, p.profileId) : undefined,
+        req.profileBound(p.profileId) ? profileLabel(req, p.profileId) : undefined,
       ]);
       return { ...p, ...a, name };
     }),

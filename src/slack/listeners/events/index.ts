@@ -24,19 +24,14 @@ function target(context: AuthContext & { isEnterpriseInstall?: boolean }): Unins
   };
 }
 
-/**
- * Slack-signed lifecycle events: they forget a workspace and act on nobody's request, so they are
- * not authorized (every other event is, as an entry point of src/access).
- */
-export const LIFECYCLE_EVENTS = ["app_uninstalled", "tokens_revoked"] as const;
-
 export function register(app: App, deps: BotDeps): void {
   // Authorized inside ("home.view"): a workspace that is not allowed is shown why.
   app.event(
     "app_home_opened",
     slackEvent(deps, "app_home_opened", {
+      access: { action: "home.view", inFlow: true },
       wants: (event) => event.tab === "home",
-      run: ({ subject }) => publishHome(deps, subject),
+      run: (req) => publishHome(req),
       failure: "could not publish the App Home",
     }),
   );
@@ -45,13 +40,15 @@ export function register(app: App, deps: BotDeps): void {
   app.event(
     "link_shared",
     slackEvent(deps, "link_shared", {
-      run: ({ subject, event, log }) => previewLinks(deps, subject, event as LinkSharedEvent, log),
+      access: { action: "link.unfurl", inFlow: true },
+      run: (req) => previewLinks(req, req.event as LinkSharedEvent),
     }),
   );
 
   app.event(
     "app_uninstalled",
     slackEvent(deps, "app_uninstalled", {
+      access: { lifecycle: true },
       run: ({ context }) => forgetWorkspace(deps, target(context), "app_uninstalled"),
     }),
   );
@@ -59,6 +56,7 @@ export function register(app: App, deps: BotDeps): void {
   app.event(
     "tokens_revoked",
     slackEvent(deps, "tokens_revoked", {
+      access: { lifecycle: true },
       run: async ({ event, context, log }) => {
         const bots = event.tokens.bot ?? [];
         const t = target(context);

@@ -9,11 +9,9 @@
  * five channels costs one GET. The authorization decision itself is taken per request.
  */
 import type { WebClient } from "@slack/web-api";
-import type { Subject } from "../../../access/index.js";
-import type { BotDeps } from "../../../deps.js";
-import type { Logger } from "../../../log.js";
 import { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl } from "../../../messages/index.js";
 import { isPlatformError } from "../../../platform/index.js";
+import type { Request } from "../../request.js";
 import { parseLivestreamRef } from "../commands/grammar.js";
 
 /** At most this many livestreams of one event are previewed (Slack sends a few links at most). */
@@ -54,12 +52,8 @@ type Outcome = "previewed" | "nothing_to_preview" | "not_previewed";
  * Previews the event's livestream links; resolves with what happened (also logged at debug as
  * "link_shared handled"). Never throws.
  */
-export async function previewLinks(
-  deps: Pick<BotDeps, "access" | "config" | "now">,
-  subject: Subject,
-  event: LinkSharedEvent,
-  log: Logger,
-): Promise<Outcome> {
+export async function previewLinks(req: Request, event: LinkSharedEvent): Promise<Outcome> {
+  const { deps, subject, log } = req;
   const byId = new Map<string, string[]>();
   for (const l of event.links ?? []) {
     if (typeof l?.url !== "string") continue;
@@ -73,7 +67,7 @@ export async function previewLinks(
   await Promise.all(
     [...byId].map(async ([id, urls]) => {
       try {
-        const r = await deps.access.readLivestream(subject, "link.unfurl", id, LIVESTREAM_UNFURL_FIELDS);
+        const r = await req.readLivestream("link.unfurl", id, LIVESTREAM_UNFURL_FIELDS);
         if (!r.allowed) {
           if (r.reason === "read_budget") log.debug({ livestream: id }, "read budget used up: no preview");
           return;

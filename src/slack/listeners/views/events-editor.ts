@@ -7,9 +7,6 @@
  */
 import type { ViewsUpdateArguments } from "@slack/web-api";
 import { request } from "undici";
-import type { Subject } from "../../../access/index.js";
-import type { BotDeps } from "../../../deps.js";
-import type { Logger } from "../../../log.js";
 import {
   decodeMeta,
   describePlatformError,
@@ -32,6 +29,7 @@ import { subscriptionsForEvents } from "../../../operations/subscriptions.js";
 import { readWebhook } from "../../../operations/webhook.js";
 import { isPlatformError } from "../../../platform/index.js";
 import { ProfileClaimedError } from "../../../store/index.js";
+import type { Request } from "../../request.js";
 import { openThenFill } from "./open-modal.js";
 
 export interface OpenEditor {
@@ -53,12 +51,9 @@ function explain(err: unknown): string {
   return isPlatformError(err) ? describePlatformError(err) : SOMETHING_WENT_WRONG;
 }
 
-export async function openEventsEditor(
-  deps: BotDeps,
-  subject: Subject,
-  opts: OpenEditor,
-  log: Logger,
-): Promise<void> {
+/** Opens the editor; authorized inside (as "webhook.events" on the profile), a refusal shown in it. */
+export async function openEventsEditor(req: Request, opts: OpenEditor): Promise<void> {
+  const { deps, subject, log } = req;
   const { client } = subject;
   const meta = (original: string[] | null) =>
     encodeMeta({
@@ -76,12 +71,9 @@ export async function openEventsEditor(
       triggerId: opts.triggerId,
       loading: eventsModalLoading(meta(null), opts.profileId),
       fill: async () => {
-        const d = await deps.access.authorize(subject, "webhook.events", {
-          kind: "profile",
-          profileId: opts.profileId,
-        });
+        const d = await req.authorize("webhook.events", { kind: "profile", profileId: opts.profileId });
         if (!d.allowed) return error(refusalText(d));
-        const webhook = await deps.platform.getProfileWebhook(opts.profileId);
+        const webhook = await deps.platform.getProfileWebhook({ user: subject }, opts.profileId);
         if (webhook.callback_url === null || webhook.events === null || webhook.events.length === 0) {
           return error(
             `Profile \`${opts.profileId}\` has no complete webhook, so its events cannot be changed alone. Run \`/webhook set ${opts.profileId}\` first.`,
@@ -90,7 +82,7 @@ export async function openEventsEditor(
         return eventsModal({
           meta: meta(webhook.events),
           profileId: opts.profileId,
-          profileName: await profileLabel(deps, subject, opts.profileId),
+          profileName: await profileLabel(req, opts.profileId),
           current: webhook.events,
         });
       },
@@ -107,7 +99,8 @@ export interface Submission {
 }
 
 /** After the ack: checks, writes and shows the outcome in the modal (and on the message). */
-export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission, log: Logger): Promise<void> {
+export async function saveEvents(req: Request, s: Submission): Promise<void> {
+  const { deps, subject, log } = req;
   const { client } = subject;
   const meta = decodeMeta(s.privateMetadata);
   if (!meta || meta.teamId !== subject.teamId) {
@@ -123,10 +116,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
   }
   const show = (args: ViewsUpdateArguments) => client.views.update(args);
   try {
-    const d = await deps.access.authorize(subject, "webhook.events", {
-      kind: "profile",
-      profileId: meta.profileId,
-    });
+    const d = await req.authorize("webhook.events", { kind: "profile", profileId: meta.profileId });
     if (!d.allowed) {
       await show({
         view_id: s.viewId,
@@ -138,7 +128,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       });
       return;
     }
-    const current = await deps.platform.getProfileWebhook(meta.profileId);
+    const current = await deps.platform.getProfileWebhook({ user: subject }, meta.profileId);
     if (!sameSet(current.events, meta.original)) {
       // Changed elsewhere since the modal opened: show the current state instead of overwriting it.
       await show({
@@ -152,13 +142,13 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
       });
       return;
     }
-    const updated = await writeEvents(deps, subject, meta.profileId, s.selected);
-    const profileName = await profileLabel(deps, subject, meta.profileId);
+    const updated = await writeEvents(req, meta.profileId, s.selected);
+    const profileName = await profileLabel(req, meta.profileId);
     await show({
       view_id: s.viewId,
       view: eventsModalSaved({ profileId: meta.profileId, profileName, events: updated.events ?? [] }),
     });
-    await confirmSaved(deps, subject, meta, profileName, updated.events ?? [], log);
+    await confirmSaved(req, meta, profileName, updated.events ?? []);
   } catch (err) {
     log.warn({ err }, "could not save the events");
     await show({
@@ -174,7 +164,7 @@ export async function saveEvents(deps: BotDeps, subject: Subject, s: Submission,
 }
 
 /** Sets the webhook's events on the platform, then the saved profile's events and subscriptions. */
-async function writeEvents(deps: BotDeps, subject: Subject, profileId: string, selected: string[]) {
+async function writeEvents({ deps, subject }: Request, profileId: string, selected: string[]) {
   const updated = await deps.platform.updateWebhookEvents(profileId, selected);
   const events = [...(updated.events ?? selected)];
   await deps.settings.updateProfile(subject.teamId, profileId, (saved) =>
@@ -188,12 +178,10 @@ async function writeEvents(deps: BotDeps, subject: Subject, profileId: string, s
  * configuration, and the channel the editor was opened from gets an ephemeral confirmation.
  */
 async function confirmSaved(
-  deps: BotDeps,
-  subject: Subject,
+  { deps, subject, log }: Request,
   meta: EventsModalMeta,
   profileName: string | undefined,
   events: string[],
-  log: Logger,
 ): Promise<void> {
   if (meta.responseUrl) {
     const view = await readWebhook(deps, subject.teamId, meta.profileId);

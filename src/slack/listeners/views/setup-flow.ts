@@ -5,7 +5,6 @@
  * More: README.md ("setup-flow.ts").
  */
 import type { Subject } from "../../../access/index.js";
-import type { BotDeps } from "../../../deps.js";
 import type { Logger } from "../../../log.js";
 import {
   channelProblemText,
@@ -42,6 +41,7 @@ import { setWebhook } from "../../../operations/webhook.js";
 import { isPlatformError, ManagedProfilesError } from "../../../platform/index.js";
 import { classifySlackError } from "../../../posting/index.js";
 import { ProfileClaimedError, StoreUnavailableError } from "../../../store/index.js";
+import type { Request } from "../../request.js";
 import { publishHome } from "../events/home.js";
 import { openThenFill } from "./open-modal.js";
 
@@ -55,10 +55,8 @@ function explain(err: unknown): string {
   return SOMETHING_WENT_WRONG;
 }
 
-async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
-  await publishHome(deps, subject).catch((err: unknown) =>
-    log.warn({ err }, "could not refresh the App Home"),
-  );
+async function refreshHome(req: Request) {
+  await publishHome(req).catch((err: unknown) => req.log.warn({ err }, "could not refresh the App Home"));
 }
 
 /**
@@ -66,12 +64,11 @@ async function refreshHome(deps: BotDeps, subject: Subject, log: Logger) {
  * platform cannot be asked; in place of the form, why there is nothing to choose from.
  */
 async function setupForm(
-  deps: BotDeps,
-  subject: Subject,
+  req: Request,
   opts: { meta: string; values: SetupValues; notice?: string | undefined },
 ): Promise<ReturnType<typeof setupModal>> {
   try {
-    const profiles = await boundProfiles(deps, subject, AbortSignal.timeout(MENU_WAIT_MS));
+    const profiles = await boundProfiles(req, AbortSignal.timeout(MENU_WAIT_MS));
     if (profiles.length === 0 && !opts.values.profileId)
       return formMessage({ kind: "setup", meta: opts.meta, text: profileMenuProblemText("none_bound") });
     return setupModal({ ...opts, profiles });
@@ -91,12 +88,9 @@ export interface OpenModal {
   profileId?: string | undefined;
 }
 
-export async function openSetup(
-  deps: BotDeps,
-  subject: Subject,
-  opts: OpenModal,
-  log: Logger,
-): Promise<void> {
+/** Opens the set-up form; authorized inside (as "webhook.setup"), a refusal shown in it. */
+export async function openSetup(req: Request, opts: OpenModal): Promise<void> {
+  const { deps, subject, log } = req;
   const { client } = subject;
   const meta = encodeSetupMeta({ teamId: subject.teamId, kind: "setup" });
   const message = (text: string) => formMessage({ kind: "setup", meta, text });
@@ -106,7 +100,7 @@ export async function openSetup(
       triggerId: opts.triggerId,
       loading: formMessage({ kind: "setup", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
-        const d = await deps.access.authorize(subject, "webhook.setup", { kind: "workspace" });
+        const d = await req.authorize("webhook.setup", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
         const saved = opts.profileId
           ? await deps.settings.getProfile(subject.teamId, opts.profileId)
@@ -119,7 +113,7 @@ export async function openSetup(
               url: saved.foreignUrl,
             }
           : { profileId: opts.profileId };
-        return setupForm(deps, subject, { meta, values });
+        return setupForm(req, { meta, values });
       },
       failed: (err) => message(`⚠️ ${explain(err)}`),
     },
@@ -134,7 +128,8 @@ export interface SetupSubmission {
 }
 
 /** After the ack ("saving…"): checks, posts in the channel, sets the webhook, shows the outcome. */
-export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmission, log: Logger) {
+export async function saveSetup(req: Request, s: SetupSubmission) {
+  const { subject, log } = req;
   const { client, teamId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const metaText = s.privateMetadata;
@@ -144,7 +139,7 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
       view:
         values === null
           ? formMessage({ kind: "setup", meta: metaText, text })
-          : await setupForm(deps, subject, { meta: metaText, values, notice: `⚠️ ${text}` }),
+          : await setupForm(req, { meta: metaText, values, notice: `⚠️ ${text}` }),
     });
   if (meta?.kind !== "setup" || meta.teamId !== teamId) {
     await show(null, FORM_EXPIRED);
@@ -154,19 +149,19 @@ export async function saveSetup(deps: BotDeps, subject: Subject, s: SetupSubmiss
   let placeholder: Placeholder | undefined;
   try {
     // A name typed in the text field: looked up once the role was checked.
-    if (!(await isKnownProfileId(deps, subject, p.profileId))) {
-      const found = await lookUpProfile(deps, subject, p, show);
+    if (!(await isKnownProfileId(req, p.profileId))) {
+      const found = await lookUpProfile(req, p, show);
       if (found === null) return;
       p = found;
     }
-    if (!(await maySet(deps, subject, p, show))) return;
-    const profileName = await profileLabel(deps, subject, p.profileId);
+    if (!(await maySet(req, p, show))) return;
+    const profileName = await profileLabel(req, p.profileId);
     if (p.url === null && p.channelId) {
       const posted = await postPlaceholder(subject, p, p.channelId, profileName, show, log);
       if (posted === "refused") return;
       placeholder = posted;
     }
-    await applySetup(deps, subject, s, p, profileName, placeholder, log);
+    await applySetup(req, s, p, profileName, placeholder);
   } catch (err) {
     log.warn({ err }, "set-up failed");
     if (placeholder) {
@@ -194,29 +189,21 @@ interface Placeholder {
  * The profile named in the text field, found once the role allows asking; null when refused (the
  * refusal shown).
  */
-async function lookUpProfile(
-  deps: BotDeps,
-  subject: Subject,
-  p: SetupInput,
-  show: ShowProblem,
-): Promise<SetupInput | null> {
-  const may = await mayAsk(deps, subject, "webhook.set");
+async function lookUpProfile(req: Request, p: SetupInput, show: ShowProblem): Promise<SetupInput | null> {
+  const may = await mayAsk(req, "webhook.set");
   if (!may.allowed) {
     await show(may.reason === "not_manager" ? null : p, refusalText(may));
     return null;
   }
-  return { ...p, profileId: await findProfile(deps, subject, p.profileId) };
+  return { ...p, profileId: await findProfile(req, p.profileId) };
 }
 
 /**
  * Not a manager, a profile not bound to this workspace or another workspace's profile: refused
  * (shown, false) before anything is posted or sent.
  */
-async function maySet(deps: BotDeps, subject: Subject, p: SetupInput, show: ShowProblem): Promise<boolean> {
-  const d = await deps.access.authorize(subject, "webhook.set", {
-    kind: "profile",
-    profileId: p.profileId,
-  });
+async function maySet(req: Request, p: SetupInput, show: ShowProblem): Promise<boolean> {
+  const d = await req.authorize("webhook.set", { kind: "profile", profileId: p.profileId });
   if (!d.allowed) {
     await show(d.reason === "not_manager" ? null : p, refusalText(d));
     return false;
@@ -255,14 +242,13 @@ async function postPlaceholder(
 
 /** Sets the webhook, confirms in the channel's set-up message and the modal, refreshes the App Home. */
 async function applySetup(
-  deps: BotDeps,
-  subject: Subject,
+  req: Request,
   s: SetupSubmission,
   p: SetupInput,
   profileName: string | undefined,
   placeholder: Placeholder | undefined,
-  log: Logger,
 ): Promise<void> {
+  const { deps, subject, log } = req;
   const { client, teamId, userId } = subject;
   const view = await setWebhook(deps, {
     teamId: teamId,
@@ -289,15 +275,12 @@ async function applySetup(
       events: view.webhook.events ?? p.events,
     }),
   });
-  await refreshHome(deps, subject, log);
+  await refreshHome(req);
 }
 
-export async function openManagers(
-  deps: BotDeps,
-  subject: Subject,
-  opts: OpenModal,
-  log: Logger,
-): Promise<void> {
+/** Opens the managers form; authorized inside (as "managers.change"), a refusal shown in it. */
+export async function openManagers(req: Request, opts: OpenModal): Promise<void> {
+  const { deps, subject, log } = req;
   const { client } = subject;
   const meta = encodeSetupMeta({ teamId: subject.teamId, kind: "managers" });
   const message = (text: string) => formMessage({ kind: "managers", meta, text });
@@ -307,7 +290,7 @@ export async function openManagers(
       triggerId: opts.triggerId,
       loading: formMessage({ kind: "managers", meta, text: FORM_LOADING, close: "Cancel" }),
       fill: async () => {
-        const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
+        const d = await req.authorize("managers.change", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
         const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
         return managersModal({ meta, configured: deps.config.managerUserIds, added });
@@ -320,11 +303,10 @@ export async function openManagers(
 
 /** After the ack: applies the difference between the stored and the chosen managers. */
 export async function saveManagers(
-  deps: BotDeps,
-  subject: Subject,
+  req: Request,
   s: { viewId: string; privateMetadata: string; chosen: string[] },
-  log: Logger,
 ): Promise<void> {
+  const { deps, subject, log } = req;
   const { client, teamId, userId } = subject;
   const meta = decodeSetupMeta(s.privateMetadata);
   const text = (t: string) => formMessage({ kind: "managers", meta: s.privateMetadata, text: t });
@@ -333,7 +315,7 @@ export async function saveManagers(
     return;
   }
   try {
-    const d = await deps.access.authorize(subject, "managers.change", { kind: "workspace" });
+    const d = await req.authorize("managers.change", { kind: "workspace" });
     if (!d.allowed) {
       await client.views.update({ view_id: s.viewId, view: text(refusalText(d)) });
       return;
@@ -350,7 +332,7 @@ export async function saveManagers(
       view_id: s.viewId,
       view: managersModalSaved({ meta: s.privateMetadata, added, removed, now }),
     });
-    await refreshHome(deps, subject, log);
+    await refreshHome(req);
   } catch (err) {
     log.warn({ err }, "could not save the managers");
     await client.views

@@ -4,7 +4,6 @@
  * own DM watches, never another person's). No platform read.
  */
 import {
-  refusalMessage,
   watchDmStoppedMessage,
   watchingMessage,
   watchStoppedMessage,
@@ -12,21 +11,20 @@ import {
 } from "../../../../messages/index.js";
 import { withProfileNames } from "../../../../operations/profiles.js";
 import { ephemeral } from "../../../context.js";
-import type { CommandHandler, OfKind } from "../../../request.js";
+import type { OfKind, ResourceCommand } from "../../../request.js";
 import type { LiveCommand } from "../grammar.js";
 import { watchKey } from "./watch.js";
 
-export const unwatch: CommandHandler<OfKind<LiveCommand, "unwatch">> = {
+export const unwatch: ResourceCommand<OfKind<LiveCommand, "unwatch">> = {
   what: (cmd) => `Could not unwatch ${cmd.livestreamId}`,
+  // A watch of this workspace can be stopped even when the livestream is gone: no read.
+  access: {
+    action: (cmd) => (cmd.dm ? "live.unwatch.dm" : "live.unwatch"),
+    resource: (cmd) => ({ kind: "livestream", livestreamId: cmd.livestreamId }),
+  },
   run: async ({ deps, subject, respond }, cmd) => {
     const key = watchKey(subject, cmd);
-    // A watch of this workspace can be stopped even when the livestream is gone.
-    const d = await deps.access.authorize(subject, cmd.dm ? "live.unwatch.dm" : "live.unwatch", {
-      kind: "livestream",
-      livestreamId: cmd.livestreamId,
-    });
-    if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
-    else if (!deps.watch) await respond(ephemeral(watchUnavailableMessage()));
+    if (!deps.watch) await respond(ephemeral(watchUnavailableMessage()));
     else {
       const { removed } = await deps.watch.unwatch(key);
       await respond(
@@ -40,15 +38,15 @@ export const unwatch: CommandHandler<OfKind<LiveCommand, "unwatch">> = {
   },
 };
 
-export const watching: CommandHandler<OfKind<LiveCommand, "watching">> = {
+export const watching: ResourceCommand<OfKind<LiveCommand, "watching">> = {
   what: () => "Could not list the watched livestreams",
-  run: async ({ deps, subject, respond }) => {
-    const d = await deps.access.authorize(subject, "live.watching", { kind: "workspace" });
-    if (!d.allowed) await respond(ephemeral(refusalMessage(d)));
-    else if (!deps.watch) await respond(ephemeral(watchUnavailableMessage()));
+  access: { action: "live.watching", resource: () => ({ kind: "workspace" }) },
+  run: async (req) => {
+    const { deps, subject, respond } = req;
+    if (!deps.watch) await respond(ephemeral(watchUnavailableMessage()));
     else {
       const rows = await deps.watch.list(subject.teamId, subject.enterpriseId, subject.userId);
-      await respond(ephemeral(watchingMessage(await withProfileNames(deps, subject, rows))));
+      await respond(ephemeral(watchingMessage(await withProfileNames(req, rows))));
     }
   },
 };

@@ -3,7 +3,6 @@
  * `/live watch <id or URL> dm` (anyone who may read the livestream: the asker alone, by DM).
  */
 import {
-  refusalMessage,
   watchDmStartedMessage,
   watchDmUnavailableMessage,
   watchLimitMessage,
@@ -14,7 +13,7 @@ import { slackErrorCode } from "../../../../posting/index.js";
 import { WatchLimitError } from "../../../../watch/live-docs.js";
 import { dmKey } from "../../../../watch/registry.js";
 import { type Asker, ephemeral, inChannel } from "../../../context.js";
-import type { CommandHandler, OfKind } from "../../../request.js";
+import type { LivestreamCommand, OfKind } from "../../../request.js";
 import type { LiveCommand } from "../grammar.js";
 
 /** What `/live watch` reads (with the owning profile, in the same GET). */
@@ -26,16 +25,15 @@ export function watchKey(subject: Asker, cmd: { livestreamId: string; dm: boolea
   return { teamId: subject.teamId, channelId, livestreamId: cmd.livestreamId };
 }
 
-export const watch: CommandHandler<OfKind<LiveCommand, "watch">> = {
+export const watch: LivestreamCommand<OfKind<LiveCommand, "watch">> = {
   what: (cmd) => `Could not watch ${cmd.livestreamId}`,
-  run: async ({ deps, subject, respond, log }, cmd) => {
+  access: {
+    action: (cmd) => (cmd.dm ? "live.watch.dm" : "live.watch"),
+    livestream: (cmd) => cmd.livestreamId,
+    fields: WATCH_FIELDS,
+  },
+  run: async ({ deps, subject, respond, log }, cmd, { livestream }) => {
     const key = watchKey(subject, cmd);
-    const action = cmd.dm ? "live.watch.dm" : "live.watch";
-    const r = await deps.access.readLivestream(subject, action, cmd.livestreamId, WATCH_FIELDS);
-    if (!r.allowed) {
-      await respond(ephemeral(refusalMessage(r)));
-      return;
-    }
     const watch = deps.watch;
     if (!watch) {
       await respond(ephemeral(watchUnavailableMessage()));
@@ -56,12 +54,12 @@ export const watch: CommandHandler<OfKind<LiveCommand, "watch">> = {
         ...key,
         enterpriseId: subject.enterpriseId,
         // Kept with the watch: the poller decides access again with it before every read.
-        profileId: r.livestream.profile?.profile_id,
+        profileId: livestream.profile?.profile_id,
         by: subject.userId,
       });
       const opts = {
         livestreamId: cmd.livestreamId,
-        title: r.livestream.title ?? "",
+        title: livestream.title ?? "",
         added,
         intervalMs: deps.config.live.watchIntervalMs,
         graceMs: deps.config.live.offAirGraceMs,

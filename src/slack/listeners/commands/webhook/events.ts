@@ -7,21 +7,21 @@ import type { OfKind } from "../../../request.js";
 import type { ProfileCommand } from "../grammar.js";
 import type { Runner } from "./ctx.js";
 
-export const events: Runner<OfKind<ProfileCommand, "events">> = async (ctx, cmd, id) => {
-  const { deps } = ctx;
+export const events: Runner<OfKind<ProfileCommand, "events">> = async (req, cmd, id) => {
+  const { deps } = req;
   if (cmd.events === null) {
-    const webhook = await deps.platform.getProfileWebhook(id);
-    const profileName = await profileLabel(deps, ctx.subject, id);
-    await ctx.respond(ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook })));
+    const webhook = await deps.platform.getProfileWebhook({ user: req.subject }, id);
+    const profileName = await profileLabel(req, id);
+    await req.respond(ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook })));
     return;
   }
   const webhook = await deps.platform.updateWebhookEvents(id, cmd.events);
   const chosen = [...(webhook.events ?? cmd.events)];
-  await deps.settings.updateProfile(ctx.teamId, id, (saved) =>
+  await deps.settings.updateProfile(req.subject.teamId, id, (saved) =>
     saved ? { ...saved, events: chosen, subscriptions: subscriptionsForEvents(saved, chosen) } : undefined,
   );
-  const profileName = await profileLabel(deps, ctx.subject, id);
-  await ctx.respond(
-    ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook, updatedBy: ctx.userId })),
+  const profileName = await profileLabel(req, id);
+  await req.respond(
+    ephemeral(webhookEventsMessage({ profileId: id, profileName, webhook, updatedBy: req.subject.userId })),
   );
 };

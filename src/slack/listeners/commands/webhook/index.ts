@@ -6,22 +6,24 @@
 import type { App, BlockStaticSelectAction } from "@slack/bolt";
 import type { BotDeps } from "../../../../deps.js";
 import { ACTIONS, webhookHelp } from "../../../../messages/index.js";
-import { blockAction, type CommandHandler, slashCommand } from "../../../request.js";
+import { blockAction, type FlowCommand, slashCommand } from "../../../request.js";
 import { type ProfileCommand, parseWebhook, type WebhookCommand } from "../grammar.js";
 import { helpHandler } from "../help.js";
-import { ctxOf } from "./ctx.js";
 import { managers } from "./managers.js";
 import { pick } from "./pick.js";
-import { chooseProfile } from "./profile.js";
+import { ACTION_OF, chooseProfile } from "./profile.js";
 import { runFor } from "./run.js";
 
-/** A profile command: which profile is meant, then the command for it. */
-const forProfile: CommandHandler<ProfileCommand> = {
+/**
+ * A profile command: which profile is meant, then the command for it, authorized as its action
+ * (ACTION_OF) on that profile once it is known (a name is looked up, a menu may be offered).
+ */
+const forProfile: FlowCommand<ProfileCommand> = {
   what: (cmd) => `Could not run /webhook ${cmd.kind}${cmd.profile ? ` for profile ${cmd.profile}` : ""}`,
+  access: { action: (cmd) => ACTION_OF[cmd.kind], inFlow: true },
   run: async (req, cmd) => {
-    const ctx = ctxOf(req, req.respond, req.triggerId);
-    const id = await chooseProfile(ctx, cmd);
-    if (id !== null) await runFor(ctx, cmd, id);
+    const id = await chooseProfile(req, cmd);
+    if (id !== null) await runFor(req, cmd, id);
   },
 };
 

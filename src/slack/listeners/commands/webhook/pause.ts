@@ -11,45 +11,42 @@ import { pause as pauseFor, resume as resumeNow } from "../../../../operations/s
 import { ephemeral, inChannel } from "../../../context.js";
 import type { OfKind } from "../../../request.js";
 import type { ProfileCommand } from "../grammar.js";
-import type { Runner } from "./ctx.js";
+import { channelOf, type Runner } from "./ctx.js";
 
-export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (ctx, cmd, id) => {
-  const r = await pauseFor(ctx.deps, {
-    teamId: ctx.teamId,
-    profileId: id,
-    channelId: ctx.channelId,
-    userId: ctx.userId,
-    ms: cmd.ms,
-  });
-  const profileName = await profileLabel(ctx.deps, ctx.subject, id);
+export const pause: Runner<OfKind<ProfileCommand, "pause">> = async (req, cmd, id) => {
+  const { teamId, userId } = req.subject;
+  const channelId = channelOf(req);
+  const r = await pauseFor(req.deps, { teamId, profileId: id, channelId, userId, ms: cmd.ms });
+  const profileName = await profileLabel(req, id);
   if (r.kind === "paused")
-    await ctx.respond(
+    await req.respond(
       inChannel(
         pausedMessage({
           profileId: id,
           profileName,
-          channelId: ctx.channelId,
-          byUser: ctx.userId,
+          channelId,
+          byUser: userId,
           until: r.until,
           extended: r.extended,
         }),
       ),
     );
   else
-    await ctx.respond(
+    await req.respond(
       ephemeral(
         r.kind === "not-ours"
           ? notOursMessage(id, profileName)
-          : notSubscribedMessage(id, ctx.channelId, profileName),
+          : notSubscribedMessage(id, channelId, profileName),
       ),
     );
 };
 
-export const resume: Runner<OfKind<ProfileCommand, "resume">> = async (ctx, _cmd, id) => {
-  const r = await resumeNow(ctx.deps, { teamId: ctx.teamId, profileId: id, channelId: ctx.channelId });
-  const profileName = await profileLabel(ctx.deps, ctx.subject, id);
-  const opts = { profileId: id, profileName, channelId: ctx.channelId };
-  await ctx.respond(
+export const resume: Runner<OfKind<ProfileCommand, "resume">> = async (req, _cmd, id) => {
+  const channelId = channelOf(req);
+  const r = await resumeNow(req.deps, { teamId: req.subject.teamId, profileId: id, channelId });
+  const profileName = await profileLabel(req, id);
+  const opts = { profileId: id, profileName, channelId };
+  await req.respond(
     ephemeral(
       r.kind === "resumed"
         ? resumedMessage(opts)
@@ -57,7 +54,7 @@ export const resume: Runner<OfKind<ProfileCommand, "resume">> = async (ctx, _cmd
           ? notPausedMessage(opts)
           : r.kind === "not-ours"
             ? notOursMessage(id, profileName)
-            : notSubscribedMessage(id, ctx.channelId, profileName),
+            : notSubscribedMessage(id, channelId, profileName),
     ),
   );
 };

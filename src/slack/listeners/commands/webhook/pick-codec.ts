@@ -39,8 +39,3 @@ export function decodePick(blockId: unknown, value: unknown): ProfileCommand | n
   const cmd = parsed.value;
   return PICKABLE.has(cmd.kind) && cmd.profile === value ? cmd : null;
 }
-
-/** Whether a command without a profile may be answered with the menu. */
-export function isPickable(cmd: ProfileCommand): boolean {
-  return PICKABLE.has(cmd.kind);
-}

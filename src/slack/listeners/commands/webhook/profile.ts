@@ -13,8 +13,8 @@ import {
 import { boundProfiles, findProfile, isKnownProfileId, mayAsk } from "../../../../operations/profiles.js";
 import { isPlatformError, ManagedProfilesError } from "../../../../platform/index.js";
 import { ephemeral } from "../../../context.js";
+import type { CommandRequest } from "../../../request.js";
 import type { ProfileCommand } from "../grammar.js";
-import type { Ctx } from "./ctx.js";
 import { pickCarry } from "./pick-codec.js";
 
 /** The action each profile command is authorized as. */
@@ -39,40 +39,39 @@ const EDITOR_LOOKUP_MS = 1500;
  * the workspace's only one. Null when answered already: refused before asking the platform, or no
  * profile given and none or several set up (the menu, or why there is none).
  */
-export async function chooseProfile(ctx: Ctx, cmd: ProfileCommand): Promise<string | null> {
-  const { deps, subject } = ctx;
+export async function chooseProfile(req: CommandRequest, cmd: ProfileCommand): Promise<string | null> {
   const action = ACTION_OF[cmd.kind];
   const refused = async () => {
-    const d = await mayAsk(deps, subject, action);
-    if (!d.allowed) await ctx.respond(ephemeral(refusalMessage(d)));
+    const d = await mayAsk(req, action);
+    if (!d.allowed) await req.respond(ephemeral(refusalMessage(d)));
     return !d.allowed;
   };
   if (cmd.profile !== null) {
-    if (await isKnownProfileId(deps, subject, cmd.profile)) return cmd.profile;
-    if (cmd.kind === "events" && cmd.events === null && ctx.triggerId !== undefined) {
+    if (await isKnownProfileId(req, cmd.profile)) return cmd.profile;
+    if (cmd.kind === "events" && cmd.events === null && req.triggerId !== undefined) {
       // The editor: a refusal shows in it (it authorizes inside), and the lookup is brief.
-      if (!(await mayAsk(deps, subject, action)).allowed) return cmd.profile;
-      return findProfile(deps, subject, cmd.profile, AbortSignal.timeout(EDITOR_LOOKUP_MS));
+      if (!(await mayAsk(req, action)).allowed) return cmd.profile;
+      return findProfile(req, cmd.profile, AbortSignal.timeout(EDITOR_LOOKUP_MS));
     }
     if (await refused()) return null;
-    return findProfile(deps, subject, cmd.profile);
+    return findProfile(req, cmd.profile);
   }
-  const only = await deps.settings.defaultProfileId(ctx.teamId);
+  const only = await req.deps.settings.defaultProfileId(req.subject.teamId);
   if (only !== undefined) return only;
   if (await refused()) return null;
   const carry = pickCarry(cmd);
   let profiles: Awaited<ReturnType<typeof boundProfiles>>;
   try {
-    profiles = await boundProfiles(deps, subject);
+    profiles = await boundProfiles(req);
   } catch (err) {
     if (!(err instanceof ManagedProfilesError)) throw err;
     const e = err.platformError;
     const detail = e && isPlatformError(e) ? describePlatformError(e) : undefined;
-    ctx.log.info({ problem: err.problem }, "no menu of profiles");
-    await ctx.respond(ephemeral(profileMenuProblemMessage(err.problem, { carry, detail })));
+    req.log.info({ problem: err.problem }, "no menu of profiles");
+    await req.respond(ephemeral(profileMenuProblemMessage(err.problem, { carry, detail })));
     return null;
   }
-  await ctx.respond(
+  await req.respond(
     ephemeral(
       profiles.length === 0
         ? profileMenuProblemMessage("none_bound", { carry })

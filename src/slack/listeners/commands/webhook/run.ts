@@ -1,9 +1,9 @@
 /** A profile command for a profile: authorized as its action, then its runner. */
 
-import type { OfKind } from "../../../request.js";
+import { authorizeOrAnswer, type CommandRequest, type OfKind } from "../../../request.js";
 import { openEventsEditor } from "../../views/events-editor.js";
 import type { ProfileCommand } from "../grammar.js";
-import { allowed, type Ctx, type Runner } from "./ctx.js";
+import { channelOf, type Runner } from "./ctx.js";
 import { events } from "./events.js";
 import { pause, resume } from "./pause.js";
 import { ACTION_OF } from "./profile.js";
@@ -26,18 +26,13 @@ const RUNNERS: { [K in ProfileCommand["kind"]]: Runner<OfKind<ProfileCommand, K>
   resume,
 };
 
-export async function runFor(ctx: Ctx, cmd: ProfileCommand, id: string): Promise<void> {
-  if (cmd.kind === "events" && cmd.events === null && ctx.triggerId) {
+export async function runFor(req: CommandRequest, cmd: ProfileCommand, id: string): Promise<void> {
+  if (cmd.kind === "events" && cmd.events === null && req.triggerId) {
     // The editor opens at once (the trigger lives 3 s) and is authorized inside.
-    await openEventsEditor(
-      ctx.deps,
-      ctx.subject,
-      { triggerId: ctx.triggerId, profileId: id, channelId: ctx.channelId },
-      ctx.log,
-    );
+    await openEventsEditor(req, { triggerId: req.triggerId, profileId: id, channelId: channelOf(req) });
     return;
   }
-  const d = await allowed(ctx, ACTION_OF[cmd.kind], { kind: "profile", profileId: id });
+  const d = await authorizeOrAnswer(req, ACTION_OF[cmd.kind], { kind: "profile", profileId: id });
   if (!d) return;
-  await (RUNNERS[cmd.kind] as Runner<ProfileCommand>)(ctx, cmd, id, d);
+  await (RUNNERS[cmd.kind] as Runner<ProfileCommand>)(req, cmd, id, d);
 }

@@ -11,31 +11,30 @@ import { readWebhook, sendTestLifecycle, setWebhook } from "../../../../operatio
 import { ephemeral, inChannel } from "../../../context.js";
 import type { OfKind } from "../../../request.js";
 import type { ProfileCommand } from "../grammar.js";
-import type { Runner } from "./ctx.js";
+import { channelOf, type Runner } from "./ctx.js";
 
 type Of<K extends ProfileCommand["kind"]> = Runner<OfKind<ProfileCommand, K>>;
 
-export const set: Of<"set"> = async (ctx, cmd, id) => {
-  const { deps } = ctx;
+export const set: Of<"set"> = async (req, cmd, id) => {
+  const { deps } = req;
+  const { teamId, userId } = req.subject;
   const view = await setWebhook(deps, {
-    teamId: ctx.teamId,
+    teamId,
     profileId: id,
-    channelId: ctx.channelId,
-    userId: ctx.userId,
+    channelId: channelOf(req),
+    userId,
     url: cmd.url,
     events: cmd.events,
   });
-  const profileName = await profileLabel(deps, ctx.subject, id);
-  await ctx.respond(
-    inChannel(webhookSetMessage({ ...view, profileName, byUser: ctx.userId, now: deps.now() })),
-  );
+  const profileName = await profileLabel(req, id);
+  await req.respond(inChannel(webhookSetMessage({ ...view, profileName, byUser: userId, now: deps.now() })));
 };
 
-export const show: Of<"show"> = async (ctx, _cmd, id, d) => {
-  const { deps } = ctx;
-  const view = await readWebhook(deps, ctx.teamId, id);
-  const profileName = await profileLabel(deps, ctx.subject, id);
-  await ctx.respond(
+export const show: Of<"show"> = async (req, _cmd, id, d) => {
+  const { deps } = req;
+  const view = await readWebhook(deps, req.subject.teamId, id, { user: req.subject });
+  const profileName = await profileLabel(req, id);
+  await req.respond(
     ephemeral(
       webhookConfigMessage({
         ...view,
@@ -48,11 +47,11 @@ export const show: Of<"show"> = async (ctx, _cmd, id, d) => {
   );
 };
 
-export const remove: Of<"remove"> = async (ctx, _cmd, id) => {
-  await ctx.respond(ephemeral(removeConfirmMessage(id, await profileLabel(ctx.deps, ctx.subject, id))));
+export const remove: Of<"remove"> = async (req, _cmd, id) => {
+  await req.respond(ephemeral(removeConfirmMessage(id, await profileLabel(req, id))));
 };
 
-export const test: Of<"test"> = async (ctx, _cmd, id) => {
-  const outcome = await sendTestLifecycle(ctx.deps, ctx.teamId, id);
-  await ctx.respond(ephemeral(testResultMessage(id, outcome, await profileLabel(ctx.deps, ctx.subject, id))));
+export const test: Of<"test"> = async (req, _cmd, id) => {
+  const outcome = await sendTestLifecycle(req.deps, req.subject.teamId, id);
+  await req.respond(ephemeral(testResultMessage(id, outcome, await profileLabel(req, id))));
 };

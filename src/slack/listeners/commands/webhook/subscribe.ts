@@ -7,13 +7,14 @@ import { subscribe as save, userTimeZone } from "../../../../operations/subscrip
 import { ephemeral, inChannel } from "../../../context.js";
 import type { OfKind } from "../../../request.js";
 import type { ProfileCommand } from "../grammar.js";
-import type { Runner } from "./ctx.js";
+import { channelOf, type Runner } from "./ctx.js";
 
 /** A digest's time of day when `at=` is not given. */
 export const DEFAULT_DIGEST_AT = "09:00";
 
-export const subscribe: Runner<OfKind<ProfileCommand, "subscribe">> = async (ctx, cmd, id) => {
-  const { deps } = ctx;
+export const subscribe: Runner<OfKind<ProfileCommand, "subscribe">> = async (req, cmd, id) => {
+  const { deps } = req;
+  const { teamId, userId } = req.subject;
   // A digest's time of day is the subscriber's, in their Slack time zone.
   const digest =
     cmd.digest === undefined || cmd.digest === "off"
@@ -21,23 +22,23 @@ export const subscribe: Runner<OfKind<ProfileCommand, "subscribe">> = async (ctx
       : {
           every: cmd.digest.every,
           at: cmd.digest.at ?? DEFAULT_DIGEST_AT,
-          ...(await userTimeZone(ctx.subject.client, ctx.userId)),
+          ...(await userTimeZone(req.subject.client, userId)),
         };
   const r = await save(deps, {
-    teamId: ctx.teamId,
+    teamId,
     profileId: id,
-    channelId: ctx.channelId,
-    userId: ctx.userId,
+    channelId: channelOf(req),
+    userId,
     events: cmd.events,
     presets: cmd.presets,
     mention: cmd.mention,
     ...(digest !== undefined ? { digest } : {}),
     ...(cmd.keepFilters ? { keepFilters: true } : {}),
   });
-  const profileName = await profileLabel(deps, ctx.subject, id);
-  if (r.kind === "not-ours") await ctx.respond(ephemeral(notOursMessage(id, profileName)));
+  const profileName = await profileLabel(req, id);
+  if (r.kind === "not-ours") await req.respond(ephemeral(notOursMessage(id, profileName)));
   else
-    await ctx.respond(
+    await req.respond(
       inChannel(
         subscribedMessage({
           profileId: id,

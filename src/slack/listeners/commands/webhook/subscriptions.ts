@@ -8,29 +8,27 @@ import { ephemeral, inChannel } from "../../../context.js";
 import type { OfKind } from "../../../request.js";
 import { subscriptionOutcomeMessage } from "../../answers.js";
 import type { ProfileCommand } from "../grammar.js";
-import type { Runner } from "./ctx.js";
+import { channelOf, type Runner } from "./ctx.js";
 
-export const unsubscribe: Runner<OfKind<ProfileCommand, "unsubscribe">> = async (ctx, _cmd, id) => {
-  const r = await remove(ctx.deps, ctx.teamId, id, ctx.channelId);
-  const name = await profileLabel(ctx.deps, ctx.subject, id);
-  const m = subscriptionOutcomeMessage(r, id, ctx.channelId, ctx.userId, name);
-  await ctx.respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
+export const unsubscribe: Runner<OfKind<ProfileCommand, "unsubscribe">> = async (req, _cmd, id) => {
+  const channelId = channelOf(req);
+  const r = await remove(req.deps, req.subject.teamId, id, channelId);
+  const name = await profileLabel(req, id);
+  const m = subscriptionOutcomeMessage(r, id, channelId, req.subject.userId, name);
+  await req.respond(r.kind === "unsubscribed" ? inChannel(m) : ephemeral(m));
 };
 
-export const subscriptions: Runner<OfKind<ProfileCommand, "subscriptions">> = async (ctx, _cmd, id) => {
-  const { deps } = ctx;
+export const subscriptions: Runner<OfKind<ProfileCommand, "subscriptions">> = async (req, _cmd, id) => {
+  const { deps } = req;
   // The list is open to anyone; the Unsubscribe buttons only to managers.
-  const asManager = await deps.access.authorize(ctx.subject, "webhook.unsubscribe", {
-    kind: "profile",
-    profileId: id,
-  });
-  const p = await deps.settings.getProfile(ctx.teamId, id);
-  const profileName = await profileLabel(deps, ctx.subject, id);
+  const asManager = await req.authorize("webhook.unsubscribe", { kind: "profile", profileId: id });
+  const p = await deps.settings.getProfile(req.subject.teamId, id);
+  const profileName = await profileLabel(req, id);
   if (!p) {
-    await ctx.respond(ephemeral(notOursMessage(id, profileName)));
+    await req.respond(ephemeral(notOursMessage(id, profileName)));
     return;
   }
-  await ctx.respond(
+  await req.respond(
     ephemeral(
       subscriptionsMessage({
         profileId: id,

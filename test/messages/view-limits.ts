@@ -1,12 +1,19 @@
 /**
- * `assertViewWithinLimits`: the views' counterpart of `assertWithinLimits` (tests and the fuzz
- * suite run it on every rendered modal and Home tab). Input blocks are checked by element type:
- * checkboxes, plain_text_input, static_select, conversations_select and multi_users_select.
+ * `assertViewWithinLimits`: the views' counterpart of `assertWithinLimits` (src/messages/limits.ts).
+ * Test code only: the message tests and the fuzz suite run it on every rendered modal and Home tab.
+ * Input blocks are checked by element type: checkboxes, plain_text_input, static_select,
+ * conversations_select and multi_users_select.
  */
 import type { HomeView, ModalView } from "@slack/types";
+import { type KnownBlock, VIEW_LIMITS } from "../../src/messages/index.js";
 import { assertWithinLimits } from "./limits.js";
-import { record, VIEW_LIMITS } from "./modal.js";
-import type { KnownBlock } from "./types.js";
+
+/** `v` as a plain object, or undefined (arrays and null included). */
+function record(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === "object" && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
 
 // --- The checker -----------------------------------------------------------------------------------
 
