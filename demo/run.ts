@@ -257,7 +257,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     narrate(`#${DIGEST.name} wants a daily digest instead of a message per video:`);
     await slash(ALEX, "/webhook", `subscribe ${PROFILE} digest=daily at=09:00`, DIGEST);
     narrate(
-      `(this demo's DIGEST_PERIOD is ${stack.config.digestPeriodMs / 1000} s, so a "daily" digest comes every ${stack.config.digestPeriodMs / 1000} s; the default is 24 h, at 09:00 in @${ALEX.name}'s time zone)`,
+      `(this demo's DIGEST_PERIOD is ${stack.config.digests.periodMs / 1000} s, so a "daily" digest comes every ${stack.config.digests.periodMs / 1000} s; the default is 24 h, at 09:00 in @${ALEX.name}'s time zone)`,
     );
 
     // 4. A video's life, then a second video whose 720p encoding fails.

@@ -36,24 +36,34 @@ export interface AppCollaborators {
   pingStore?: () => Promise<void>;
   logger: Logger;
   now?: () => Date;
-  /** Worker tuning (tests shorten the coalescing window and the channel pace). */
-  worker?: Partial<Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">> & {
-    postIntervalMs?: number;
-    /** Do not start the worker with the app (tests drive it with drain()). */
-    manual?: boolean;
-  };
-  /** HTTP server time limits (src/http/timeouts.ts; tests shorten them). */
-  httpTimeouts?: Partial<ServerTimeouts>;
-  /** users.info cache lifetime (tests shorten it). */
-  managerCacheTtlMs?: number;
-  /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
-  slowCardMs?: number;
   /** The store the live watches live in; without it `/live watch` answers that watching is off. */
   store?: Store;
   /** Where digests and pauses keep what they will summarise (default: on `store`, else in memory). */
   digestLog?: DigestLog;
-  /** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
-  watch?: WatchTuning;
+  /** The test knobs, grouped by their consumer (production passes none: every default applies). */
+  tuning?: Tuning | undefined;
+}
+
+/** The notification worker's and the digest runner's knobs; tests and the benchmark shorten them. */
+export type WorkerTuning = Partial<
+  Pick<WorkerOptions, "coalesceMs" | "pollMs" | "leaseMs" | "concurrency" | "owner">
+> & {
+  /** The channels' pace (ChannelGate), shared with the digests and the watch. */
+  postIntervalMs?: number | undefined;
+  /** Neither the worker nor the digest runner is started with the app (tests drive them: drain()). */
+  manual?: boolean | undefined;
+};
+
+/** The test knobs, each group named by what consumes it; production passes none. */
+export interface Tuning {
+  /** The worker, the digest runner and the channels' pace; tests and the benchmark shorten them. */
+  worker?: WorkerTuning | undefined;
+  /** The live watch (compose-watch.ts); tests and the benchmark shorten it. */
+  watch?: WatchTuning | undefined;
+  /** The HTTP server's time limits (src/http/timeouts.ts); tests shorten them. */
+  http?: Partial<ServerTimeouts> | undefined;
+  /** `/live status`: how long before a slow platform is announced in place (default 10 s); tests shorten it. */
+  slowCardMs?: number | undefined;
 }
 
 /** The Slack side of the collaborators: installations (OAuth), token rotation, a client per workspace. */
@@ -103,14 +113,13 @@ export function accessParts(
 ) {
   const logger = c.logger;
   const managers = new ManagerPolicy({
-    managerUserIds: config.managerUserIds,
+    managerUserIds: config.access.managerUserIds,
     settings: c.settings,
     logger,
-    cacheTtlMs: c.managerCacheTtlMs,
     users: slack.users,
   });
   // Shared on Redis, in process on memory/sqlite; undefined when both variables are 0.
-  const budget = readBudgetFor(c.store, config.readBudgets, logger.child({ component: "access" }));
+  const budget = readBudgetFor(c.store, config.access.readBudgets, logger.child({ component: "access" }));
   const names = new PlatformNames({ client: c.platform, logger: logger.child({ component: "names" }) });
   // Every platform read passes here, charged to its cause first; nothing else holds the client.
   const door = new PlatformDoor({
@@ -147,14 +156,15 @@ export function notifyParts(
 ) {
   const { logger } = c;
   const { access, managers, door } = who;
-  const gate = new ChannelGate({ postIntervalMs: c.worker?.postIntervalMs });
+  const tuning = c.tuning?.worker;
+  const gate = new ChannelGate({ postIntervalMs: tuning?.postIntervalMs });
   const revoked = (teamId: string, profileId: string) => access.revoked(teamId, profileId);
   // Digests and pauses: recorded by the worker (and the live watch), posted by the runner.
   const digestLogger = logger.child({ component: "digests" });
   const digests = new Digests({
     log: c.digestLog ?? (c.store ? digestLogFor(c.store) : new MemoryDigestLog()),
     settings: c.settings,
-    periodMs: config.digestPeriodMs,
+    periodMs: config.digests.periodMs,
     logger: digestLogger,
   });
   const digestRunner = new DigestRunner({
@@ -167,11 +177,11 @@ export function notifyParts(
     // The profile's name in a digest's heading: charged to the workspace.
     names: door,
     outbox: c.outbox,
-    periodMs: config.digestPeriodMs,
+    periodMs: config.digests.periodMs,
     videoUrlTemplate: config.videoUrlTemplate,
-    pollMs: c.worker?.pollMs === undefined ? undefined : Math.max(50, c.worker.pollMs),
-    leaseMs: c.worker?.leaseMs,
-    owner: c.worker?.owner === undefined ? undefined : `${c.worker.owner}-digests`,
+    pollMs: tuning?.pollMs === undefined ? undefined : Math.max(50, tuning.pollMs),
+    leaseMs: tuning?.leaseMs,
+    owner: tuning?.owner === undefined ? undefined : `${tuning.owner}-digests`,
     onPosted: () => metrics.deliveries.inc({ stage: "posted", result: "digest" }),
   });
   const worker = new NotifyWorker({
@@ -189,11 +199,11 @@ export function notifyParts(
     logger: logger.child({ component: "notify" }),
     managersOf: (teamId) => managers.named(teamId),
     videoUrlTemplate: config.videoUrlTemplate,
-    coalesceMs: c.worker?.coalesceMs,
-    pollMs: c.worker?.pollMs,
-    leaseMs: c.worker?.leaseMs,
-    concurrency: c.worker?.concurrency,
-    owner: c.worker?.owner,
+    coalesceMs: tuning?.coalesceMs,
+    pollMs: tuning?.pollMs,
+    leaseMs: tuning?.leaseMs,
+    concurrency: tuning?.concurrency,
+    owner: tuning?.owner,
     onPosted: (kind) => metrics.deliveries.inc({ stage: "posted", result: kind }),
     onFailed: (code) => metrics.deliveries.inc({ stage: "failed", result: code }),
     onRateLimited: (_channel, seconds) => {

@@ -10,7 +10,7 @@ import type { Logger } from "./log.js";
 import type { Store } from "./store/index.js";
 import { WatchService, type WatchServiceOptions } from "./watch/service.js";
 
-/** Live watch tuning (tests and the benchmark); `manual`: not started with the app. */
+/** The live watch's knobs (compose.ts `Tuning.watch`); tests and the benchmark shorten them. */
 export type WatchTuning = Partial<
   Pick<
     WatchServiceOptions,
@@ -22,6 +22,7 @@ export type WatchTuning = Partial<
     | "memberCacheMs"
   >
 > & {
+  /** The watch is not started with the app (tests look at the registry, not at polls). */
   manual?: boolean;
 };
 
@@ -61,23 +62,21 @@ export function wireWatch(config: Config, opts: WatchWiringOptions): WatchWiring
         users: opts.users,
         gate: opts.gate,
         access: opts.access,
-        maxWatched: config.liveWatchMax,
+        maxWatched: config.watch.max,
         held: {
           held: async (teamId, profileId, channelId) =>
             (await digests.holdOf(teamId, profileId, channelId)) !== null,
           recordBroadcast: (b) => digests.recordBroadcast(b),
         },
-        intervalMs: config.live.watchIntervalMs,
-        graceMs: config.live.offAirGraceMs,
+        intervalMs: config.watch.intervalMs,
+        graceMs: config.watch.offAirGraceMs,
         metrics: opts.metrics,
-        ...(tuning?.tickMs ? { tickMs: tuning.tickMs } : {}),
-        ...(tuning?.concurrency ? { concurrency: tuning.concurrency } : {}),
-        ...(tuning?.maxWatchesPerTeam ? { maxWatchesPerTeam: tuning.maxWatchesPerTeam } : {}),
-        ...(tuning?.maxDmWatchesPerUser ? { maxDmWatchesPerUser: tuning.maxDmWatchesPerUser } : {}),
-        ...(tuning?.memberCacheMs !== undefined ? { memberCacheMs: tuning.memberCacheMs } : {}),
-        ...(tuning?.minUpdateIntervalMs !== undefined
-          ? { minUpdateIntervalMs: tuning.minUpdateIntervalMs }
-          : {}),
+        tickMs: tuning?.tickMs,
+        concurrency: tuning?.concurrency,
+        maxWatchesPerTeam: tuning?.maxWatchesPerTeam,
+        maxDmWatchesPerUser: tuning?.maxDmWatchesPerUser,
+        memberCacheMs: tuning?.memberCacheMs,
+        minUpdateIntervalMs: tuning?.minUpdateIntervalMs,
       })
     : undefined;
   // The watch starts in the background: a store that is down at start-up (/readyz says so) is
@@ -90,7 +89,7 @@ export function wireWatch(config: Config, opts: WatchWiringOptions): WatchWiring
     watchStarting = watch.start().catch((err: unknown) => {
       logger.warn({ err }, "live watch could not start (store unavailable?); retrying");
       if (watchStopped) return;
-      watchRetry = setTimeout(startWatch, Math.min(config.live.watchIntervalMs, 30_000));
+      watchRetry = setTimeout(startWatch, Math.min(config.watch.intervalMs, 30_000));
       watchRetry.unref?.();
     });
   };

@@ -13,7 +13,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "@slack/bolt";
 import { buildApp } from "./app.js";
-import { type AppCollaborators, accessParts, notifyParts, slackClients } from "./compose-parts.js";
+import {
+  type AppCollaborators,
+  accessParts,
+  notifyParts,
+  slackClients,
+  type Tuning,
+} from "./compose-parts.js";
 import { wireWatch } from "./compose-watch.js";
 import type { Config } from "./config.js";
 import { createIngestor } from "./deliveries/receive.js";
@@ -37,7 +43,7 @@ import {
 } from "./store/index.js";
 import type { WatchService } from "./watch/service.js";
 
-export type { AppCollaborators } from "./compose-parts.js";
+export type { AppCollaborators, Tuning } from "./compose-parts.js";
 
 export interface BuiltApp {
   app: App;
@@ -87,7 +93,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     access,
     digests,
     metrics: metrics.watch,
-    tuning: c.watch,
+    tuning: c.tuning?.watch,
   });
   const watch = wiring.watch;
   const deps: BotDeps = {
@@ -106,7 +112,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     managers,
     watch,
     digests,
-    ...(c.slowCardMs ? { slowCardMs: c.slowCardMs } : {}),
+    slowCardMs: c.tuning?.slowCardMs,
     access,
   };
   const bolt = buildApp(config, {
@@ -120,7 +126,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
       metricsToken: config.metricsToken,
     }),
     metrics,
-    ...(c.httpTimeouts ? { httpTimeouts: c.httpTimeouts } : {}),
+    httpTimeouts: c.tuning?.http,
     rotation: slack.rotation,
     turns,
   });
@@ -145,11 +151,11 @@ function withLifecycle(
     ...parts,
     start: async () => {
       const server = await bolt.start();
-      if (!c.worker?.manual) {
+      if (!c.tuning?.worker?.manual) {
         worker.start();
         digestRunner.start();
       }
-      if (!c.watch?.manual) wiring.start();
+      if (!c.tuning?.watch?.manual) wiring.start();
       return server;
     },
     stop: async () => {
@@ -164,17 +170,14 @@ function withLifecycle(
   };
 }
 
-export interface ComposeOptions {
-  worker?: AppCollaborators["worker"];
+/** startComposedBot's options: the store's and the outbox's, and the test knobs (`Tuning`) beside them. */
+export interface ComposeOptions extends Tuning {
   /** Store key namespace (tests sharing one Redis). */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Bound on each store operation, ms (openStore's default otherwise). */
-  storeOpTimeoutMs?: number;
+  storeOpTimeoutMs?: number | undefined;
   /** The outbox's per-profile quota of pending items (DEFAULT_PROFILE_QUOTA otherwise). */
-  profileQuota?: number;
-  httpTimeouts?: AppCollaborators["httpTimeouts"];
-  watch?: AppCollaborators["watch"];
-  slowCardMs?: number;
+  profileQuota?: number | undefined;
 }
 
 export interface ComposedBot {
@@ -198,19 +201,13 @@ export async function startComposedBot(
   logger: Logger,
   opts: ComposeOptions = {},
 ): Promise<ComposedBot> {
-  if (config.slack.mode === "oauth" && config.allowedWorkspaces.includes("*"))
+  if (config.slack.mode === "oauth" && config.access.allowedWorkspaces.includes("*"))
     logger.warn(
       "ALLOWED_WORKSPACES is *: every Slack workspace can install this bot and use the profiles bound to it; list the team ids (T…) or enterprise ids (E…) instead",
     );
-  const store = await openStore(config.store, logger, {
-    ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    ...(opts.storeOpTimeoutMs ? { opTimeoutMs: opts.storeOpTimeoutMs } : {}),
-  });
-  const outbox = await createOutbox(
-    store,
-    logger,
-    opts.profileQuota ? { profileQuota: opts.profileQuota } : {},
-  );
+  const { namespace, storeOpTimeoutMs, profileQuota, ...tuning } = opts;
+  const store = await openStore(config.store, logger, { namespace, opTimeoutMs: storeOpTimeoutMs });
+  const outbox = await createOutbox(store, logger, { profileQuota });
   const metrics = new Metrics();
   const platform = createPlatformClient(config.platform, logger, { onRequest: metrics.observePlatform });
   const installations = new InstallationRepo(store, logger, { encryptionKey: config.storeEncryptionKey });
@@ -225,10 +222,7 @@ export async function startComposedBot(
     installations,
     store,
     logger,
-    ...(opts.watch ? { watch: opts.watch } : {}),
-    ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),
-    ...(opts.worker ? { worker: opts.worker } : {}),
-    ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
+    tuning,
   });
   const server = await built.start();
   const port = (server?.address() as AddressInfo | null | undefined)?.port ?? config.port;

@@ -81,31 +81,36 @@ export interface Config {
   };
   store: StoreUrl;
   storeEncryptionKey: string | undefined;
-  managerUserIds: string[];
   webhookAllowedIps: string[];
   trustProxy: boolean;
   logLevel: LogLevel;
-  /** Multi-workspace mode: the team and enterprise ids allowed (`*` = any); empty in single-workspace mode. */
-  allowedWorkspaces: string[];
-  /** Team or enterprise id → the profile ids it may read and change. */
-  profileBindings: Record<string, string[]>;
-  /** Live watch: how often a watched livestream is read, and how long off air before it ended (ms). */
-  live: { watchIntervalMs: number; offAirGraceMs: number };
+  /** What src/access decides with: who manages, which workspaces and profiles, the read budgets. */
+  access: {
+    /** MANAGER_USER_IDS: managers in every workspace. */
+    managerUserIds: string[];
+    /** Multi-workspace mode: the team and enterprise ids allowed (`*` = any); empty in single-workspace mode. */
+    allowedWorkspaces: string[];
+    /** Team or enterprise id → the profile ids it may read and change. */
+    profileBindings: Record<string, string[]>;
+    /**
+     * Platform read budgets (USER_READS_PER_MINUTE, WORKSPACE_READS_PER_MINUTE): the reads one Slack
+     * user / one workspace may cause per minute (status, ingest, Refresh, previews, pickers); 0 = off.
+     */
+    readBudgets: { perUserPerMinute: number; perWorkspacePerMinute: number };
+  };
+  /**
+   * Live watch: how often a watched livestream is read, how long off air before it ended (ms), and
+   * LIVE_WATCH_MAX, the livestreams watched in all (besides at most 100 per workspace).
+   */
+  watch: { intervalMs: number; offAirGraceMs: number; max: number };
   /** UNFURL_DOMAINS: domains (and their subdomains) whose livestream links are previewed. */
   unfurlDomains: string[];
   /** VIDEO_URL_TEMPLATE: a video's link (`{id}` = the video id), or undefined for no link. */
   videoUrlTemplate: string | undefined;
   /** METRICS_TOKEN: when set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
-  /**
-   * Platform read budgets (USER_READS_PER_MINUTE, WORKSPACE_READS_PER_MINUTE): the reads one Slack
-   * user / one workspace may cause per minute (status, ingest, Refresh, previews, pickers); 0 = off.
-   */
-  readBudgets: { perUserPerMinute: number; perWorkspacePerMinute: number };
-  /** LIVE_WATCH_MAX: watched livestreams in all (besides at most 100 per workspace). */
-  liveWatchMax: number;
   /** DIGEST_PERIOD, ms: the period of a daily digest (a weekly one is 7 times it). */
-  digestPeriodMs: number;
+  digests: { periodMs: number };
 }
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -314,13 +319,23 @@ export function loadConfig(env: Env): Config {
     },
     store: v.STORE_URL,
     storeEncryptionKey: v.STORE_ENCRYPTION_KEY,
-    managerUserIds: v.MANAGER_USER_IDS,
     webhookAllowedIps: v.WEBHOOK_ALLOWED_IPS,
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
-    allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
-    profileBindings: v.PROFILE_BINDINGS,
-    live: { watchIntervalMs: v.LIVE_WATCH_INTERVAL_MS, offAirGraceMs: v.LIVE_OFFAIR_GRACE_MS },
+    access: {
+      managerUserIds: v.MANAGER_USER_IDS,
+      allowedWorkspaces: v.SLACK_BOT_TOKEN === undefined ? (v.ALLOWED_WORKSPACES ?? []) : [],
+      profileBindings: v.PROFILE_BINDINGS,
+      readBudgets: {
+        perUserPerMinute: v.USER_READS_PER_MINUTE,
+        perWorkspacePerMinute: v.WORKSPACE_READS_PER_MINUTE,
+      },
+    },
+    watch: {
+      intervalMs: v.LIVE_WATCH_INTERVAL_MS,
+      offAirGraceMs: v.LIVE_OFFAIR_GRACE_MS,
+      max: v.LIVE_WATCH_MAX,
+    },
     unfurlDomains: v.UNFURL_DOMAINS,
     // Set but empty means "no link" (elsewhere an empty value counts as unset).
     videoUrlTemplate:
@@ -328,12 +343,7 @@ export function loadConfig(env: Env): Config {
         ? undefined
         : v.VIDEO_URL_TEMPLATE,
     metricsToken: v.METRICS_TOKEN,
-    readBudgets: {
-      perUserPerMinute: v.USER_READS_PER_MINUTE,
-      perWorkspacePerMinute: v.WORKSPACE_READS_PER_MINUTE,
-    },
-    liveWatchMax: v.LIVE_WATCH_MAX,
-    digestPeriodMs: v.DIGEST_PERIOD,
+    digests: { periodMs: v.DIGEST_PERIOD },
   };
 }
 

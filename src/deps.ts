@@ -39,7 +39,7 @@ export interface BotDeps {
   managers: ManagerPolicy;
   /** Live watch (undefined when the app was built without a store). */
   watch?: WatchService | undefined;
-  /** Digests and pauses (src/notify/digest/): what commands schedule or forget. */
+  /** Digests and pauses (src/digest/): what commands schedule or forget. */
   digests?: Digests | undefined;
   /** The one authorization function (src/access): every entry point asks it first. */
   access: Authorizer;

@@ -82,7 +82,7 @@ describe("loadConfig: defaults", () => {
     expect(c.platform.scopes).toEqual(["live.read", "profile.manage", "video.read"]);
     expect(c.store).toEqual({ kind: "sqlite", path: "./data/bot.sqlite", url: "sqlite://./data/bot.sqlite" });
     expect(c.storeEncryptionKey).toBeUndefined();
-    expect(c.managerUserIds).toEqual([]);
+    expect(c.access.managerUserIds).toEqual([]);
     expect(c.webhookAllowedIps).toEqual([]);
     expect(c.trustProxy).toBe(false);
     expect(c.logLevel).toBe("info");
@@ -136,7 +136,7 @@ describe("loadConfig: defaults", () => {
     expect(c.platform.scopes).toEqual(["live.read"]);
     expect(c.store).toEqual({ kind: "memory", url: "memory://" });
     expect(c.storeEncryptionKey).toBe("k".repeat(32));
-    expect(c.managerUserIds).toEqual(["U012ABC"]);
+    expect(c.access.managerUserIds).toEqual(["U012ABC"]);
     expect(c.webhookAllowedIps).toEqual(["10.0.0.1"]);
     expect(c.trustProxy).toBe(true);
     expect(c.logLevel).toBe("debug");
@@ -178,7 +178,7 @@ describe("loadConfig: empty strings and whitespace count as unset", () => {
     expect(c.platform.scopes).toEqual(["live.read", "profile.manage", "video.read"]);
     expect(c.store.kind).toBe("sqlite");
     expect(c.storeEncryptionKey).toBeUndefined();
-    expect(c.managerUserIds).toEqual([]);
+    expect(c.access.managerUserIds).toEqual([]);
     expect(c.webhookAllowedIps).toEqual([]);
     expect(c.trustProxy).toBe(false);
     expect(c.logLevel).toBe("info");
@@ -432,9 +432,9 @@ describe("loadConfig: platform timeouts", () => {
 
 describe("loadConfig: live watch", () => {
   it("LIVE_WATCH_INTERVAL_MS defaults to 30000, at least 1000, and says what it is", () => {
-    expect(loadConfig(VALID).live).toEqual({ watchIntervalMs: 30_000, offAirGraceMs: 60_000 });
-    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: "1000" }).live.watchIntervalMs).toBe(1000);
-    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: " " }).live.watchIntervalMs).toBe(30_000);
+    expect(loadConfig(VALID).watch).toEqual({ intervalMs: 30_000, offAirGraceMs: 60_000, max: 1000 });
+    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: "1000" }).watch.intervalMs).toBe(1000);
+    expect(loadConfig({ ...VALID, LIVE_WATCH_INTERVAL_MS: " " }).watch.intervalMs).toBe(30_000);
     for (const bad of ["999", "0", "-1", "1.5", "30s", "86400001"]) {
       const line = onlyProblem({ ...VALID, LIVE_WATCH_INTERVAL_MS: bad }, "LIVE_WATCH_INTERVAL_MS");
       expect(line).toMatch(/^LIVE_WATCH_INTERVAL_MS\b/);
@@ -444,8 +444,8 @@ describe("loadConfig: live watch", () => {
   });
 
   it("LIVE_OFFAIR_GRACE_MS defaults to 60000, may be 0, and says what it is", () => {
-    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "0" }).live.offAirGraceMs).toBe(0);
-    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "2500" }).live.offAirGraceMs).toBe(2500);
+    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "0" }).watch.offAirGraceMs).toBe(0);
+    expect(loadConfig({ ...VALID, LIVE_OFFAIR_GRACE_MS: "2500" }).watch.offAirGraceMs).toBe(2500);
     for (const bad of ["-1", "1e3", "soon", "86400001"]) {
       const line = onlyProblem({ ...VALID, LIVE_OFFAIR_GRACE_MS: bad }, "LIVE_OFFAIR_GRACE_MS");
       expect(line).toMatch(/^LIVE_OFFAIR_GRACE_MS\b/);
@@ -518,11 +518,11 @@ describe("loadConfig: STORE_ENCRYPTION_KEY", () => {
 
 describe("loadConfig: MANAGER_USER_IDS", () => {
   it("parses a comma-separated list with spaces", () => {
-    expect(loadConfig({ ...VALID, MANAGER_USER_IDS: "U012ABC, W0ABC" }).managerUserIds).toEqual([
+    expect(loadConfig({ ...VALID, MANAGER_USER_IDS: "U012ABC, W0ABC" }).access.managerUserIds).toEqual([
       "U012ABC",
       "W0ABC",
     ]);
-    expect(loadConfig({ ...VALID, MANAGER_USER_IDS: "U012ABC,,W0ABC," }).managerUserIds).toEqual([
+    expect(loadConfig({ ...VALID, MANAGER_USER_IDS: "U012ABC,,W0ABC," }).access.managerUserIds).toEqual([
       "U012ABC",
       "W0ABC",
     ]);
@@ -643,12 +643,10 @@ describe("loadConfig: ALLOWED_WORKSPACES", () => {
   });
 
   it("takes team and enterprise ids, and *", () => {
-    expect(loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "T0AAA, E0BBB,T0CCC" }).allowedWorkspaces).toEqual([
-      "T0AAA",
-      "E0BBB",
-      "T0CCC",
-    ]);
-    expect(loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "*" }).allowedWorkspaces).toEqual(["*"]);
+    expect(
+      loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "T0AAA, E0BBB,T0CCC" }).access.allowedWorkspaces,
+    ).toEqual(["T0AAA", "E0BBB", "T0CCC"]);
+    expect(loadConfig({ ...OAUTH, ALLOWED_WORKSPACES: "*" }).access.allowedWorkspaces).toEqual(["*"]);
   });
 
   it("reports each entry that is not a team or enterprise id", () => {
@@ -659,19 +657,19 @@ describe("loadConfig: ALLOWED_WORKSPACES", () => {
   });
 
   it("is ignored in single-workspace mode", () => {
-    expect(loadConfig(VALID).allowedWorkspaces).toEqual([]);
-    expect(loadConfig({ ...VALID, ALLOWED_WORKSPACES: "T0AAA" }).allowedWorkspaces).toEqual([]);
+    expect(loadConfig(VALID).access.allowedWorkspaces).toEqual([]);
+    expect(loadConfig({ ...VALID, ALLOWED_WORKSPACES: "T0AAA" }).access.allowedWorkspaces).toEqual([]);
   });
 });
 
 describe("loadConfig: PROFILE_BINDINGS", () => {
   it("is empty by default", () => {
-    expect(loadConfig(VALID).profileBindings).toEqual({});
+    expect(loadConfig(VALID).access.profileBindings).toEqual({});
   });
 
   it("parses TEAM=profile,profile;TEAM=profile", () => {
     const c = loadConfig({ ...OAUTH, PROFILE_BINDINGS: "T0AAA=x2vq8nw, x3abcd ; E0BBB=x9zzzz;" });
-    expect({ ...c.profileBindings }).toEqual({ T0AAA: ["x2vq8nw", "x3abcd"], E0BBB: ["x9zzzz"] });
+    expect({ ...c.access.profileBindings }).toEqual({ T0AAA: ["x2vq8nw", "x3abcd"], E0BBB: ["x9zzzz"] });
   });
 
   it.each([
@@ -1113,11 +1111,11 @@ describe("loadConfig: VIDEO_URL_TEMPLATE", () => {
 
 describe("loadConfig: DIGEST_PERIOD", () => {
   it("defaults to 24h; takes a number and a unit (s, m, h, d)", () => {
-    expect(loadConfig(VALID).digestPeriodMs).toBe(86_400_000);
-    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "30s" }).digestPeriodMs).toBe(30_000);
-    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "2s" }).digestPeriodMs).toBe(2_000);
-    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "15m" }).digestPeriodMs).toBe(900_000);
-    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "7d" }).digestPeriodMs).toBe(7 * 86_400_000);
+    expect(loadConfig(VALID).digests.periodMs).toBe(86_400_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "30s" }).digests.periodMs).toBe(30_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "2s" }).digests.periodMs).toBe(2_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "15m" }).digests.periodMs).toBe(900_000);
+    expect(loadConfig({ ...VALID, DIGEST_PERIOD: "7d" }).digests.periodMs).toBe(7 * 86_400_000);
   });
 
   it.each(["0s", "24", "1w", "1.5h", "31d", "-1h"])("refuses %s, saying what it takes", (value) => {

@@ -31,7 +31,7 @@ export async function startAppTarget(spec: Extract<TargetSpec, { kind: "app" }>)
       coalesceMs: w.coalesceMs,
       pollMs: w.pollMs,
     },
-    ...(spec.maxWatchesPerTeam ? { watch: { maxWatchesPerTeam: spec.maxWatchesPerTeam } } : {}),
+    watch: { maxWatchesPerTeam: spec.maxWatchesPerTeam },
   });
   const { outbox } = bot;
   return {

@@ -85,7 +85,7 @@ async function startBotWith(
   });
   const bot = await startComposedBot(config, logger, {
     worker: spec.worker ? {} : { manual: true },
-    ...(spec.namespace ? { namespace: spec.namespace } : {}),
+    namespace: spec.namespace,
   });
   try {
     const token = newCallbackToken();

@@ -22,7 +22,7 @@ export interface Subject {
 
 /**
  * A workspace the bot acts for on its own, when no request of it carries Bolt's context: its
- * Enterprise Grid organization, or null when the app is not installed there (src/slack/workspaces.ts).
+ * Enterprise Grid organization, or null when the app is not installed there (src/install/workspaces.ts).
  */
 export type WorkspaceOf = (teamId: string) => Promise<{ enterpriseId: string | undefined } | null>;
 
@@ -30,7 +30,9 @@ export type WorkspaceOf = (teamId: string) => Promise<{ enterpriseId: string | u
 export type Revocation = "not_installed" | "workspace_not_allowed" | "profile_not_bound";
 
 export interface AuthorizerOptions {
-  config: Pick<Config, "allowedWorkspaces" | "profileBindings"> & { slack: Pick<Config["slack"], "mode"> };
+  config: { access: Pick<Config["access"], "allowedWorkspaces" | "profileBindings"> } & {
+    slack: Pick<Config["slack"], "mode">;
+  };
   managers: ManagerPolicy;
   claims: ProfileClaims;
   /** The door's livestream reads (`door.livestreams()`): each read spends the PaidRead charged here. */
@@ -85,8 +87,8 @@ export class Authorizer {
   readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
 
   constructor(private readonly opts: AuthorizerOptions) {
-    this.everyWorkspace = opts.config.allowedWorkspaces.includes("*");
-    this.allowed = new Set(opts.config.allowedWorkspaces);
+    this.everyWorkspace = opts.config.access.allowedWorkspaces.includes("*");
+    this.allowed = new Set(opts.config.access.allowedWorkspaces);
   }
 
   workspaceAllowed(teamId: string | undefined, enterpriseId?: string | undefined): boolean {
@@ -99,7 +101,7 @@ export class Authorizer {
 
   /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
   profileBound(s: Pick<Subject, "teamId" | "enterpriseId">, profileId: string | undefined): boolean {
-    const b = this.opts.config.profileBindings;
+    const b = this.opts.config.access.profileBindings;
     const entries = Object.keys(b).length;
     if (this.opts.config.slack.mode !== "oauth" && entries === 0) return true;
     if (profileId === undefined) return false;

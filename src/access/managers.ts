@@ -45,7 +45,7 @@ export interface ManagerPolicyOptions {
   settings: SettingsRepo;
   logger: Logger;
   /** How old a `users.info` answer may be (default 5 minutes). */
-  cacheTtlMs?: number;
+  cacheTtlMs?: number | undefined;
   /** The process's one `users.info` cache (src/posting's `SlackUsers`); default: none. */
   users?: UsersInfo;
 }

@@ -1,6 +1,6 @@
 /**
  * The digest log on the store's Redis, shared by every replica using it.
- * More: ../README.md ("digest/log-redis.ts").
+ * More: README.md ("log-redis.ts").
  */
 import type { DigestKey } from "../domain/index.js";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../store/index.js";

@@ -1,12 +1,12 @@
 /**
  * The digest log in the store's sqlite file, in tables of its own, on the store's connection
  * (`SqliteQuery`: one statement at a time; why one connection: `Connection` in
- * src/notify/outbox/sqlite-connection.ts):
+ * src/outbox/sqlite-connection.ts):
  *
  *   digest_entries (seq AUTOINCREMENT, dkey, eid, json), UNIQUE (dkey, eid)
  *   digest_keys    (dkey PRIMARY KEY, due_at, want, owner, lease_until, left_out, state),
  *                  indexed by (due_at, dkey): a claim reads the first due rows of the index
- * More: ../README.md ("digest/log-sqlite.ts").
+ * More: README.md ("log-sqlite.ts").
  */
 import type { DigestKey } from "../domain/index.js";
 import type { Store } from "../store/index.js";

@@ -4,7 +4,7 @@
  * its Slack message metadata (`post_id`), so the next pass looks for it in the channel
  * (`conversations.history`, from a little before the marker on) and records the message it finds
  * instead of posting again.
- * More: ../README.md ("digest/lookup.ts").
+ * More: README.md ("lookup.ts").
  */
 import type { ChatPostMessageArguments, WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";

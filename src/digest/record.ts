@@ -1,6 +1,6 @@
 /**
  * What goes into a digest or a catch-up, recorded as it happens (the digest log, types.ts):
- * More: ../README.md ("digest/record.ts").
+ * More: README.md ("record.ts").
  */
 import { digestKeyOf, type VideoKey } from "../domain/index.js";
 import type { Logger } from "../log.js";

@@ -1,7 +1,7 @@
 /**
  * Posts the digests and catch-ups when they are due: claims due logs (digest log, types.ts) with a
  * lease, decides what is owed, posts it, and settles it.
- * More: ../README.md ("digest/runner.ts").
+ * More: README.md ("runner.ts").
  */
 
 import { randomUUID } from "node:crypto";
@@ -53,10 +53,10 @@ export interface DigestRunnerOptions {
   /** DIGEST_PERIOD, ms. */
   periodMs: number;
   videoUrlTemplate?: string | undefined;
-  owner?: string;
+  owner?: string | undefined;
   now?: () => number;
-  pollMs?: number;
-  leaseMs?: number;
+  pollMs?: number | undefined;
+  leaseMs?: number | undefined;
   onPosted?: (kind: Posting["kind"], channel: string) => void;
 }
 

@@ -2,7 +2,7 @@
  * What a digest or a catch-up will summarise, kept in the store as it happens (the "digest log"),
  * and when it is due. One log per (workspace, profile, channel) subscription: its key is
  * `team:profile:channel` (ids carry no ':').
- * More: ../README.md ("digest/types.ts").
+ * More: README.md ("types.ts").
  */
 
 import { z } from "zod";
@@ -70,7 +70,7 @@ export interface StoredEntry {
 
 export type RecordOutcome = "stored" | "duplicate" | "left_out";
 
-/** What the runner keeps per log (src/notify/digest/runner.ts), as JSON. */
+/** What the runner keeps per log (src/digest/runner.ts), as JSON. */
 export const postingSchema = z
   .object({
     /** digest: a period's digest; catch-up: the end of a pause; since: leftovers after `digest=off`. */

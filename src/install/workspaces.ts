@@ -22,8 +22,10 @@ export function installedWorkspaces(installations: InstallationRepo, ttlMs?: num
 }
 
 /** Whether some allowed or bound id is an organization's (E…): only then is the organization asked. */
-export function needsOrganization(config: Pick<Config, "allowedWorkspaces" | "profileBindings">): boolean {
-  return [...config.allowedWorkspaces, ...Object.keys(config.profileBindings)].some((id) =>
+export function needsOrganization(config: {
+  access: Pick<Config["access"], "allowedWorkspaces" | "profileBindings">;
+}): boolean {
+  return [...config.access.allowedWorkspaces, ...Object.keys(config.access.profileBindings)].some((id) =>
     id.startsWith("E"),
   );
 }

@@ -14,7 +14,7 @@ import { profilePlain, profileRef } from "./profiles.js";
 import type { KnownBlock, Message } from "./types.js";
 import { type VideoLinks, videoUrl } from "./video-view.js";
 
-/** What a digest reads of one recorded entry (src/notify/digest/types.ts's DigestEntry has it). */
+/** What a digest reads of one recorded entry (src/digest/types.ts's DigestEntry has it). */
 export interface DigestEntryView {
   kind: "published" | "complete" | "format_error" | "deleted" | "broadcast" | "other";
   videoId?: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * What the video messages read of a video's state (src/notify/video/state.ts's VideoState has this
+ * What the video messages read of a video's state (src/video/state.ts's VideoState has this
  * shape), its link and title, and the text pieces the parent message (video.ts) and the thread
  * replies (video-thread.ts) share: name lists, dates, bounds.
  */

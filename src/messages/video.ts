@@ -4,7 +4,7 @@
  *
  * Times are Slack date tokens (shown in each reader's time zone, never stale), not "3 min ago":
  * the parent stays on screen long after it was rendered, and the same state renders the same
- * message (so `parentHash`, src/notify/video/hash.ts, lets the worker skip identical updates).
+ * message (so `parentHash`, src/video/hash.ts, lets the worker skip identical updates).
  * More: README.md ("video.ts").
  */
 

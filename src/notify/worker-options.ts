@@ -46,19 +46,19 @@ export interface WorkerOptions {
   managersOf: (teamId: string) => Promise<readonly string[]>;
   /** VIDEO_URL_TEMPLATE: the link of a video in its messages (none when unset). */
   videoUrlTemplate?: string | undefined;
-  owner?: string;
+  owner?: string | undefined;
   now?: () => number;
   /** Idle poll interval when nothing is due (ms). */
-  pollMs?: number;
+  pollMs?: number | undefined;
   /**
    * How long a stored delivery waits before it wakes an idle loop (ms): the deliveries that arrive
    * meanwhile (a video's events come in bursts) are folded in the same pass.
    */
   gatherMs?: number;
-  leaseMs?: number;
-  coalesceMs?: number;
+  leaseMs?: number | undefined;
+  coalesceMs?: number | undefined;
   /** Videos processed at once. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Deliveries folded per claim. */
   batch?: number;
   onPosted?: (kind: "post" | "update" | "thread", channel: string) => void;

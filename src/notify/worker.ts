@@ -262,7 +262,7 @@ export class NotifyWorker {
     }
     // No event applied yet (only refused items so far): nothing to show.
     if (state.eventCount === 0) return { dueAt: null };
-    // A digest or a pause: recorded for it, nothing posted (src/notify/digest/).
+    // A digest or a pause: recorded for it, nothing posted (src/digest/).
     const hold = await this.options.digests?.holdOf(state.teamId, state.profileId, state.channelId);
     if (hold && this.options.digests) return this.record(key, state, hold, this.options.digests);
     // The refused items are dead letters already: Slack's refusals concern the others only.

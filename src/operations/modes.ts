@@ -5,5 +5,5 @@ import type { ModeClock } from "../messages/index.js";
 import { nextDigestAt } from "../store/index.js";
 
 export function modeClock(deps: Pick<BotDeps, "now" | "config">): ModeClock {
-  return { now: deps.now(), periodMs: deps.config.digestPeriodMs, nextDigestAt };
+  return { now: deps.now(), periodMs: deps.config.digests.periodMs, nextDigestAt };
 }

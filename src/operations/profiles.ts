@@ -72,7 +72,7 @@ export async function withProfileNames<R extends { profileId?: string | null }>(
 
 /** Whether PROFILE_BINDINGS lists the workspace's profiles one by one (else every profile is bound). */
 function bindingsListed(deps: BotDeps): boolean {
-  return deps.config.slack.mode === "oauth" || Object.keys(deps.config.profileBindings).length > 0;
+  return deps.config.slack.mode === "oauth" || Object.keys(deps.config.access.profileBindings).length > 0;
 }
 
 /**

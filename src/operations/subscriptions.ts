@@ -2,7 +2,7 @@
  * `/webhook subscribe|unsubscribe` (and the Unsubscribe button): change one channel's
  * subscription to a profile's notifications, keeping the platform's webhook events the union of
  * every subscription's events.
- * More: README.md ("subscription-ops.ts").
+ * More: README.md ("subscriptions.ts").
  */
 
 import type { WebClient } from "@slack/web-api";

@@ -1,7 +1,7 @@
 /**
  * The webhook operations behind `/webhook` and its buttons: one place that keeps the platform,
  * the workspace settings and the delivery routes consistent.
- * More: README.md ("webhook-ops.ts").
+ * More: README.md ("webhook.ts").
  */
 
 import type { Cause } from "../access/index.js";

@@ -6,7 +6,7 @@
  * parameter; they read the outbox's clock (`OutboxOptions.now`, Date.now by default). Pass the same
  * clock the worker uses for `claimDue`. Redis is the exception for expiries: dedupe keys, `once`
  * keys and leases expire by Redis's own clock (PX), so there the caller's clock must be wall time.
- * More: ../README.md ("outbox/common.ts").
+ * More: README.md ("common.ts").
  */
 import { partsOfVideoKey, type VideoKey } from "../domain/index.js";
 import { StoreCorruptError } from "../store/index.js";

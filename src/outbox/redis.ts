@@ -1,6 +1,6 @@
 /**
  * Outbox on the store's Redis, shared by every bot process using that Redis.
- * More: ../README.md ("outbox/redis.ts").
+ * More: README.md ("redis.ts").
  */
 import { profileOfVideoKey, type VideoKey } from "../domain/index.js";
 import { DEFAULT_NAMESPACE, type RedisClient, type Store, StoreUnavailableError } from "../store/index.js";

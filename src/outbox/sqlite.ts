@@ -3,7 +3,7 @@
  * on the store's one synchronous connection (src/store/sqlite.ts: WAL, each commit answered only
  * once the WAL is fsynced, so an answered enqueue survives a power cut). Another process on the same file waits up to the
  * store's busy timeout (`opTimeoutMs`) for the write lock.
- * More: ../README.md ("outbox/sqlite.ts").
+ * More: README.md ("sqlite.ts").
  */
 import { profileOfVideoKey, type VideoKey } from "../domain/index.js";
 import type { Logger } from "../log.js";

@@ -115,7 +115,7 @@ export interface Outbox {
    * Writes state if `owner` still holds the lease; false otherwise. The state is kept for the
    * outbox's retention after this write (`final`: the shorter one, for a video whose messages
    * will not change again); never dropped while the video is scheduled or leased
-   * (src/notify/outbox/common.ts, "State retention").
+   * (src/outbox/common.ts, "State retention").
    */
   setState(owner: string, key: VideoKey, state: unknown, opts?: { final?: boolean }): Promise<boolean>;
   /**

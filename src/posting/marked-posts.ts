@@ -3,7 +3,7 @@
  * metadata (`post_id`) whose ts was never recorded (a crash, a lost lease, a lost answer) is
  * looked for in the channel or thread, from a little before the marker on, before anything is
  * posted again. Used by the notification worker (notify/posted.ts) and the digests
- * (notify/digest/lookup.ts): one lookup, one record of what certainly was not posted.
+ * (src/digest/lookup.ts): one lookup, one record of what certainly was not posted.
  */
 import type { ChatPostMessageArguments, ChatPostMessageResponse, WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";

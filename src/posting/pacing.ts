@@ -11,7 +11,7 @@
 import { classifySlackError, type SlackFailure } from "./slack-errors.js";
 
 export interface GateOptions {
-  postIntervalMs?: number;
+  postIntervalMs?: number | undefined;
   now?: () => number;
 }
 

@@ -3,11 +3,7 @@
  * the process, shared by the manager check (access/managers.ts: admins and owners) and the DM
  * watches (watch/dm.ts: is the person still in the workspace). Each caller says how old an answer
  * it accepts (its own lifetime); an answer is shared, the decision taken from it is the caller's.
- *
- * Cached: an answer (only the fields the bot reads) and Slack's `user_not_found` (`null`: Slack
- * does not know the person). Not cached: any other failure (network, 429, 5xx, a token problem):
- * it is thrown, and the next call asks Slack again. Concurrent asks for the same person share one
- * call. Bounded: past `maxEntries` the oldest answer is forgotten.
+ * More: README.md ("users.ts").
  */
 import type { UsersInfoResponse, WebClient } from "@slack/web-api";
 import { slackErrorCode } from "./slack-errors.js";

@@ -5,19 +5,7 @@
  * handler declares, and turns a failure into the one plain answer (`answerErrors`: same texts,
  * same metric). Handlers are plain functions of the request object, so a test can call them
  * without the app.
- *
- * The shape: every handler declares its `access` and receives one `Request` (deps, subject,
- * logger, client, and its answers: `respond`, `answer`). `access` is one of
- *  - `{ action, resource }`: the wrapper asks the Authorizer before the handler runs, answers a
- *    refusal ephemerally (`refusalMessage`) and hands the handler the grant (`manager`);
- *  - `{ action, livestream, fields }`: the wrapper reads the livestream (`readLivestream`: the
- *    decision, the read charged, the owner's binding) and hands the handler the livestream;
- *  - `{ action, inFlow: true }`: the resource is known only mid-flow (a modal that must open
- *    within the trigger's 3 s, a profile named by name or picked from a menu, the App Home that
- *    shows a refusal in place, each link of a preview): the flow asks `req.authorize` (or
- *    `req.readLivestream`), which the wrapper binds onto the request.
- * `action` may be a function of the command (`live.unwatch` or `live.unwatch.dm`). This file is
- * the one caller of the Authorizer (`bindAccess`): no handler reaches `deps.access`.
+ * How a handler declares its access: README.md ("request.ts").
  */
 import type {
   AllMiddlewareArgs,

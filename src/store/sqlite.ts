@@ -1,6 +1,6 @@
 /**
  * The store's sqlite file on ONE synchronous connection (better-sqlite3), shared by Keyv's table,
- * compare-and-set (cas.ts), the outbox (src/notify/outbox/sqlite.ts) and the watch registry.
+ * compare-and-set (cas.ts), the outbox (src/outbox/sqlite.ts) and the watch registry.
  *
  * Why synchronous: with the asynchronous binding every statement was a thread-pool job (a hop to a
  * thread and back per statement), and a Keyv statement issued while an outbox transaction was open

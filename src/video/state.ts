@@ -1,6 +1,6 @@
 /**
  * Per-video notification state: a pure reducer over webhook deliveries (spec section 6).
- * More: ../README.md ("video/state.ts").
+ * More: README.md ("state.ts").
  */
 import { canonicalJson, IGNORED_PRESETS_CAP } from "../domain/index.js";
 import type { Delivery } from "../platform/index.js";

@@ -3,17 +3,7 @@
  * effects (broadcast.ts) turned into posts, updates, thread replies and the end, in the order the
  * service's module comment gives (mark, save, post, save the ts); and the one notice of a watch
  * ended because access was revoked.
- *
- * A personal watch gets the same message in the person's IM channel with the bot (dm.ts), kept up
- * to date and ended in place like a channel's, without thread replies (milestones and the summary
- * stay in channels: one message per broadcast is what a person asked for).
- *
- * Paced with the worker and the digests when given their `ChannelGate` (src/posting): a channel
- * (or, for chat.update, a workspace) they found rate-limited or failing is left alone until its
- * pause ends, and what the watch meets (a 429, a 5xx) pauses it for them too. What is tried again
- * at a later poll waits (a first post: its mark is cleared; an update; the end); what is not (a
- * milestone's thread reply, the revoked notice) is sent anyway. No post slot is taken: a watch
- * posts once per channel per broadcast.
+ * More: README.md ("announce.ts").
  */
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";

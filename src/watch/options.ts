@@ -42,16 +42,16 @@ export interface WatchServiceOptions {
   /** LIVE_OFFAIR_GRACE_MS */
   graceMs: number;
   /** Least time between two updates of one message (default max(interval, 1000)). */
-  minUpdateIntervalMs?: number;
-  maxWatchesPerTeam?: number;
+  minUpdateIntervalMs?: number | undefined;
+  maxWatchesPerTeam?: number | undefined;
   /** DM watches per person (default 10). */
-  maxDmWatchesPerUser?: number;
+  maxDmWatchesPerUser?: number | undefined;
   /** How long a person's `users.info` answer is kept (default 5 minutes; dm.ts). */
-  memberCacheMs?: number;
+  memberCacheMs?: number | undefined;
   /** LIVE_WATCH_MAX: watched livestreams in all. */
   maxWatched?: number;
-  concurrency?: number;
-  tickMs?: number;
+  concurrency?: number | undefined;
+  tickMs?: number | undefined;
   metrics?: WatchMetrics;
   schedule?: WatchSchedule;
   registry?: WatchRegistry;

@@ -19,7 +19,7 @@ function authorizer(
     AuthorizerOptions["claims"] &
     AuthorizerOptions["platform"];
   return new Authorizer({
-    config: { slack: { mode }, allowedWorkspaces: allowed, profileBindings: bindings },
+    config: { slack: { mode }, access: { allowedWorkspaces: allowed, profileBindings: bindings } },
     managers: unused,
     claims: unused,
     platform: unused,
@@ -72,7 +72,7 @@ describe("revoked and claimOf (what the bot does on its own)", () => {
   ) {
     const unused = {} as AuthorizerOptions["managers"] & AuthorizerOptions["platform"];
     return new Authorizer({
-      config: { slack: { mode }, allowedWorkspaces: allowed, profileBindings: bindings },
+      config: { slack: { mode }, access: { allowedWorkspaces: allowed, profileBindings: bindings } },
       managers: unused,
       platform: unused,
       claims: { owner: async () => holder } as unknown as AuthorizerOptions["claims"],

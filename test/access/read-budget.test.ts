@@ -51,7 +51,7 @@ describe("one bot, three workspaces (user budget 20, workspace budget 30)", () =
         WORKSPACE_READS_PER_MINUTE: "30",
       },
     });
-    expect(b.config.readBudgets.perUserPerMinute).toBe(20);
+    expect(b.config.access.readBudgets.perUserPerMinute).toBe(20);
     expect((await b.install()).status).toBe(200);
     expect((await b.install(B)).status).toBe(200);
     await b.addWorkspace(C);

@@ -1,4 +1,4 @@
-/** ChannelGate (src/notify/pacing.ts): what a 429 pauses (the channel or the workspace's method), turns under a flood, one pass per channel in Slack. */
+/** ChannelGate (src/posting/pacing.ts): what a 429 pauses (the channel or the workspace's method), turns under a flood, one pass per channel in Slack. */
 import { describe, expect, it } from "vitest";
 import { ChannelGate, MAX_TURNS_PER_CHANNEL } from "../../src/posting/pacing.js";
 

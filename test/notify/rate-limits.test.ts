@@ -1,6 +1,6 @@
 /**
  * Slack's rate limits are per method per workspace, except chat.postMessage's one message per
- * second per channel (src/notify/pacing.ts). Over the real path (sandbox → bot → worker → Slack
+ * second per channel (src/posting/pacing.ts). Over the real path (sandbox → bot → worker → Slack
  * stand-in): a 429 on chat.update in one channel makes chat.update wait in every channel of the
  * workspace, while posts go on; a 429 on chat.postMessage pauses that channel only.
  */

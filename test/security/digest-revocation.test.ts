@@ -62,7 +62,7 @@ it("a workspace no longer bound to the profile gets no digest of what was record
     await h.built.stop();
 
     // The operator moves the profile away from the workspace; the digest comes due meanwhile.
-    const moved: Config = { ...h.config, profileBindings: { [A]: [OTHER] } };
+    const moved: Config = { ...h.config, access: { ...h.config.access, profileBindings: { [A]: [OTHER] } } };
     second = await startBot(moved, h.logger, { store, worker: WORKER });
     const dropped = await waitFor(
       () =>

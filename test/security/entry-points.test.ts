@@ -1,7 +1,7 @@
 /**
  * Every entry point goes through the one authorizer (src/access) before anything reaches the
  * platform. The entry points are enumerated from the source of truth: the subcommand lists of
- * src/slack/grammar.ts, every value of ACTIONS and VIEWS, and what registerListeners actually
+ * src/slack/listeners/commands/grammar.ts, every value of ACTIONS and VIEWS, and what registerListeners actually
  * registers (commands, actions, views, events). An entry point without a row fails the suite.
  *
  * Multi-workspace mode over real HTTP: workspace A (T0STANDIN) installs through the real OAuth

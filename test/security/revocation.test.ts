@@ -155,7 +155,10 @@ describe("restart with the profile moved from workspace A to B (PROFILE_BINDINGS
       expect(json(await webhook(h, h, `set ${PROFILE}`, B_ADMIN))).toContain("not bound");
       await h.built.stop();
 
-      const moved: Config = { ...h.config, profileBindings: { [A]: [OTHER], [B]: [PROFILE] } };
+      const moved: Config = {
+        ...h.config,
+        access: { ...h.config.access, profileBindings: { [A]: [OTHER], [B]: [PROFILE] } },
+      };
       second = await startBot(moved, h.logger, { store, worker: WORKER });
       await checkRevokedThenTakeover(h, second, "profile_not_bound");
 
@@ -184,10 +187,14 @@ describe("restart with workspace A removed from ALLOWED_WORKSPACES (multi-worksp
       expect(json(await webhook(b, b, `set ${PROFILE}`, B_ADMIN))).toContain("managed from another");
       await b.built.stop();
 
-      second = await startBot({ ...b.config, allowedWorkspaces: [B] }, b.logger, {
-        store,
-        worker: WORKER,
-      });
+      second = await startBot(
+        { ...b.config, access: { ...b.config.access, allowedWorkspaces: [B] } },
+        b.logger,
+        {
+          store,
+          worker: WORKER,
+        },
+      );
       await checkRevokedThenTakeover(b, second, "workspace_not_allowed");
     } finally {
       await second?.close();
@@ -221,10 +228,14 @@ describe("a claim's holder bound through its organization (PROFILE_BINDINGS by e
       expect((await platformRoute(b, b)).route?.teamId).toBe(A);
       await b.built.stop();
 
-      second = await startBot({ ...b.config, profileBindings: { [B]: [PROFILE] } }, b.logger, {
-        store,
-        worker: WORKER,
-      });
+      second = await startBot(
+        { ...b.config, access: { ...b.config.access, profileBindings: { [B]: [PROFILE] } } },
+        b.logger,
+        {
+          store,
+          worker: WORKER,
+        },
+      );
       expect((await webhook(b, second, `set ${PROFILE}`, B_ADMIN)).response_type).toBe("in_channel");
       expect(await second.built.deps.settings.claims.owner(PROFILE)).toBe(B);
       expect((await platformRoute(b, second)).route?.teamId).toBe(B);

@@ -46,7 +46,7 @@ function setup(opts: { platformFails?: boolean } = {}) {
   >[0]["settings"];
   const managers = new ManagerPolicy({ managerUserIds: ["U0BOSS"], settings, logger });
   const access = new Authorizer({
-    config: { slack: { mode: "single-workspace" }, allowedWorkspaces: [], profileBindings: {} },
+    config: { slack: { mode: "single-workspace" }, access: { allowedWorkspaces: [], profileBindings: {} } },
     managers,
     claims: { owner: async () => undefined } as unknown as AuthorizerOptions["claims"],
     platform,

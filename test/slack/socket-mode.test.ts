@@ -365,7 +365,7 @@ describe("bots built directly (OAuth mode, a refused app token)", () => {
       settings: new SettingsRepo(store, logger),
       callbacks: new CallbackRepo(store, logger),
       installations: new InstallationRepo(store, logger),
-      worker: { manual: true },
+      tuning: { worker: { manual: true } },
       logger,
     });
     bots.push(built);

@@ -8,12 +8,7 @@
 import { type SandboxOptions, SEED } from "../../fakes/platform/server.js";
 import { blockActionsBody, sendSigned, slashCommandBody } from "../../fakes/slack/index.js";
 import { type FakesAndBotParts, startFakesStack } from "../../fakes/stack.js";
-import {
-  type AppCollaborators,
-  type ComposedBot,
-  type ComposeOptions,
-  startComposedBot,
-} from "../../src/compose.js";
+import { type ComposedBot, type ComposeOptions, startComposedBot, type Tuning } from "../../src/compose.js";
 import type { Config, StoreUrl } from "../../src/config.js";
 import type { Logger } from "../../src/log.js";
 import { knownSecrets, type ScanReport, SecretLeakError, scanForSecrets } from "./secret-scan.js";
@@ -27,9 +22,9 @@ export interface HarnessOptions {
   sandbox?: SandboxOptions;
   env?: Record<string, string>;
   platformTimeouts?: Partial<Config["platform"]["timeouts"]>;
-  worker?: AppCollaborators["worker"];
+  worker?: Tuning["worker"];
   /** Live watch tuning (tick, concurrency, least time between two updates of one message). */
-  watch?: AppCollaborators["watch"];
+  watch?: Tuning["watch"];
   /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
   slowCardMs?: number;
   /** Store key namespace (Redis tests share one server). */
@@ -39,7 +34,7 @@ export interface HarnessOptions {
   /** The outbox's per-profile quota (src/notify/outbox/common.ts). */
   profileQuota?: number;
   /** HTTP server time limits (src/http/timeouts.ts). */
-  httpTimeouts?: AppCollaborators["httpTimeouts"];
+  httpTimeouts?: Tuning["http"];
   /**
    * Multi-workspace (OAuth) mode: the client id, secret and state secret instead of a bot token,
    * and an installation store (test/oauth/helper.ts adds the install flow on top).
@@ -115,13 +110,13 @@ export async function startBot(config: Config, logger: Logger, opts: HarnessOpti
 /** The compose options of the harness's options (the tests' short worker timings). */
 function composeOptions(opts: HarnessOptions): ComposeOptions {
   return {
+    namespace: opts.namespace,
+    storeOpTimeoutMs: opts.storeOpTimeoutMs,
+    profileQuota: opts.profileQuota,
     worker: { postIntervalMs: 50, coalesceMs: 200, pollMs: 20, ...opts.worker },
-    ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    ...(opts.storeOpTimeoutMs ? { storeOpTimeoutMs: opts.storeOpTimeoutMs } : {}),
-    ...(opts.profileQuota ? { profileQuota: opts.profileQuota } : {}),
-    ...(opts.httpTimeouts ? { httpTimeouts: opts.httpTimeouts } : {}),
-    ...(opts.watch ? { watch: opts.watch } : {}),
-    ...(opts.slowCardMs ? { slowCardMs: opts.slowCardMs } : {}),
+    watch: opts.watch,
+    http: opts.httpTimeouts,
+    slowCardMs: opts.slowCardMs,
   };
 }
 

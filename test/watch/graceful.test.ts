@@ -29,7 +29,7 @@ it("closing the bot that reads a watched livestream hands it to the other bot at
   const config: Config = {
     ...h.config,
     store: { kind: "redis", url: "redis://127.0.0.1:6379" },
-    live: { watchIntervalMs: INTERVAL, offAirGraceMs: 1000 },
+    watch: { ...h.config.watch, intervalMs: INTERVAL, offAirGraceMs: 1000 },
   };
   const b1 = await startBot(config, h.logger, { namespace: ns });
   bots.push(b1);

@@ -202,7 +202,7 @@ describe("two replicas on one Redis", () => {
     const base: Config = {
       ...h.config,
       store: { kind: "redis", url: "redis://127.0.0.1:6379" },
-      live: { watchIntervalMs: INTERVAL, offAirGraceMs: 1000 },
+      watch: { ...h.config.watch, intervalMs: INTERVAL, offAirGraceMs: 1000 },
     };
     const first = await startBot(base, h.logger, { namespace: ns, watch: { manual: true } });
     bots.push(first);
@@ -215,7 +215,7 @@ describe("two replicas on one Redis", () => {
     });
     await first.close();
     bots.pop();
-    const moved: Config = { ...base, profileBindings: { [A]: [NEWSROOM] } };
+    const moved: Config = { ...base, access: { ...base.access, profileBindings: { [A]: [NEWSROOM] } } };
     for (let i = 0; i < 2; i++) bots.push(await startBot(moved, h.logger, { namespace: ns }));
     await waitFor(() => posts(h as Harness, "C0NEWS")[0], WITHIN, "the notice");
     await sleep(INTERVAL * 2.5);

@@ -1,5 +1,5 @@
 /**
- * The interface the live watch calls (`Digests.recordBroadcast`, src/notify/digest/record.ts): a
+ * The interface the live watch calls (`Digests.recordBroadcast`, src/digest/record.ts): a
  * broadcast of a livestream a digest channel watches is recorded once and shows in the channel's
  * next digest (start, length, ads used of 24 per hour); for a channel that gets live messages
  * nothing is recorded (false: the watch posts as usual). Real path: the bot over HTTP, the Slack

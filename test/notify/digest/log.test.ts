@@ -1,5 +1,5 @@
 /**
- * The digest log (src/notify/digest/types.ts, `DigestLog`) against the memory, sqlite and Redis
+ * The digest log (src/digest/types.ts, `DigestLog`) against the memory, sqlite and Redis
  * backends, with the wall clock (Redis leases expire by Redis's own): entries once per id, the
  * bound and the left-out count, the due-time index (a claim sees due keys only, one owner at a
  * time, an expired lease is taken over), wake's "at the latest" rule while free and while leased,

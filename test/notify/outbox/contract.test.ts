@@ -1,5 +1,5 @@
 /**
- * One contract (src/notify/types.ts, `Outbox`) run against the memory, sqlite and Redis outboxes.
+ * One contract (src/outbox/types.ts, `Outbox`) run against the memory, sqlite and Redis outboxes.
  * Times come from the backend's test clock: fake for memory/sqlite, wall time for Redis (whose
  * leases and TTLs expire by Redis's clock), hence the short leases and TTLs below.
  */

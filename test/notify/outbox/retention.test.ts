@@ -1,5 +1,5 @@
 /**
- * State retention (src/notify/outbox/common.ts, "State retention"), on every backend: a state left
+ * State retention (src/outbox/common.ts, "State retention"), on every backend: a state left
  * alone past its retention is dropped, a fresh one stays, and the state of a video a worker holds
  * is never dropped under it. memory/sqlite run on a fake clock and drop states in `sweepStates`;
  * Redis runs on wall time and drops them by itself (PX), hence the short retentions.

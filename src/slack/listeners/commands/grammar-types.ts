@@ -12,7 +12,7 @@ export type LiveCommand =
   | { kind: "watching" };
 
 /**
- * `profile` is the profile as typed: its id or its `name` (src/slack/profiles.ts resolves it),
+ * `profile` is the profile as typed: its id or its `name` (src/operations/profiles.ts resolves it),
  * or null when none was given (the workspace's one, else a menu to choose from).
  */
 export type WebhookCommand =

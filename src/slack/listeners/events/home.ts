@@ -60,7 +60,7 @@ export async function publishHome(req: Request): Promise<void> {
     deps.settings.listProfiles(teamId),
     deps.settings.listManagers(teamId),
     platformHealth(deps),
-    // Multi-workspace mode: a failed token refresh is shown (src/slack/rotation.ts).
+    // Multi-workspace mode: a failed token refresh is shown (src/install/rotation.ts).
     deps.installations?.find({ teamId, enterpriseId: subject.enterpriseId }).catch(() => undefined),
     deps.watch
       ? deps.watch.list(teamId, subject.enterpriseId, userId).then((w) => withProfileNames(req, w))
@@ -86,7 +86,7 @@ export async function publishHome(req: Request): Promise<void> {
     isManager: decision.manager,
     platform,
     profiles: rows,
-    managers: { configured: [...deps.config.managerUserIds], added: added.map((m) => m.userId) },
+    managers: { configured: [...deps.config.access.managerUserIds], added: added.map((m) => m.userId) },
     tokenRefreshFailure: refreshFailureOf(installation),
     watches,
     watchHealth: { failing },

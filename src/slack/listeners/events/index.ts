@@ -1,6 +1,6 @@
 /**
- * Events API: the App Home tab, link previews (`link_shared`, src/slack/unfurl.ts), and forgetting a
- * workspace when the app is uninstalled or its bot token revoked (src/slack/uninstall.ts).
+ * Events API: the App Home tab, link previews (`link_shared`, unfurl.ts), and forgetting a
+ * workspace when the app is uninstalled or its bot token revoked (src/install/uninstall.ts).
  * `tokens_revoked` naming only user tokens changes nothing: the bot asks for no user scopes, and
  * its own token still works.
  */

@@ -2,7 +2,7 @@
  * The App Home's set-up and managers modals (issue 5: every change a command makes can be made
  * from buttons). Both open at once with a loading view (a trigger_id lives 3 s), check the role
  * inside, and do the work after the submission's ack, showing the outcome in the modal.
- * More: README.md ("setup-flow.ts").
+ * More: ../../README.md ("listeners/views/setup-flow.ts").
  */
 import type { Subject } from "../../../access/index.js";
 import type { Logger } from "../../../log.js";
@@ -293,7 +293,7 @@ export async function openManagers(req: Request, opts: OpenModal): Promise<void>
         const d = await req.authorize("managers.change", { kind: "workspace" });
         if (!d.allowed) return message(refusalText(d));
         const added = (await deps.settings.listManagers(subject.teamId)).map((m) => m.userId);
-        return managersModal({ meta, configured: deps.config.managerUserIds, added });
+        return managersModal({ meta, configured: deps.config.access.managerUserIds, added });
       },
       failed: () => message(MANAGERS_NOT_READ),
     },

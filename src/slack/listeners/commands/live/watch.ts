@@ -61,8 +61,8 @@ export const watch: LivestreamCommand<OfKind<LiveCommand, "watch">> = {
         livestreamId: cmd.livestreamId,
         title: livestream.title ?? "",
         added,
-        intervalMs: deps.config.live.watchIntervalMs,
-        graceMs: deps.config.live.offAirGraceMs,
+        intervalMs: deps.config.watch.intervalMs,
+        graceMs: deps.config.watch.offAirGraceMs,
       };
       if (cmd.dm) await respond(ephemeral(watchDmStartedMessage(opts)));
       else {

@@ -15,6 +15,6 @@ export const managers: ResourceCommand<Extract<WebhookCommand, { kind: "managers
     if (cmd.action === "add") await deps.settings.addManager(teamId, cmd.userId, userId, deps.now());
     else if (cmd.action === "remove") await deps.settings.removeManager(teamId, cmd.userId);
     const added = await deps.settings.listManagers(teamId);
-    await respond(ephemeral(managersMessage({ configured: deps.config.managerUserIds, added })));
+    await respond(ephemeral(managersMessage({ configured: deps.config.access.managerUserIds, added })));
   },
 };

@@ -1,6 +1,6 @@
 /**
  * Which profile a `/webhook` subcommand means (named by id or name, the workspace's only one, or a
- * menu to choose from: src/slack/profiles.ts), authorized (src/access) before anything reaches the
+ * menu to choose from: src/operations/profiles.ts), authorized (src/access) before anything reaches the
  * platform.
  */
 import type { ProfileAction } from "../../../../access/index.js";
