@@ -24,13 +24,20 @@ export interface DeadLetterDeps {
   onFailed?: ((reason: string) => void) | undefined;
 }
 
+/** What setting items aside reads of a pass (src/notify/pass.ts): its video and the worker's options. */
+export interface DeadLetterPass {
+  readonly key: VideoKey;
+  readonly opts: DeadLetterDeps;
+}
+
 /** Records the deliveries Slack refused for good and tells the workspace's managers once. */
 export async function reportRefused(
-  opts: DeadLetterDeps,
+  pass: Pick<DeadLetterPass, "opts">,
   state: VideoState,
   items: OutboxItem[],
   code: string,
 ): Promise<void> {
+  const { opts } = pass;
   const { outbox, logger } = opts;
   opts.onFailed?.(code);
   logger.error({ team: state.teamId, channel: state.channelId, code }, "Slack refused the notification");
@@ -51,11 +58,8 @@ export async function reportRefused(
 }
 
 /** Unreadable items (damaged in the store) become dead letters, once; false if the lease is lost. */
-export async function setAsideDamaged(
-  opts: DeadLetterDeps,
-  key: VideoKey,
-  read: readonly OutboxItem[],
-): Promise<boolean> {
+export async function setAsideDamaged(pass: DeadLetterPass, read: readonly OutboxItem[]): Promise<boolean> {
+  const { opts, key } = pass;
   const damaged = read.filter((i) => i.damaged !== undefined);
   for (const item of damaged) {
     await opts.outbox.deadLetter(item, `damaged in the store (${item.damaged})`, opts.now());
@@ -82,12 +86,9 @@ export interface Refused {
  * Items the reducer refused (or that failed MAX_ATTEMPTS times) become dead letters, with one
  * error line for the lot; the caller acknowledges them with the rest of its batch.
  */
-export async function setAsideRefused(
-  opts: DeadLetterDeps,
-  key: VideoKey,
-  refused: readonly Refused[],
-): Promise<void> {
+export async function setAsideRefused(pass: DeadLetterPass, refused: readonly Refused[]): Promise<void> {
   if (refused.length === 0) return;
+  const { opts, key } = pass;
   for (const { item, reason } of refused) {
     await opts.outbox.deadLetter(item, reason, opts.now());
     opts.onFailed?.("refused");

@@ -29,11 +29,13 @@ export interface FanOutResult {
  * subscription, or only one, for the callback's own channel, and this video was never copied to
  * that channel's key. Returns the subscription's filter for the items, or null (copy them).
  */
-export async function directFilter(
-  opts: Pick<FanOutDeps, "settings" | "outbox">,
-  key: VideoKey,
-  first: OutboxItem | undefined,
-): Promise<((item: OutboxItem) => boolean) | null> {
+export async function directFilter(pass: {
+  key: VideoKey;
+  read: readonly OutboxItem[];
+  opts: Pick<FanOutDeps, "settings" | "outbox">;
+}): Promise<((item: OutboxItem) => boolean) | null> {
+  const { opts, key } = pass;
+  const first = pass.read[0];
   if (!first) return null;
   const profile = await opts.settings.getProfile(first.teamId, first.profileId);
   const subs = profile?.subscriptions ?? [];
@@ -45,12 +47,12 @@ export async function directFilter(
 }
 
 /** Copies a profile key's pending items to the matching channels' keys, then acknowledges them. */
-export async function fanOut(opts: FanOutDeps, key: VideoKey): Promise<FanOutResult> {
+export async function fanOut(pass: { key: VideoKey; opts: FanOutDeps }): Promise<FanOutResult> {
+  const { opts, key } = pass;
   const { outbox, owner } = opts;
   const read = await outbox.pending(key, opts.batch);
   const good = read.filter((i) => i.damaged === undefined);
-  if (good.length < read.length && !(await setAsideDamaged(opts, key, read)))
-    return { dueAt: null, handled: [] };
+  if (good.length < read.length && !(await setAsideDamaged(pass, read))) return { dueAt: null, handled: [] };
   const first = good[0];
   if (!first) return { dueAt: null, handled: [] };
   const profile = await opts.settings.getProfile(first.teamId, first.profileId);

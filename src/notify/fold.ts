@@ -9,22 +9,11 @@ import type { Outbox, OutboxItem } from "../outbox/index.js";
 import { StoreCorruptError } from "../store/index.js";
 import { applyDelivery, initialState, type VideoState } from "../video/state.js";
 import { validateState } from "../video/validate.js";
-import { type DeadLetterDeps, type Refused, setAsideRefused } from "./dead-letters.js";
+import { type DeadLetterPass, type Refused, setAsideRefused } from "./dead-letters.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";
 
 /** Failures of one batch (before its items are acknowledged) before its first item is a dead letter. */
 export const MAX_ATTEMPTS = 3;
-
-/** Where a pass over a video is, for the attempt count when it throws. */
-export interface Pass {
-  /** The state the pass started from (as validated), and the first item of its batch. */
-  loaded?: VideoState;
-  head?: OutboxItem;
-  /** Set once the batch is acknowledged (a later failure is not the items'). */
-  acked?: boolean;
-  /** The state the pass went on with (its title settled). */
-  shown?: VideoState;
-}
 
 /**
  * The state after the items, and those the reducer refused. One pass: applyDelivery copies only
@@ -53,12 +42,11 @@ export function foldBatch(
  * a new one from the first item (`fresh`); undefined when there is neither.
  */
 export async function loadState(
-  opts: { outbox: Outbox; logger: Logger },
-  unsaved: UnsavedSlackFacts,
-  key: VideoKey,
+  pass: { key: VideoKey; opts: { outbox: Outbox; logger: Logger }; unsaved: UnsavedSlackFacts },
   first: OutboxItem | undefined,
   legacyKey?: VideoKey,
 ): Promise<{ state: VideoState; fresh: boolean } | undefined> {
+  const { key, opts, unsaved } = pass;
   let raw: unknown;
   try {
     raw = await opts.outbox.getState(key);
@@ -107,12 +95,12 @@ export function initialStateOf(first: OutboxItem): VideoState {
  * that item becomes a dead letter and the video goes on with the next.
  */
 export async function countAttempt(
-  opts: DeadLetterDeps,
-  key: VideoKey,
+  pass: DeadLetterPass,
   loaded: VideoState,
   head: OutboxItem,
   err: unknown,
 ): Promise<{ dueAt: number }> {
+  const { opts, key } = pass;
   const { outbox, owner } = opts;
   const n = (loaded.attempt?.id === head.id ? loaded.attempt.n : 0) + 1;
   const reason = errorText(err);
@@ -120,7 +108,7 @@ export async function countAttempt(
     await outbox.setState(owner, key, { ...loaded, attempt: { id: head.id, n, reason } });
     return { dueAt: opts.now() + 2_000 };
   }
-  await setAsideRefused(opts, key, [{ item: head, reason: `failed ${n} times: ${reason}` }]);
+  await setAsideRefused(pass, [{ item: head, reason: `failed ${n} times: ${reason}` }]);
   if (await outbox.ack(owner, key, [head.id])) await outbox.setState(owner, key, withoutAttempt(loaded));
   return { dueAt: opts.now() };
 }

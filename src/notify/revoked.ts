@@ -8,9 +8,9 @@
  * or video), again at most once an hour.
  * More: README.md ("revoked.ts").
  */
-import { type RevokedCheck, type VideoKey, workspaceOfKey } from "../domain/index.js";
+import { type RevokedCheck, workspaceOfKey } from "../domain/index.js";
 import type { OutboxItem } from "../outbox/index.js";
-import type { DeadLetterDeps } from "./dead-letters.js";
+import type { DeadLetterPass } from "./dead-letters.js";
 
 const LOG_EVERY_MS = 3_600_000;
 const MAX_PROFILES = 10_000;
@@ -37,18 +37,17 @@ export class RevokedProfiles {
 }
 
 /**
- * Asks `revoked` for the video's workspace and profile. When revoked: its pending items (`read`)
+ * Asks `revoked` for the pass's workspace and profile. When revoked: its pending items (`read`)
  * are dead letters with the reason, acknowledged, and the reason and count are returned (the
  * caller posts nothing). Undefined when the video may go on.
  */
 export async function setAsideRevoked(
-  opts: DeadLetterDeps & { revoked: RevokedCheck },
-  profiles: RevokedProfiles,
-  key: VideoKey,
-  read: readonly OutboxItem[],
+  pass: DeadLetterPass & { read: readonly OutboxItem[]; revokedProfiles: RevokedProfiles },
+  revoked: RevokedCheck,
 ): Promise<{ teamId: string; profileId: string; reason: string; count: number } | undefined> {
+  const { opts, key, read } = pass;
   const { teamId, profileId } = workspaceOfKey(key);
-  const reason = await opts.revoked(teamId, profileId);
+  const reason = await revoked(teamId, profileId);
   if (reason === undefined) return undefined;
   for (const item of read) {
     await opts.outbox.deadLetter(item, reason, opts.now());
@@ -60,7 +59,7 @@ export async function setAsideRevoked(
       key,
       read.map((i) => i.id),
     );
-  if (profiles.first(`${teamId}:${profileId}`, reason))
+  if (pass.revokedProfiles.first(`${teamId}:${profileId}`, reason))
     opts.logger.warn(
       { team: teamId, profile: profileId, reason, deliveries: read.length },
       "the workspace may no longer get this profile's notifications; they are dead-lettered, nothing is posted",

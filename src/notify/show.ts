@@ -24,13 +24,15 @@ import type { VideoTitles } from "./title.js";
 import type { UnsavedSlackFacts } from "./unsaved.js";
 import { LeaseLost, type Outcome, type WorkerConfig } from "./worker-options.js";
 
-/** What the Slack steps use of the worker. */
-export interface ShowDeps {
-  opts: WorkerConfig;
-  unsaved: UnsavedSlackFacts;
-  posts: LostPosts;
-  gone: GoneWorkspaces;
-  titles: VideoTitles | undefined;
+/** What the Slack steps read of the pass (src/notify/pass.ts): its video, what it did, the worker's parts. */
+export interface ShowPass {
+  readonly opts: WorkerConfig;
+  readonly key: VideoKey;
+  readonly tally: Tally;
+  readonly unsaved: UnsavedSlackFacts;
+  readonly posts: LostPosts;
+  readonly gone: GoneWorkspaces;
+  readonly titles: VideoTitles | undefined;
 }
 
 /**
@@ -38,20 +40,14 @@ export interface ShowDeps {
  * time in this process (the others come back shortly), so a channel whose Slack calls hang holds
  * one of the worker's loops, never the others.
  */
-export async function show(
-  deps: ShowDeps,
-  key: VideoKey,
-  initial: VideoState,
-  items: OutboxItem[],
-  tally: Tally,
-): Promise<Outcome> {
-  const { gate } = deps.opts;
+export async function show(pass: ShowPass, initial: VideoState, items: OutboxItem[]): Promise<Outcome> {
+  const { gate } = pass.opts;
   const channel = initial.channelId;
   const blocked = gate.blockedUntil(channel);
   if (blocked) return { dueAt: blocked };
   if (!gate.enter(channel)) return { dueAt: gate.retryAt() };
   try {
-    return await new SlackSteps(deps, key, initial, items, tally).run();
+    return await new SlackSteps(pass, initial, items).run();
   } finally {
     gate.leave(channel);
   }
@@ -65,6 +61,8 @@ class Wait {
 /** One video's Slack steps in one pass: what it posts, updates and records, and its failures. */
 class SlackSteps {
   private readonly opts: WorkerConfig;
+  private readonly key: VideoKey;
+  private readonly tally: Tally;
   private readonly channel: string;
   /** The Web API method being called: a 429 pauses the channel or, for chat.update, the workspace. */
   private calling = PER_CHANNEL_METHOD;
@@ -72,13 +70,13 @@ class SlackSteps {
   private updateAt: number | null = null;
 
   constructor(
-    private readonly deps: ShowDeps,
-    private readonly key: VideoKey,
+    private readonly pass: ShowPass,
     private state: VideoState,
     private readonly items: OutboxItem[],
-    private readonly tally: Tally,
   ) {
-    this.opts = deps.opts;
+    this.opts = pass.opts;
+    this.key = pass.key;
+    this.tally = pass.tally;
     this.channel = state.channelId;
   }
 
@@ -116,7 +114,7 @@ class SlackSteps {
       return this.drop("not_installed");
     }
     // Slack said the app is gone from the workspace (per process, for a while): no call.
-    const goneCode = this.deps.gone.check(state.teamId, client);
+    const goneCode = this.pass.gone.check(state.teamId, client);
     return goneCode === undefined ? client : this.drop(goneCode);
   }
 
@@ -126,7 +124,7 @@ class SlackSteps {
 
   private async save(next: VideoState): Promise<void> {
     this.state = next;
-    const { unsaved } = this.deps;
+    const { unsaved } = this.pass;
     if (!(await unsaved.writeState(this.opts.outbox, this.opts.owner, this.key, next, isFinal(next))))
       throw new LeaseLost();
   }
@@ -149,18 +147,18 @@ class SlackSteps {
 
   /** Records what is about to be posted (unless stored already): see src/notify/posted.ts. */
   private async intend(what: string): Promise<PostIntent> {
-    const { intent, stored } = this.deps.posts.intentFor(this.state, what, this.opts.now());
+    const { intent, stored } = this.pass.posts.intentFor(this.state, what, this.opts.now());
     if (!stored) await this.save({ ...this.state, posting: intent });
     return intent;
   }
 
   /** The parent message: posted once (or found, when its record was lost), then updated. */
   private async parent(client: WebClient): Promise<void> {
-    const { opts, deps, channel } = this;
+    const { opts, pass, channel } = this;
     // A video waiting for its turn to post is not rendered (most passes under a burst).
     const wait =
       this.state.parentTs === null
-        ? deps.titles?.holdUntil(this.state) || opts.gate.takePostSlot(channel, this.key)
+        ? pass.titles?.holdUntil(this.state) || opts.gate.takePostSlot(channel, this.key)
         : 0;
     if (wait) throw new Wait({ dueAt: wait });
     const links = { videoUrlTemplate: opts.videoUrlTemplate };
@@ -179,9 +177,9 @@ class SlackSteps {
     metadata: ReturnType<typeof parentMetadata>,
     hash: string,
   ): Promise<void> {
-    const { opts, deps, channel } = this;
+    const { opts, pass, channel } = this;
     // Posted before without a record: that message becomes the parent (updated below).
-    const found = await deps.posts.find(client, this.state, PARENT);
+    const found = await pass.posts.find(client, this.state, PARENT);
     if (found) {
       await this.save({
         ...this.state,
@@ -194,7 +192,7 @@ class SlackSteps {
     }
     const intent = await this.intend(PARENT);
     await this.hold();
-    const res = await deps.posts.post(
+    const res = await pass.posts.post(
       client,
       {
         channel,
@@ -230,7 +228,7 @@ class SlackSteps {
     if (since < opts.coalesceMs && !urgent)
       throw new Wait({ dueAt: (state.lastRenderAt ?? 0) + opts.coalesceMs });
     // The title alone rides on the video's next write when more is coming (title.ts).
-    const ride = this.deps.titles?.updateAt(state, new Date(opts.now()), links);
+    const ride = this.pass.titles?.updateAt(state, new Date(opts.now()), links);
     if (ride) throw new Wait({ dueAt: ride });
     // chat.update paused in the workspace (a 429 elsewhere): replies go on, the update waits.
     this.updateAt = opts.gate.methodBlockedUntil(state.teamId, "chat.update") || null;
@@ -262,25 +260,25 @@ class SlackSteps {
   }
 
   private async reply(client: WebClient, m: Milestone): Promise<void> {
-    const { opts, deps, channel } = this;
+    const { opts, pass, channel } = this;
     const markPosted = (s: VideoState): VideoState => ({
       ...s,
       milestones: s.milestones.map((x) => (x.key === m.key ? { ...x, posted: true } : x)),
       posting: undefined,
     });
     // Posted before without a record: nothing to post again.
-    if (await deps.posts.find(client, this.state, m.key, this.state.parentTs ?? undefined)) {
+    if (await pass.posts.find(client, this.state, m.key, this.state.parentTs ?? undefined)) {
       await this.save(markPosted(this.state));
       return;
     }
     // The subscription's mention on format errors, at most a few per channel per hour.
-    const ping = m.key.startsWith("error:") ? await mentionFor(opts, this.state, !!deps.titles) : null;
+    const ping = m.key.startsWith("error:") ? await mentionFor(opts, this.state, !!pass.titles) : null;
     if (ping?.waitUntil) throw new Wait({ dueAt: ping.waitUntil }); // for the title read (mentions.ts)
     const links = { videoUrlTemplate: opts.videoUrlTemplate };
     const msg = renderMilestone(m, this.state, links, ping?.mention ?? null, ping?.heldBack);
     const intent = await this.intend(m.key);
     await this.hold();
-    await deps.posts.post(
+    await pass.posts.post(
       client,
       {
         channel,
@@ -305,7 +303,7 @@ class SlackSteps {
     switch (f.kind) {
       case "drop":
         // One line per workspace (per pause), not per video or item.
-        if (this.deps.gone.mark(state.teamId, client, f.code))
+        if (this.pass.gone.mark(state.teamId, client, f.code))
           opts.logger.warn(
             { team: state.teamId, code: f.code },
             "Slack says the app is gone from the workspace; its notifications are dead-lettered and not retried",
@@ -332,7 +330,7 @@ class SlackSteps {
       }
       case "refused":
         this.tally.failed = (this.tally.failed ?? 0) + this.items.length;
-        await reportRefused(opts, state, this.items, f.code);
+        await reportRefused(this.pass, state, this.items, f.code);
         // What Slack refused is recorded; nothing is retried until new deliveries arrive.
         await this.save(f.state);
         return { dueAt: null };

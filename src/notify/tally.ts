@@ -18,11 +18,12 @@ export function lastVideoOf(s: VideoState): ActivityDelta["lastVideo"] {
   return s.videoId === null ? undefined : { videoId: s.videoId, title: videoTitleOf(s) };
 }
 
-export async function recordTally(
-  opts: { activity?: ActivityRepo | undefined; logger: Logger; now: () => number },
-  key: VideoKey,
-  tally: Tally,
-): Promise<void> {
+export async function recordTally(pass: {
+  key: VideoKey;
+  tally: Tally;
+  opts: { activity?: ActivityRepo | undefined; logger: Logger; now: () => number };
+}): Promise<void> {
+  const { opts, key, tally } = pass;
   const { activity } = opts;
   if (!activity || !tally.teamId || !tally.profileId) return;
   if (!(tally.received || tally.posted || tally.failed)) return;

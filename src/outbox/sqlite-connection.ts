@@ -121,6 +121,17 @@ export const ONCE_UPSERT = `INSERT INTO outbox_once (key, expires_at) VALUES (?,
 export const NOTE_PUT = `INSERT INTO outbox_notes (key, value, expires_at) VALUES (?, ?, ?)
   ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`;
 
+/** Writes a video's state (a new value and expiry over an old one). Parameters: key, json, expires_at. */
+export const STATE_PUT = `INSERT INTO outbox_state (video_key, json, expires_at) VALUES (?, ?, ?)
+  ON CONFLICT (video_key) DO UPDATE SET json = excluded.json, expires_at = excluded.expires_at`;
+
+/**
+ * Keeps the newest `n` dead letters of a team (the cut-off is the first row beyond).
+ * Parameters: team, team, n.
+ */
+export const DEAD_TRIM = `DELETE FROM outbox_dead WHERE team_id = ? AND id <= (
+  SELECT id FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`;
+
 /** The end of `owner`'s lease on a video, if live (by the outbox clock). Parameters: key, owner, now. */
 export const HELD =
   "SELECT lease_until FROM outbox_schedule WHERE video_key = ? AND owner = ? AND lease_until > ?";

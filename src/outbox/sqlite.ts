@@ -31,6 +31,7 @@ import {
   ACK_ITEMS,
   ANY_DUE,
   CLAIM_DUE,
+  DEAD_TRIM,
   DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
@@ -44,6 +45,7 @@ import {
   SCHEDULE,
   SCHEDULE_HEAD,
   SCHEMA,
+  STATE_PUT,
   STATS,
   SWEEP_EVERY,
   SWEEP_STATES,
@@ -280,14 +282,7 @@ export class SqliteOutbox implements Outbox {
 
   private writeState(key: VideoKey, json: string | undefined, leaseEnd: number, final: boolean): void {
     if (json === undefined) this.db.run("DELETE FROM outbox_state WHERE video_key = ?", key);
-    else
-      this.db.run(
-        `INSERT INTO outbox_state (video_key, json, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT (video_key) DO UPDATE SET json = excluded.json, expires_at = excluded.expires_at`,
-        key,
-        json,
-        leaseEnd + (final ? this.retention.final : this.retention.normal),
-      );
+    else this.db.run(STATE_PUT, key, json, leaseEnd + (final ? this.retention.final : this.retention.normal));
   }
 
   sweepStates(max: number): Promise<number> {
@@ -305,13 +300,7 @@ export class SqliteOutbox implements Outbox {
         json,
       );
       // Keep the newest DEAD_LETTERS_PER_TEAM of this team (the cut-off is the first row beyond).
-      this.db.run(
-        `DELETE FROM outbox_dead WHERE team_id = ? AND id <= (
-           SELECT id FROM outbox_dead WHERE team_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-        item.teamId,
-        item.teamId,
-        DEAD_LETTERS_PER_TEAM,
-      );
+      this.db.run(DEAD_TRIM, item.teamId, item.teamId, DEAD_LETTERS_PER_TEAM);
     });
   }
 

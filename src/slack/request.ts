@@ -2,7 +2,7 @@
  * The one request wrapper of every listener (a per-request context, like probot's): it acks first
  * (cheap: nothing is read before it, src/slack/acks-first.ts), says who is asking (`subjectOf`),
  * binds the child logger (team, user, and the command, action, view or event), authorizes what the
- * handler declares, and turns a failure into the one plain answer (`answerErrors`: same texts,
+ * handler declares (access.ts), and turns a failure into the one plain answer (`answerErrors`: same texts,
  * same metric). Handlers are plain functions of the request object, so a test can call them
  * without the app.
  * How a handler declares its access: README.md ("request.ts").
@@ -20,153 +20,31 @@ import type {
   ViewOutput,
 } from "@slack/bolt";
 import type { View, WebClient } from "@slack/web-api";
-import type { Action, Decision, LivestreamAction, LivestreamRead, Resource } from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import type { Logger } from "../log.js";
-import { refusalMessage } from "../messages/index.js";
-import type { Asking, Payer } from "../operations/profiles.js";
-import type { Livestream } from "../platform/index.js";
-import { type Asker, type AuthContext, answerErrors, ephemeral, type Reply, subjectOf } from "./context.js";
+import {
+  type Allowed,
+  bindAccess,
+  type FlowAccess,
+  grantOf,
+  type LivestreamAccess,
+  type LivestreamAllowed,
+  type ResourceAccess,
+  type WhileReading,
+} from "./access.js";
+import { type Asker, type AuthContext, answerErrors, type Reply, subjectOf } from "./context.js";
 import type { Parsed } from "./listeners/commands/grammar.js";
-
-/** What every handler receives: who is asking, and the decisions bound to them (the wrapper's). */
-export interface Request extends Asking {
-  deps: BotDeps;
-  subject: Asker;
-  log: Logger;
-  client: WebClient;
-  /** Mid-flow: asks the Authorizer for `action` on `resource`, for the person asking. */
-  authorize(action: Action, resource: Resource): Promise<Decision>;
-  /** Mid-flow: authorizes `action` on a livestream and reads it (Authorizer.readLivestream). */
-  readLivestream(action: LivestreamAction, id: string, fields: readonly string[]): Promise<LivestreamRead>;
-  /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
-  profileBound(profileId: string | undefined): boolean;
-  /** Charges one platform read to `payer` before it is made; false past a read budget. */
-  chargeRead(payer: Payer): Promise<boolean>;
-}
-
-/** The Authorizer's calls, bound to who is asking: the one place that calls it. */
-function bindAccess(deps: BotDeps, subject: Asker) {
-  const access = deps.access;
-  return {
-    authorize: (action: Action, resource: Resource) => access.authorize(subject, action, resource),
-    readLivestream: (action: LivestreamAction, id: string, fields: readonly string[]) =>
-      access.readLivestream(subject, action, id, fields),
-    profileBound: (profileId: string | undefined) => access.profileBound(subject, profileId),
-    chargeRead: (payer: Payer) => access.chargeRead(payer),
-  };
-}
+import type { Answerable, Request } from "./shape.js";
 
 /** The request of `subject`: its logger, its client and its decisions. */
 export function requestOf(deps: BotDeps, subject: Asker, log: Logger, client: WebClient): Request {
   return { deps, subject, log, client, ...bindAccess(deps, subject) };
 }
 
-/** A request that can be answered (a command, a button). */
-export interface Answerable extends Request {
-  /** Bolt's `respond` (the response_url). */
-  respond: Reply;
-}
-
 export interface CommandRequest extends Answerable {
   triggerId: string | undefined;
   /** Why the text did not parse: the help handler answers with the usage then. */
   usage?: string;
-}
-
-// ---- What a handler declares ----
-
-type Of<In, A> = A | ((input: In) => A);
-
-/** Authorized by the wrapper before the handler runs. */
-export interface ResourceAccess<In> {
-  action: Of<In, Action>;
-  resource: (input: In) => Resource;
-}
-
-/**
- * Started before a livestream is read (`/live status`'s slow-platform notice): told once the read
- * settled, `ok` false when it failed or was refused (then before the refusal is answered).
- */
-export interface WhileReading {
-  settled(ok: boolean): Promise<void>;
-}
-
-/** A livestream read by the wrapper (authorized, charged, its owner's binding checked). */
-export interface LivestreamAccess<In, W extends WhileReading = WhileReading> {
-  action: Of<In, LivestreamAction>;
-  livestream: (input: In) => string;
-  fields: readonly string[];
-  whileReading?: (req: Answerable, input: In) => W;
-}
-
-/** Authorized mid-flow through `req.authorize` / `req.readLivestream` (see the top of this file). */
-export interface FlowAccess<In> {
-  action: Of<In, Action>;
-  inFlow: true;
-}
-
-export type Access<In> = ResourceAccess<In> | LivestreamAccess<In> | FlowAccess<In>;
-
-/** What the handler is handed once the wrapper authorized it. */
-export interface Allowed {
-  manager: boolean;
-}
-
-export interface LivestreamAllowed<W extends WhileReading = WhileReading> extends Allowed {
-  livestream: Livestream;
-  /** What `whileReading` started, if the handler declared one. */
-  reading: W | undefined;
-}
-
-/** The action `access` declares for `input`. */
-export function declaredAction<In>(access: Access<In>, input: In): Action {
-  return typeof access.action === "function" ? access.action(input) : access.action;
-}
-
-/**
- * Authorizes what `access` declares for `input`: the grant, or null once a refusal was answered
- * through `to` (ephemeral, its reason in words). Nothing to do for a flow that authorizes itself.
- */
-async function grantOf<In>(
-  req: Answerable,
-  access: Access<In>,
-  input: In,
-  to: Reply,
-): Promise<Allowed | LivestreamAllowed | null | undefined> {
-  if ("inFlow" in access) return undefined;
-  const action = declaredAction(access, input);
-  if ("resource" in access) {
-    const d = await req.authorize(action, access.resource(input));
-    if (d.allowed) return { manager: d.manager };
-    await to(ephemeral(refusalMessage(d)));
-    return null;
-  }
-  const reading = access.whileReading?.(req, input);
-  let r: LivestreamRead;
-  try {
-    r = await req.readLivestream(action as LivestreamAction, access.livestream(input), access.fields);
-  } catch (err) {
-    await reading?.settled(false);
-    throw err;
-  }
-  await reading?.settled(r.allowed);
-  if (r.allowed) return { manager: r.manager, livestream: r.livestream, reading };
-  await to(ephemeral(refusalMessage(r)));
-  return null;
-}
-
-/**
- * Mid-flow, for an answerable request: `action` on `resource` authorized, or null once the refusal
- * was answered through `to` (ephemeral, as the wrapper answers a declared action's).
- */
-export async function authorizeOrAnswer(
-  req: Answerable,
-  action: Action,
-  resource: Resource,
-  to: Reply = req.respond,
-): Promise<Allowed | null> {
-  return (await grantOf(req, { action, resource: () => resource }, undefined, to)) ?? null;
 }
 
 // ---- Commands ----

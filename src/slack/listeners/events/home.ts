@@ -11,7 +11,7 @@ import { describePlatformError, homeView, refusalText, refusedHomeView } from ".
 import { modeClock } from "../../../operations/modes.js";
 import { profileLabel, withProfileNames } from "../../../operations/profiles.js";
 import { grantAdvice, isPlatformError } from "../../../platform/index.js";
-import type { Request } from "../../request.js";
+import type { Request } from "../../shape.js";
 
 const HEALTH_TTL_MS = 30_000;
 /** One per bot (its platform client): two bots in one process (tests) never share it. */

@@ -11,7 +11,7 @@
 import type { WebClient } from "@slack/web-api";
 import { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl } from "../../../messages/index.js";
 import { isPlatformError } from "../../../platform/index.js";
-import type { Request } from "../../request.js";
+import type { Request } from "../../shape.js";
 import { parseLivestreamRef } from "../commands/grammar.js";
 
 /** At most this many livestreams of one event are previewed (Slack sends a few links at most). */

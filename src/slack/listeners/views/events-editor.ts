@@ -29,7 +29,7 @@ import { subscriptionsForEvents } from "../../../operations/subscriptions.js";
 import { readWebhook } from "../../../operations/webhook.js";
 import { isPlatformError } from "../../../platform/index.js";
 import { ProfileClaimedError } from "../../../store/index.js";
-import type { Request } from "../../request.js";
+import type { Request } from "../../shape.js";
 import { openThenFill } from "./open-modal.js";
 
 export interface OpenEditor {

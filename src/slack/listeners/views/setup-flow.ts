@@ -41,7 +41,7 @@ import { setWebhook } from "../../../operations/webhook.js";
 import { isPlatformError, ManagedProfilesError } from "../../../platform/index.js";
 import { classifySlackError } from "../../../posting/index.js";
 import { ProfileClaimedError, StoreUnavailableError } from "../../../store/index.js";
-import type { Request } from "../../request.js";
+import type { Request } from "../../shape.js";
 import { publishHome } from "../events/home.js";
 import { openThenFill } from "./open-modal.js";
 
