@@ -23,10 +23,17 @@ import type { View, WebClient } from "@slack/web-api";
 import type { Action, Decision, LivestreamAction, LivestreamRead, Resource } from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import type { Logger } from "../log.js";
-import { refusalMessage } from "../messages/index.js";
 import type { Asking, Payer } from "../operations/profiles.js";
-import type { Livestream } from "../platform/index.js";
-import { type Asker, type AuthContext, answerErrors, ephemeral, type Reply, subjectOf } from "./context.js";
+import { type Asker, type AuthContext, answerErrors, type Reply, subjectOf } from "./context.js";
+import {
+  type Allowed,
+  type FlowAccess,
+  grantOf,
+  type LivestreamAccess,
+  type LivestreamAllowed,
+  type ResourceAccess,
+  type WhileReading,
+} from "./grant.js";
 import type { Parsed } from "./listeners/commands/grammar.js";
 
 /** What every handler receives: who is asking, and the decisions bound to them (the wrapper's). */
@@ -72,101 +79,6 @@ export interface CommandRequest extends Answerable {
   triggerId: string | undefined;
   /** Why the text did not parse: the help handler answers with the usage then. */
   usage?: string;
-}
-
-// ---- What a handler declares ----
-
-type Of<In, A> = A | ((input: In) => A);
-
-/** Authorized by the wrapper before the handler runs. */
-export interface ResourceAccess<In> {
-  action: Of<In, Action>;
-  resource: (input: In) => Resource;
-}
-
-/**
- * Started before a livestream is read (`/live status`'s slow-platform notice): told once the read
- * settled, `ok` false when it failed or was refused (then before the refusal is answered).
- */
-export interface WhileReading {
-  settled(ok: boolean): Promise<void>;
-}
-
-/** A livestream read by the wrapper (authorized, charged, its owner's binding checked). */
-export interface LivestreamAccess<In, W extends WhileReading = WhileReading> {
-  action: Of<In, LivestreamAction>;
-  livestream: (input: In) => string;
-  fields: readonly string[];
-  whileReading?: (req: Answerable, input: In) => W;
-}
-
-/** Authorized mid-flow through `req.authorize` / `req.readLivestream` (see the top of this file). */
-export interface FlowAccess<In> {
-  action: Of<In, Action>;
-  inFlow: true;
-}
-
-export type Access<In> = ResourceAccess<In> | LivestreamAccess<In> | FlowAccess<In>;
-
-/** What the handler is handed once the wrapper authorized it. */
-export interface Allowed {
-  manager: boolean;
-}
-
-export interface LivestreamAllowed<W extends WhileReading = WhileReading> extends Allowed {
-  livestream: Livestream;
-  /** What `whileReading` started, if the handler declared one. */
-  reading: W | undefined;
-}
-
-/** The action `access` declares for `input`. */
-export function declaredAction<In>(access: Access<In>, input: In): Action {
-  return typeof access.action === "function" ? access.action(input) : access.action;
-}
-
-/**
- * Authorizes what `access` declares for `input`: the grant, or null once a refusal was answered
- * through `to` (ephemeral, its reason in words). Nothing to do for a flow that authorizes itself.
- */
-async function grantOf<In>(
-  req: Answerable,
-  access: Access<In>,
-  input: In,
-  to: Reply,
-): Promise<Allowed | LivestreamAllowed | null | undefined> {
-  if ("inFlow" in access) return undefined;
-  const action = declaredAction(access, input);
-  if ("resource" in access) {
-    const d = await req.authorize(action, access.resource(input));
-    if (d.allowed) return { manager: d.manager };
-    await to(ephemeral(refusalMessage(d)));
-    return null;
-  }
-  const reading = access.whileReading?.(req, input);
-  let r: LivestreamRead;
-  try {
-    r = await req.readLivestream(action as LivestreamAction, access.livestream(input), access.fields);
-  } catch (err) {
-    await reading?.settled(false);
-    throw err;
-  }
-  await reading?.settled(r.allowed);
-  if (r.allowed) return { manager: r.manager, livestream: r.livestream, reading };
-  await to(ephemeral(refusalMessage(r)));
-  return null;
-}
-
-/**
- * Mid-flow, for an answerable request: `action` on `resource` authorized, or null once the refusal
- * was answered through `to` (ephemeral, as the wrapper answers a declared action's).
- */
-export async function authorizeOrAnswer(
-  req: Answerable,
-  action: Action,
-  resource: Resource,
-  to: Reply = req.respond,
-): Promise<Allowed | null> {
-  return (await grantOf(req, { action, resource: () => resource }, undefined, to)) ?? null;
 }
 
 // ---- Commands ----

@@ -1,7 +1,8 @@
 /** `/live status <id or URL>` (anyone): a status card in the channel, with Refresh. */
 import { LIVESTREAM_CARD_FIELDS, livestreamCard, livestreamPending } from "../../../../messages/index.js";
 import { inChannel, safeRespond } from "../../../context.js";
-import type { Answerable, LivestreamCommand, OfKind, WhileReading } from "../../../request.js";
+import type { WhileReading } from "../../../grant.js";
+import type { Answerable, LivestreamCommand, OfKind } from "../../../request.js";
 import type { LiveCommand } from "../grammar.js";
 
 /** How long the platform may take before the channel is told it is slow. */

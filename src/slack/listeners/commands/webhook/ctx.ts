@@ -1,5 +1,6 @@
 /** What a `/webhook` profile subcommand runs with once authorized (typed, or chosen from the profile menu). */
-import type { Allowed, CommandRequest } from "../../../request.js";
+import type { Allowed } from "../../../grant.js";
+import type { CommandRequest } from "../../../request.js";
 import type { ProfileCommand } from "../grammar-types.js";
 
 /** What a profile command does once authorized for profile `id` (run.ts). */

@@ -1,6 +1,7 @@
 /** A profile command for a profile: authorized as its action, then its runner. */
 
-import { authorizeOrAnswer, type CommandRequest, type OfKind } from "../../../request.js";
+import { authorizeOrAnswer } from "../../../grant.js";
+import type { CommandRequest, OfKind } from "../../../request.js";
 import { openEventsEditor } from "../../views/events-editor.js";
 import type { ProfileCommand } from "../grammar.js";
 import { channelOf, type Runner } from "./ctx.js";
