@@ -132,6 +132,14 @@ export {
   setupModalDone,
 } from "./setup.js";
 export {
+  stepLimitText,
+  stepLivestreamInputText,
+  stepNoWaitText,
+  stepRevokedText,
+  stepTimedOutText,
+  stepTimeoutInputText,
+} from "./steps.js";
+export {
   type DigestModeView,
   filterText,
   MAX_SUBSCRIPTIONS_SHOWN,
