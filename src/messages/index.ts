@@ -138,6 +138,7 @@ export {
   stepRevokedText,
   stepTimedOutText,
   stepTimeoutInputText,
+  stepWhere,
 } from "./steps.js";
 export {
   type DigestModeView,

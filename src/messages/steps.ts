@@ -1,3 +1,5 @@
+import { code } from "./kit.js";
+
 /**
  * The words of the Workflow Builder steps: why a step failed (Slack shows it to the person who
  * runs the workflow, as plain text), and how a waiting step is listed.
@@ -40,4 +42,10 @@ export function stepLimitText(limit: number, scope: "workspace" | "all" | "user"
 /** The bot runs without a store: it cannot wait. */
 export function stepNoWaitText(): string {
   return "This bot cannot wait for a livestream (it runs without a store); use the livestream status step instead.";
+}
+
+/** How a waiting step is listed (`/live watching`, the App Home), in place of a channel. */
+export function stepWhere(kind: WaitKind, executionId: string): string {
+  const until = kind === "wait_until_live" ? "goes on air" : "goes off air";
+  return `for a workflow step (${code(executionId, 40)}) waiting until it ${until}`;
 }

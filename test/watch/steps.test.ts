@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
+import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import { dmKey } from "../../src/watch/registry.js";
-import { eventually, type Harness, startHarness, waitFor } from "../support/harness.js";
+import { eventually, type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 import { completion, completionsOf, runStep } from "../support/steps.js";
 
 const TEAM = "T0STANDIN";
@@ -118,5 +119,30 @@ describe("waiting steps", () => {
     expect(pollReads(OFF) - from).toBeGreaterThanOrEqual(2);
     await w.unwatch({ teamId: TEAM, channelId: "C0NEWS", livestreamId: OFF });
     await w.unwatch({ teamId: TEAM, channelId: dmKey("U0MEMBER"), livestreamId: OFF });
+  }, 20_000);
+
+  it("/live watching and the App Home list a waiting step, with no Unwatch button", async () => {
+    const id = await step("wait_until_off_air", { livestream: ON, timeout_minutes: 5 });
+    const stored = async () => (await waiting()).some((w) => w.channelId.endsWith(id));
+    await eventually(stored, 5000, "the waiting step stored");
+    const res = await h.slash("/live", "watching", { user: "U0MEMBER" });
+    const listed = JSON.stringify(await h.answer(res.responseUrl));
+    expect(listed).toContain(`for a workflow step (\`${id}\`) waiting until it goes off air`);
+    await sendSigned(
+      h.eventsUrl,
+      eventBody({
+        teamId: TEAM,
+        event: { type: "app_home_opened", user: "U0ADMIN", channel: "D0HOME", tab: "home" },
+      }),
+      SIGNING_SECRET,
+    );
+    const home = await waitFor(
+      () => h.slack.callsTo("views.publish").find((c) => c.args.user_id === "U0ADMIN"),
+      5000,
+      "the App Home",
+    );
+    const view = JSON.stringify(home.args.view);
+    expect(view).toContain(`for a workflow step (\`${id}\`) waiting until it goes off air`);
+    expect(view).not.toContain("Unwatch");
   }, 20_000);
 });
