@@ -236,18 +236,9 @@ export class WatchPoller {
     const started = this.now();
     const before = await this.registry.watchers(id);
     const stored = before[0]?.profileId ?? null;
-    let { keep: watchers, held } =
-      before.length === 0 ? { keep: before, held: [] } : await this.allowed(id, before, stored, false);
-    if (before.length > 0) {
-      // Waiting steps past their timeout fail, whether or not this read succeeds.
-      const expired = await this.steps.expire(watchers);
-      watchers = expired.watchers;
-      if (expired.left !== undefined) await this.reportWatched();
-      if (expired.left === 0) {
-        await this.unwatched(id, false);
-        return;
-      }
-    }
+    const current = await this.current(id, before);
+    if (current === null) return;
+    let { keep: watchers, held } = current;
     if (watchers.length + held.length === 0) {
       // Not read: nobody may be told. Unscheduled by now, unless a watch came back meanwhile.
       if (before.length === 0) await this.unwatched(id, false);
@@ -314,8 +305,26 @@ export class WatchPoller {
       await this.announcer.apply(id, next, effects, others, live, now, held);
     const left = await this.steps.polled(id, steps, ls, next);
     await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
-    if (left === 0) await this.unwatched(id, true);
+    await this.stepsLeft(id, left, true);
+  }
+
+  /**
+   * Before a read: the watchers that may still be told and those held (`allowed`), the waiting
+   * steps past their timeout failed (whether or not the read succeeds); null once nobody is left.
+   */
+  private async current(id: string, before: WatchEntry[]) {
+    if (before.length === 0) return { keep: before, held: [] as WatchEntry[] };
+    const { keep, held } = await this.allowed(id, before, before[0]?.profileId ?? null, false);
+    const expired = await this.steps.expire(keep);
+    if (await this.stepsLeft(id, expired.left, false)) return null;
+    return { keep: expired.watchers, held };
+  }
+
+  /** After waiting steps were removed (`left` watchers remain; undefined: none was): true once unwatched. */
+  private async stepsLeft(id: string, left: number | undefined, keepDue: boolean): Promise<boolean> {
+    if (left === 0) await this.unwatched(id, keepDue);
     if (left !== undefined) await this.reportWatched();
+    return left === 0;
   }
 
   async reportWatched(): Promise<void> {

@@ -18,10 +18,11 @@ export async function runStep(
   eventsUrl: string,
   callbackId: string,
   inputs: Record<string, unknown>,
+  teamId: string = slack.teamId,
 ): Promise<string> {
   const { executionId, token } = slack.startExecution();
   const event = functionExecutedEvent({ callbackId, inputs, executionId, token });
-  const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), SIGNING_SECRET);
+  const res = await sendSigned(eventsUrl, eventBody({ event, teamId }), SIGNING_SECRET);
   if (res.status !== 200) throw new Error(`function_executed answered ${res.status}`);
   return executionId;
 }
