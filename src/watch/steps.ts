@@ -1,8 +1,8 @@
 /**
  * Workflow steps (Workflow Builder's custom steps, src/slack/listeners/functions/): what a step
  * gives back, and the waiting steps the live watch keeps. A waiting step is a watch of its
- * livestream whose key, in place of a channel, names the step (`!live.<execution id>`,
- * `!off.<execution id>`), so it shares the one read per interval, the caps and the access checks
+ * livestream whose key, in place of a channel, names the step (`!live.<function_execution_id>`,
+ * `!off.<function_execution_id>`), so it shares the one read per interval, the caps and the access checks
  * of the channels' and DMs' watches; its timeout sits in a document of its own, written once.
  * More: README.md ("steps.ts").
  */
