@@ -353,6 +353,16 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     await slash(ALEX, "/live", `watch ${SHOW}`);
     await slash(SAM, "/live", `watch ${SHOW} dm`);
     narrate("Sam alone will get a DM from the app; the show is still read once per interval for both.");
+    // A go-live announcement workflow (Workflow Builder) waits for the same show: one more watcher.
+    const wf = await stack.runStep("wait_until_live", { livestream: SHOW, timeout_minutes: 10 });
+    if (wf.status !== 200) throw new Error(`demo: function_executed was answered ${wf.status}`);
+    await until(
+      async () => ((await stack.built.watch?.registry.watchers(SHOW)) ?? []).length === 3,
+      "the waiting workflow step",
+    );
+    narrate(
+      `A Workflow Builder workflow "Announce the evening show" reached its step "Wait until a livestream is live" (${wf.executionId}): it waits on the same read.`,
+    );
     narrate(
       `(this demo reads watched livestreams every ${LIVE.intervalMs / 1000} s and calls a show ended after ${LIVE.graceMs / 1000} s off air; the bot's defaults are 30 s and 60 s)`,
     );
@@ -372,6 +382,15 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     const live = await until(watchPost, "the is-live message");
     const dmPost = () => stack.slack.messages(SAM_DM).find((m) => (m.text ?? "").includes(" is live since "));
     const dm = await until(dmPost, "the is-live DM to Sam");
+    const done = await until(
+      () => stack.slack.completions().find((c) => c.executionId === wf.executionId),
+      "the workflow step's completion",
+    );
+    if (done.outcome !== "success") throw new Error(`demo: the workflow step failed: ${done.error}`);
+    say("");
+    say(
+      `${s.bold("workflow step")} wait_until_live → completed (functions.completeSuccess): on_air ${String(done.outputs?.on_air)}, title "${String(done.outputs?.title)}", on air since ${String(done.outputs?.on_air_since)}; the workflow goes on to its next step (its announcement).`,
+    );
     transcript.pump();
     await sleep(LIVE.intervalMs);
     liveControl({ action: "ad_break", durationMs: 2500 }, "an ad break starts (2.5 s)");

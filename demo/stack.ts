@@ -7,7 +7,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eventBody, linkSharedEvent, sendSigned, slashCommandBody } from "../fakes/slack/index.js";
+import {
+  eventBody,
+  functionExecutedEvent,
+  linkSharedEvent,
+  sendSigned,
+  slashCommandBody,
+} from "../fakes/slack/index.js";
 import { type FakesAndBotParts, startFakesStack } from "../fakes/stack.js";
 
 /** The address the platform is told to call; deliveries are re-routed to the local bot. */
@@ -37,6 +43,11 @@ export interface Stack extends FakesAndBotParts {
   ): Promise<{ status: number; ms: number; responseUrl: string }>;
   /** Slack's `link_shared` event for `url` pasted by `user` in `channel` (signed, to the bot). */
   shareLink(url: string, o: { user: string; channel: string }): Promise<{ status: number }>;
+  /** A workflow reaches the app's step `callbackId`: Slack's signed `function_executed`; its execution id. */
+  runStep(
+    callbackId: string,
+    inputs: Record<string, unknown>,
+  ): Promise<{ status: number; executionId: string }>;
   /** Stops the bot (worker first), the store, the stand-in and the sandbox; removes the temp folder. */
   close(): Promise<void>;
 }
@@ -97,6 +108,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         const event = linkSharedEvent({ urls: [link], channelId: o.channel, userId: o.user });
         const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), signingSecret);
         return { status: res.status };
+      },
+      async runStep(callbackId, inputs) {
+        const { executionId, token } = slack.startExecution();
+        const event = functionExecutedEvent({ callbackId, inputs, executionId, token });
+        const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), signingSecret);
+        return { status: res.status, executionId };
       },
       close: closeAll,
     };

@@ -20,6 +20,8 @@ const SECRET_KEYS = [
   "token",
   "botToken",
   "bot_token",
+  "bot_access_token",
+  "functionBotAccessToken",
   "appToken",
   "signingSecret",
   "stateSecret",
@@ -64,6 +66,8 @@ const PATTERNS: Array<[RegExp, string | ((match: string, ...groups: string[]) =>
   // Slack tokens: bot, user, app-level, refresh, config
   [/\bxox[abposre]-[A-Za-z0-9-]+/g, REDACTED],
   [/\bxapp-[A-Za-z0-9-]+/g, REDACTED],
+  // Workflow tokens (a workflow step's `bot_access_token`)
+  [/\bxwfp-[A-Za-z0-9-]+/g, REDACTED],
   // Ingest addresses carry the stream key
   [/\b(rtmps?|srt):\/\/[^\s"'\\<>]+/gi, `$1://${REDACTED}`],
   // OAuth form bodies

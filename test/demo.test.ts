@@ -52,6 +52,14 @@ describe("npm run demo, in-process", () => {
     expect(result.lines.length).toBeGreaterThan(50);
   });
 
+  it("runs one wait_until_live workflow step to completion when the show goes on air", () => {
+    const text = result.lines.join("\n");
+    expect(text).toContain('reached its step "Wait until a livestream is live"');
+    expect(text).toMatch(
+      /workflow step wait_until_live → completed \(functions\.completeSuccess\): on_air true/,
+    );
+  });
+
   it("shows the status card of the on-air stream in the channel", () => {
     const card = entries(result.lines).find((e) => e.body.includes("Northwind Morning Live"));
     expect(card?.head).toMatch(/^#video-news {2}✉ new message \(ts \d+\.\d+\)$/);

@@ -7,6 +7,8 @@ export {
   blockActionsPayload,
   eventBody,
   eventPayload,
+  type FunctionExecutedOptions,
+  functionExecutedEvent,
   type LinkSharedOptions,
   linkSharedEvent,
   newTriggerId,

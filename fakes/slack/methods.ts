@@ -4,7 +4,7 @@
  */
 import { blockErrors, MAX_MESSAGE_BLOCKS, viewErrors } from "./blocks.js";
 import { channelName, SEED_CHANNELS, STANDIN } from "./seed.js";
-import type { SlackUser } from "./types.js";
+import type { RecordedCompletion, SlackUser } from "./types.js";
 import {
   flag,
   isObj,
@@ -21,6 +21,8 @@ export interface CallContext {
   args: Obj;
   /** the Authorization header, for oauth.v2.access client credentials */
   authorization?: string;
+  /** the token the call carried (checked already when the method needs one) */
+  token?: string;
 }
 
 interface Method {
@@ -175,6 +177,26 @@ function page(ws: Workspace, messages: StoredMessage[], args: Obj): Obj {
       ? { response_metadata: { next_cursor: Buffer.from(`next:${from + limit}`).toString("base64url") } }
       : {}),
   };
+}
+
+/**
+ * A step's execution completed, once: an unknown one is `function_execution_not_found`, one that
+ * completed already `execution_not_in_running_state` (Slack's answers); its workflow token stops
+ * working. A workflow token completes only its own execution; a bot token any of its workspace's.
+ */
+function complete(
+  { ws, args, token }: CallContext,
+  how: Pick<RecordedCompletion, "outcome" | "outputs" | "error">,
+): void {
+  const executionId = required(args.function_execution_id, "invalid_arguments");
+  const execution = ws.executions.get(executionId);
+  if (execution === undefined) throw new SlackFailure("function_execution_not_found");
+  const own = ws.workflowTokens.get(token ?? "");
+  if (own !== undefined && own !== executionId) throw new SlackFailure("access_denied");
+  if (!execution.running) throw new SlackFailure("execution_not_in_running_state");
+  execution.running = false;
+  const by = own !== undefined ? "workflow" : "bot";
+  ws.completions.push({ executionId, ...how, by, at: ws.now() });
 }
 
 export const METHODS: Record<string, Method> = {
@@ -420,6 +442,25 @@ export const METHODS: Record<string, Method> = {
       const stored = storeView(ws, view, existing);
       ws.homeViews.set(userId, String(stored.id));
       return { ok: true, view: stored };
+    },
+  },
+
+  "functions.completeSuccess": {
+    auth: true,
+    handle: (ctx) => {
+      const outputs = ctx.args.outputs;
+      if (!isObj(outputs)) throw new SlackFailure("invalid_arguments");
+      complete(ctx, { outcome: "success", outputs: structuredClone(outputs) });
+      return { ok: true };
+    },
+  },
+
+  "functions.completeError": {
+    auth: true,
+    handle: (ctx) => {
+      const error = required(ctx.args.error, "invalid_arguments");
+      complete(ctx, { outcome: "error", error });
+      return { ok: true };
     },
   },
 

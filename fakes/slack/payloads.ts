@@ -281,3 +281,37 @@ export function linkSharedEvent(opts: LinkSharedOptions): Obj {
   if (opts.composer) event.unfurl_id = `C${randomBytes(8).toString("hex").toUpperCase()}`;
   return event;
 }
+
+export interface FunctionExecutedOptions {
+  /** the step's callback_id in the manifest (`livestream_status`, `wait_until_live`, …) */
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  /** from the stand-in's `startExecution()` */
+  executionId: string;
+  /** the execution's workflow token (`bot_access_token`) */
+  token: string;
+}
+
+/** The `function_executed` event Slack sends when a workflow reaches the app's step (wrap with eventBody). */
+export function functionExecutedEvent(opts: FunctionExecutedOptions): Obj {
+  return {
+    type: "function_executed",
+    function: {
+      id: `Fn${randomBytes(5).toString("hex").toUpperCase()}`,
+      callback_id: opts.callbackId,
+      title: opts.callbackId,
+      description: "",
+      type: "app",
+      input_parameters: [],
+      output_parameters: [],
+      app_id: STANDIN.appId,
+      date_created: Math.floor(Date.now() / 1000),
+      date_updated: Math.floor(Date.now() / 1000),
+      date_deleted: 0,
+    },
+    inputs: opts.inputs,
+    function_execution_id: opts.executionId,
+    workflow_execution_id: `Wx${randomBytes(5).toString("hex").toUpperCase()}`,
+    bot_access_token: opts.token,
+  };
+}

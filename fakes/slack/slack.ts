@@ -18,7 +18,15 @@ export type * from "./types.js";
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** Arguments @slack/web-api sends JSON-encoded inside form fields; decoded before handling and recording. */
-const JSON_ARGS = new Set(["blocks", "attachments", "view", "metadata", "unfurls", "user_auth_blocks"]);
+const JSON_ARGS = new Set([
+  "blocks",
+  "attachments",
+  "view",
+  "metadata",
+  "unfurls",
+  "user_auth_blocks",
+  "outputs",
+]);
 
 const FAULT_ERRORS: Record<number, string> = {
   429: "ratelimited",
@@ -231,11 +239,12 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
       if (bad !== undefined) throw new SlackFailure(bad);
       if (spec.auth) {
         if (token === undefined) throw new SlackFailure("not_authed");
-        if (token !== botToken && !ws.issuedTokens.has(token)) throw new SlackFailure("invalid_auth");
+        if (token !== botToken && !ws.issuedTokens.has(token) && !ws.workflowTokenValid(token))
+          throw new SlackFailure("invalid_auth");
         const expires = ws.tokenExpiry.get(token);
         if (expires !== undefined && now() >= expires) throw new SlackFailure("token_expired");
       }
-      const ctx: CallContext = { ws, args: structuredClone(args) };
+      const ctx: CallContext = { ws, args: structuredClone(args), ...(token ? { token } : {}) };
       if (header !== undefined) ctx.authorization = header;
       await reply(200, spec.handle(ctx));
     } catch (err) {
@@ -347,6 +356,12 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     clearFaults: () => faults.clear(),
     issuedTokens: () => [...ws.issuedTokens],
     unfurls: () => structuredClone(ws.unfurls),
+    startExecution: () => ws.startExecution(),
+    expireWorkflowToken: (executionId) => {
+      const e = ws.executions.get(executionId);
+      if (e) e.tokenValid = false;
+    },
+    completions: () => structuredClone(ws.completions),
     setTokenRotation: (rotation) => {
       ws.rotation = rotation === undefined ? undefined : { ...rotation };
     },

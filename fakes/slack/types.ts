@@ -52,6 +52,19 @@ export interface RecordedUnfurl {
   unfurls: Record<string, unknown>;
 }
 
+/** A workflow step's execution the stand-in started (`startExecution`) and how it ended. */
+export interface RecordedCompletion {
+  executionId: string;
+  outcome: "success" | "error";
+  /** completeSuccess's outputs */
+  outputs?: Record<string, unknown>;
+  /** completeError's error text */
+  error?: string;
+  /** which token completed it: the execution's workflow token, or a bot token */
+  by: "workflow" | "bot";
+  at: number;
+}
+
 /** Token rotation: installs and refreshes issue tokens that expire after `expiresInS` seconds. */
 export interface TokenRotation {
   expiresInS: number;
@@ -176,6 +189,16 @@ export interface SlackStandin {
   issuedTokens(): string[];
   /** the previews accepted by chat.unfurl, in order */
   unfurls(): RecordedUnfurl[];
+  /**
+   * stand-in addition: a workflow step's execution, as Slack starts one before it sends
+   * `function_executed`: its `function_execution_id` and its workflow token (`bot_access_token`,
+   * accepted while the execution runs, `invalid_auth` once it completed or expired by `expireWorkflowToken`)
+   */
+  startExecution(): { executionId: string; token: string };
+  /** stand-in addition: the execution's workflow token expires now (the wait outlived it) */
+  expireWorkflowToken(executionId: string): void;
+  /** the completions accepted by functions.completeSuccess / completeError, in order */
+  completions(): RecordedCompletion[];
   /**
    * Token rotation on (installs answer refresh_token/expires_in, oauth.v2.access takes
    * grant_type=refresh_token, expired tokens get `token_expired`) or off (undefined).

@@ -5,7 +5,14 @@
  */
 import { blockErrors, MAX_TEXT_CHARS } from "./blocks.js";
 import { STANDIN, seedChannels, seedUsers } from "./seed.js";
-import type { ChannelMessage, RecordedUnfurl, SlackUser, StandinChannels, TokenRotation } from "./types.js";
+import type {
+  ChannelMessage,
+  RecordedCompletion,
+  RecordedUnfurl,
+  SlackUser,
+  StandinChannels,
+  TokenRotation,
+} from "./types.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -110,6 +117,11 @@ export class Workspace {
   /** refresh token → team id; a refresh token works once */
   readonly refreshTokens = new Map<string, string>();
   readonly unfurls: RecordedUnfurl[] = [];
+  /** function_execution_id → its workflow token and whether it still runs */
+  readonly executions = new Map<string, { token: string; running: boolean; tokenValid: boolean }>();
+  /** workflow token → function_execution_id */
+  readonly workflowTokens = new Map<string, string>();
+  readonly completions: RecordedCompletion[] = [];
   rotation: TokenRotation | undefined;
   private readonly messagesByChannel = new Map<string, StoredMessage[]>();
   private lastMicros = 0;
@@ -133,6 +145,9 @@ export class Workspace {
     this.tokenExpiry.clear();
     this.refreshTokens.clear();
     this.unfurls.length = 0;
+    this.executions.clear();
+    this.workflowTokens.clear();
+    this.completions.length = 0;
     this.rotation = undefined;
     this.messagesByChannel.clear();
     // The clock and the sequence keep going: a ts or an id is never handed out twice.
@@ -144,6 +159,23 @@ export class Workspace {
     this.lastMicros = micros;
     const seconds = Math.floor(micros / 1_000_000);
     return `${seconds}.${String(micros % 1_000_000).padStart(6, "0")}`;
+  }
+
+  /** A workflow step's execution: its id and its workflow token (valid while it runs). */
+  startExecution(): { executionId: string; token: string } {
+    const seq = this.nextSeq();
+    const executionId = `Fx${seq.toString(36).toUpperCase().padStart(10, "0")}`;
+    const token = `xwfp-standin-${this.teamId}-${seq}`;
+    this.executions.set(executionId, { token, running: true, tokenValid: true });
+    this.workflowTokens.set(token, executionId);
+    return { executionId, token };
+  }
+
+  /** Whether `token` is a workflow token Slack still accepts. */
+  workflowTokenValid(token: string): boolean {
+    const id = this.workflowTokens.get(token);
+    const e = id === undefined ? undefined : this.executions.get(id);
+    return e?.running === true && e.tokenValid;
   }
 
   nextSeq(): number {

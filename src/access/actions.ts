@@ -26,6 +26,8 @@ export const ACTION_RULES = {
   // A person's own DM watch: whoever may read the livestream (as `/live status`, with its read).
   "live.watch.dm": { role: "anyone", resource: "livestream", verb: "get a DM about a livestream" },
   "live.unwatch.dm": { role: "anyone", resource: "livestream", verb: "stop a DM about a livestream" },
+  // A Workflow Builder step (no person: its read is charged to the workspace, src/access/door.ts).
+  "workflow.step": { role: "anyone", resource: "livestream", verb: "run a workflow step on a livestream" },
   "link.unfurl": { role: "anyone", resource: "livestream", verb: "preview a livestream" },
   "webhook.show": { role: "anyone-with-role", resource: "profile", verb: "show a webhook" },
   "webhook.set": { role: "manager", resource: "profile", claim: true, verb: "set a webhook" },

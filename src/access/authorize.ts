@@ -202,12 +202,16 @@ export class Authorizer {
   }
 
   /**
-   * Takes one read from the person's and the workspace's budgets (through the door): the read it
+   * Takes one read from the person's and the workspace's budgets (the workspace's alone for a
+   * subject without a person: a workflow step) through the door: the read it
    * paid for, or the refusal when one is used up. Without a door, an unpaid read (no budget).
    */
   private async spendRead(s: Subject, action: Action): Promise<{ paid?: PaidRead } | Refused> {
     if (!this.opts.door) return {};
-    const t = await this.opts.door.charge({ user: { teamId: s.teamId, userId: s.userId } });
+    // No person (a workflow step): the workspace's budget alone.
+    const t = await this.opts.door.charge(
+      s.userId === "" ? { workspace: s.teamId } : { user: { teamId: s.teamId, userId: s.userId } },
+    );
     if (t.ok) return { paid: t.paid };
     // Debug, not info: a flood would write a line per refused read (the metric counts them).
     this.opts.logger?.debug(

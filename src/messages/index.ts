@@ -132,6 +132,15 @@ export {
   setupModalDone,
 } from "./setup.js";
 export {
+  stepLimitText,
+  stepLivestreamInputText,
+  stepNoWaitText,
+  stepRevokedText,
+  stepTimedOutText,
+  stepTimeoutInputText,
+  stepWhere,
+} from "./steps.js";
+export {
   type DigestModeView,
   filterText,
   MAX_SUBSCRIPTIONS_SHOWN,

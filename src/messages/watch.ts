@@ -20,6 +20,7 @@ import {
   section,
 } from "./kit.js";
 import { profileRef } from "./profiles.js";
+import { stepWhere } from "./steps.js";
 import type { KnownBlock, Message } from "./types.js";
 
 /** One watch as the commands and the App Home show it (a subset of WatchView). */
@@ -28,6 +29,8 @@ export interface WatchRow {
   channelId: string;
   /** A personal watch of the viewer, told by DM (channelId is then not a channel). */
   dm?: boolean;
+  /** A waiting workflow step (channelId is then the step's key): listed, no Unwatch button. */
+  step?: { kind: "wait_until_live" | "wait_until_off_air"; executionId: string } | undefined;
   by: string;
   state: "live" | "reconnecting" | "off_air" | "not_polled_yet";
   title: string | null;
@@ -194,7 +197,11 @@ export function watchUnavailableMessage(): Message {
 
 function rowLine(r: WatchRow): string {
   const of = r.profileId ? ` of ${profileRef(r.profileId, r.profileName)}` : "";
-  const where = r.dm ? "by DM to you" : `in ${channel(r.channelId)}`;
+  const where = r.step
+    ? stepWhere(r.step.kind, r.step.executionId)
+    : r.dm
+      ? "by DM to you"
+      : `in ${channel(r.channelId)}`;
   return `• ${label(r)}${of} ${where}: ${stateText(r)}`;
 }
 
@@ -209,9 +216,10 @@ export function watchingMessage(rows: readonly WatchRow[]): Message {
   }
   const lines = rows.map(rowLine);
   const mine = rows.filter((r) => r.dm).length;
+  const steps = rows.filter((r) => r.step).length;
   return message(`This workspace watches ${rows.length} livestream channel(s).`, [
     section(
-      `*Watched livestreams (${rows.length})*${mine > 0 ? ` · ${mine} by DM to you (only you see those)` : ""}`,
+      `*Watched livestreams (${rows.length})*${mine > 0 ? ` · ${mine} by DM to you (only you see those)` : ""}${steps > 0 ? ` · ${steps} for waiting workflow steps` : ""}`,
     ),
     ...chunkLines(lines)
       .slice(0, 40)
@@ -247,7 +255,7 @@ export function homeWatchBlocks(
     );
   }
   // A row is its line, plus its Unwatch button for a manager (a channel's) or the viewer (a DM's).
-  const withButton = (r: WatchRow) => r.dm === true || opts.isManager;
+  const withButton = (r: WatchRow) => r.dm === true || (opts.isManager && r.step === undefined);
   const room = Math.max(0, opts.room - out.length - 1);
   let shown = 0;
   for (let used = 0; shown < rows.length; shown++) {
@@ -273,7 +281,7 @@ export function homeWatchBlocks(
           }),
         ]),
       );
-    } else if (opts.isManager) {
+    } else if (withButton(r)) {
       out.push(
         actions([
           button({

@@ -32,7 +32,7 @@ import {
   type ResourceAccess,
   type WhileReading,
 } from "./access.js";
-import { type Asker, type AuthContext, answerErrors, type Reply, subjectOf } from "./context.js";
+import { type Asker, type AuthContext, answerErrors, type Reply, safeRespond, subjectOf } from "./context.js";
 import type { Parsed } from "./listeners/commands/grammar.js";
 import type { Answerable, Request } from "./shape.js";
 
@@ -294,5 +294,65 @@ export function slackEvent<E extends string>(deps: BotDeps, name: E, handler: Ev
     const work = handler.run({ ...requestOf(deps, subject, log, client), event, context });
     const failure = handler.failure;
     await (failure ? work.catch((err: unknown) => log.error({ err }, failure)) : work);
+  };
+}
+
+// ---- Workflow steps ----
+
+/** A Workflow Builder step's request: no person (its reads are charged to the workspace). */
+export interface StepRequest extends Answerable {
+  /** Slack's `function_execution_id` of this run of the step. */
+  executionId: string;
+  /** Completes the step with its outputs (with the event's workflow token). */
+  complete(outputs: Record<string, unknown>): Promise<void>;
+}
+
+export interface StepHandler<In> {
+  /** The step's inputs read: the value, or what to give instead (the step fails with it at once). */
+  read: (inputs: Record<string, unknown>) => Parsed<In>;
+  access: LivestreamAccess<In>;
+  /** The failure's answer: "Could not read livestream …". */
+  what: (input: In) => string;
+  run: (req: StepRequest, input: In, grant: LivestreamAllowed) => Promise<void>;
+}
+
+/**
+ * A Workflow Builder step (`function_executed`, Bolt's `app.function`; Bolt acks it): its inputs
+ * read, authorized as it declares for the workspace Slack runs the workflow in (Bolt's context),
+ * then run. A bad input, a refusal or a failure fails the step once, in plain words (a platform
+ * failure with its correlation id; a missing and an unbound livestream alike, without one).
+ */
+export function slackFunction<In>(deps: BotDeps, callbackId: string, handler: StepHandler<In>) {
+  return async ({
+    inputs,
+    complete,
+    fail,
+    client,
+    context,
+    body,
+  }: SlackEventMiddlewareArgs<"function_executed"> & AllMiddlewareArgs) => {
+    // A step acts for its workspace, not for a person.
+    const subject = { ...subjectOf(client, context, body), userId: "" };
+    const executionId = context.functionExecutionId ?? "";
+    const log = deps.logger.child({ team: subject.teamId, step: callbackId, execution: executionId });
+    const failWith: Reply = (args) => fail({ error: args.text ?? "" });
+    const read = handler.read(inputs);
+    if (!read.ok) {
+      log.info({ problem: read.problem }, "workflow step refused: bad input");
+      await safeRespond(failWith, log, { text: read.problem });
+      return;
+    }
+    const req: StepRequest = {
+      ...requestOf(deps, subject, log, client),
+      respond: failWith,
+      executionId,
+      complete: async (outputs) => {
+        await complete({ outputs });
+      },
+    };
+    await answering(req, failWith, handler.what(read.value), async () => {
+      const grant = await grantOf(req, handler.access, read.value, failWith);
+      if (grant !== null) await handler.run(req, read.value, grant as LivestreamAllowed);
+    });
   };
 }

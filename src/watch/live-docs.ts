@@ -10,6 +10,7 @@ import type { Logger } from "../log.js";
 import { Documents, type Store } from "../store/index.js";
 import type { Broadcast } from "./broadcast.js";
 import { dmUserOf, type WatchEntry } from "./registry.js";
+import { stepOf, type WaitKind } from "./steps.js";
 
 /** Slack and platform ids become parts of keys: no separators, no blanks. */
 const ID_RE = /^(?!__proto__$)[^\s:]{1,100}$/;
@@ -125,6 +126,8 @@ export class LiveDocs {
 export interface WatchView extends WatchEntry {
   /** A personal watch, told by DM (its `channelId` is `@<user>`). */
   dm: boolean;
+  /** A waiting workflow step (its `channelId` is the step's key, steps.ts). */
+  step: { kind: WaitKind; executionId: string } | undefined;
   state: "live" | "reconnecting" | "off_air" | "not_polled_yet";
   title: string | null;
   /** On air since (live), or ended at (off air), ms. */
@@ -146,6 +149,7 @@ export function watchView(w: WatchEntry, doc: LiveDoc | undefined): WatchView {
   return {
     ...w,
     dm: dmUserOf(w.channelId) !== undefined,
+    step: stepOf(w.channelId),
     state,
     title: b?.title ?? null,
     since,

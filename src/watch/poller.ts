@@ -14,6 +14,8 @@ import { type LiveDoc, type LiveDocs, messageKey, type PollOutcome } from "./liv
 import type { WatchHealth, WatchServiceOptions } from "./options.js";
 import type { WatchEntry, WatchRegistry } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
+import { type StepDocs, stepOf } from "./steps.js";
+import { splitSteps, WaitingSteps } from "./waiting.js";
 
 const errText = (err: unknown): string =>
   isPlatformError(err)
@@ -31,6 +33,8 @@ export interface PollerParts {
   live: LiveDocs;
   schedule: WatchSchedule;
   dms: DirectMessages;
+  /** The waiting steps' documents (steps.ts). */
+  steps: StepDocs;
   log: Logger;
   now: () => number;
   random: () => number;
@@ -82,6 +86,7 @@ export class WatchPoller {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly announcer: Announcer;
+  private readonly steps: WaitingSteps;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly health_ = new Map<string, PollOutcome>();
   private timer: NodeJS.Timeout | undefined;
@@ -98,6 +103,13 @@ export class WatchPoller {
     this.now = parts.now;
     this.random = parts.random;
     const opts = parts.opts;
+    this.steps = new WaitingSteps({
+      registry: this.registry,
+      docs: parts.steps,
+      slackFor: opts.slackFor,
+      log: this.log,
+      now: this.now,
+    });
     this.announcer = new Announcer({
       dms: this.dms,
       slackFor: opts.slackFor,
@@ -210,7 +222,8 @@ export class WatchPoller {
             ? "watch ended: the app is no longer installed in the workspace"
             : "watch ended: the workspace may no longer read the livestream",
       );
-      if (why === "access") await this.announcer.revoked(w);
+      // A channel or a person gets one notice; a waiting step fails with it.
+      if (why === "access") await (stepOf(w.channelId) ? this.steps.revoked(w) : this.announcer.revoked(w));
     }
     if (refused.length > 0) {
       if (left === 0) await this.unwatched(id, read);
@@ -223,8 +236,9 @@ export class WatchPoller {
     const started = this.now();
     const before = await this.registry.watchers(id);
     const stored = before[0]?.profileId ?? null;
-    let { keep: watchers, held } =
-      before.length === 0 ? { keep: before, held: [] } : await this.allowed(id, before, stored, false);
+    const current = await this.current(id, before);
+    if (current === null) return;
+    let { keep: watchers, held } = current;
     if (watchers.length + held.length === 0) {
       // Not read: nobody may be told. Unscheduled by now, unless a watch came back meanwhile.
       if (before.length === 0) await this.unwatched(id, false);
@@ -286,9 +300,31 @@ export class WatchPoller {
     await this.live.write(id, live);
     if (next !== null && next.phase !== from)
       this.opts.metrics?.onStateChange?.({ livestreamId: id, from, to: next.phase });
+    const { steps, others } = splitSteps(watchers);
     if (next !== null && effects.length > 0)
-      await this.announcer.apply(id, next, effects, watchers, live, now, held);
+      await this.announcer.apply(id, next, effects, others, live, now, held);
+    const left = await this.steps.polled(id, steps, ls, next);
     await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
+    await this.stepsLeft(id, left, true);
+  }
+
+  /**
+   * Before a read: the watchers that may still be told and those held (`allowed`), the waiting
+   * steps past their timeout failed (whether or not the read succeeds); null once nobody is left.
+   */
+  private async current(id: string, before: WatchEntry[]) {
+    if (before.length === 0) return { keep: before, held: [] as WatchEntry[] };
+    const { keep, held } = await this.allowed(id, before, before[0]?.profileId ?? null, false);
+    const expired = await this.steps.expire(keep);
+    if (await this.stepsLeft(id, expired.left, false)) return null;
+    return { keep: expired.watchers, held };
+  }
+
+  /** After waiting steps were removed (`left` watchers remain; undefined: none was): true once unwatched. */
+  private async stepsLeft(id: string, left: number | undefined, keepDue: boolean): Promise<boolean> {
+    if (left === 0) await this.unwatched(id, keepDue);
+    if (left !== undefined) await this.reportWatched();
+    return left === 0;
   }
 
   async reportWatched(): Promise<void> {

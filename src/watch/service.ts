@@ -26,10 +26,24 @@ import { WatchPoller } from "./poller.js";
 import { dmUserOf, type WatchEntry, type WatchRegistry } from "./registry.js";
 import { registryFor } from "./registry-for.js";
 import { scheduleFor, type WatchSchedule } from "./schedule.js";
+import { StepDocs, stepKey, type WaitKind } from "./steps.js";
 
 export type { WatchAccess } from "./access.js";
 export type { WatchView } from "./live-docs.js";
 export * from "./options.js";
+
+/** A waiting step (src/slack/listeners/functions/wait.ts). */
+export interface NewWait {
+  kind: WaitKind;
+  /** Slack's `function_execution_id`. */
+  executionId: string;
+  teamId: string;
+  enterpriseId?: string | undefined;
+  livestreamId: string;
+  /** From the read that authorized the step. */
+  profileId?: string | undefined;
+  timeoutMinutes: number;
+}
 
 export class WatchService {
   readonly owner = randomUUID();
@@ -38,6 +52,7 @@ export class WatchService {
   readonly dms: DirectMessages;
   private readonly live: LiveDocs;
   private readonly schedule: WatchSchedule;
+  private readonly steps: StepDocs;
   private readonly now: () => number;
   private readonly poller: WatchPoller;
 
@@ -45,6 +60,7 @@ export class WatchService {
     this.registry = opts.registry ?? registryFor(opts.store);
     this.live = new LiveDocs(opts.store, opts.logger);
     this.schedule = opts.schedule ?? scheduleFor(opts.store);
+    this.steps = new StepDocs(opts.store, opts.logger);
     const log = opts.logger.child({ component: "watch" });
     this.now = opts.now ?? Date.now;
     this.dms = new DirectMessages({
@@ -61,6 +77,7 @@ export class WatchService {
       live: this.live,
       schedule: this.schedule,
       dms: this.dms,
+      steps: this.steps,
       log,
       now: this.now,
       random: opts.random ?? Math.random,
@@ -78,27 +95,58 @@ export class WatchService {
     checkWatchIds({ teamId: w.teamId, channelId: w.channelId, livestreamId: w.livestreamId });
     const user = dmUserOf(w.channelId);
     if (user !== undefined && user !== w.by) throw new TypeError("a DM watch is only ever the asker's own");
+    const outcome = await this.added({
+      teamId: w.teamId,
+      enterpriseId: w.enterpriseId ?? null,
+      channelId: w.channelId,
+      livestreamId: w.livestreamId,
+      profileId: w.profileId ?? null,
+      by: w.by,
+      at: new Date(this.now()).toISOString(),
+    });
+    return { added: outcome === "added" };
+  }
+
+  /** Adds the watch (the caps checked as it is written) and schedules its livestream; WatchLimitError past a cap. */
+  private async added(w: WatchEntry): Promise<"added" | "exists"> {
     const perTeam = this.opts.maxWatchesPerTeam ?? DEFAULT_MAX_WATCHES_PER_TEAM;
     const total = this.opts.maxWatched ?? DEFAULT_MAX_WATCHED;
     const perUser = this.opts.maxDmWatchesPerUser ?? DEFAULT_MAX_DM_WATCHES_PER_USER;
-    const outcome = await this.registry.add(
-      {
-        teamId: w.teamId,
-        enterpriseId: w.enterpriseId ?? null,
-        channelId: w.channelId,
-        livestreamId: w.livestreamId,
-        profileId: w.profileId ?? null,
-        by: w.by,
-        at: new Date(this.now()).toISOString(),
-      },
-      { perTeam, total, perUser },
-    );
+    const outcome = await this.registry.add(w, { perTeam, total, perUser });
     if (outcome === "user_full") throw new WatchLimitError(perUser, "user");
     if (outcome === "team_full") throw new WatchLimitError(perTeam, "workspace");
     if (outcome === "all_full") throw new WatchLimitError(total, "all");
     await this.schedule.add(w.livestreamId, this.now());
     await this.poller.reportWatched();
-    return { added: outcome === "added" };
+    return outcome;
+  }
+
+  /**
+   * A waiting step (steps.ts): its document written first (its timeout), then its watch, which
+   * counts toward the caps like any watch. WatchLimitError past a cap (nothing kept).
+   */
+  async wait(s: NewWait): Promise<void> {
+    const channelId = stepKey(s.kind, s.executionId);
+    checkWatchIds({ teamId: s.teamId, channelId, livestreamId: s.livestreamId });
+    const now = this.now();
+    const deadline = now + Math.round(s.timeoutMinutes * 60_000);
+    const { kind, teamId, livestreamId, timeoutMinutes } = s;
+    await this.steps.write(s.executionId, { v: 1, kind, teamId, livestreamId, timeoutMinutes, deadline });
+    const entry: WatchEntry = {
+      teamId,
+      enterpriseId: s.enterpriseId ?? null,
+      channelId,
+      livestreamId,
+      profileId: s.profileId ?? null,
+      by: "workflow",
+      at: new Date(now).toISOString(),
+    };
+    try {
+      await this.added(entry);
+    } catch (err) {
+      await this.steps.remove(s.executionId);
+      throw err;
+    }
   }
 
   async unwatch(w: Omit<NewWatch, "by" | "enterpriseId" | "profileId">): Promise<{ removed: boolean }> {

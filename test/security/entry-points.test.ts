@@ -2,7 +2,7 @@
  * Every entry point goes through the one authorizer (src/access) before anything reaches the
  * platform. The entry points are enumerated from the source of truth: the subcommand lists of
  * src/slack/listeners/commands/grammar.ts, every value of ACTIONS and VIEWS, and what registerListeners actually
- * registers (commands, actions, views, events). An entry point without a row fails the suite.
+ * registers (commands, actions, views, events, workflow steps). An entry point without a row fails the suite.
  *
  * Multi-workspace mode over real HTTP: workspace A (T0STANDIN) installs through the real OAuth
  * flow, is in ALLOWED_WORKSPACES and bound to the studio profile only; T0GONE has a stored
@@ -30,6 +30,7 @@ import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "../../src/slack/listeners
 import { registerListeners } from "../../src/slack/listeners/index.js";
 import { type OAuthBot, SIGNING_SECRET, startOAuthBot } from "../oauth/helper.js";
 import { waitFor } from "../support/harness.js";
+import { completion, runStep } from "../support/steps.js";
 
 const A = "T0STANDIN";
 const GONE = "T0GONE";
@@ -44,7 +45,7 @@ interface Who {
 /** "silent-livestream": refused with no answer at all (link previews). */
 type Target = "profile" | "livestream" | "silent-livestream" | "none";
 interface Row {
-  /** `/live status`, `action:<id>`, `view:<callback_id>`, `event:<type>`. */
+  /** `/live status`, `action:<id>`, `view:<callback_id>`, `event:<type>`, `function:<callback_id>`. */
   entry: string;
   managerOnly: boolean;
   target: Target;
@@ -120,6 +121,12 @@ const submission =
     expect((await sendSigned(b.eventsUrl, body, SIGNING_SECRET)).status).toBe(200);
     return nextCall("views.update", before, viewId);
   };
+
+/** A workflow step: what its failure (or completion) says, once the stand-in has it. */
+const workflowStep = (callbackId: string, id: string) => async (who: Who) => {
+  const executionId = await runStep(b.slack, b.eventsUrl, callbackId, { livestream: id }, who.team);
+  return json(await completion(b.slack, executionId).catch(() => ""));
+};
 
 /**
  * A link preview is refused silently (a refusal must not tell an unbound livestream from a missing
@@ -379,6 +386,12 @@ const ROWS: Row[] = [
     target: "silent-livestream",
     run: linkShared(UNBOUND_LIVE),
   },
+  ...(["livestream_status", "wait_until_live", "wait_until_off_air"] as const).map((id) => ({
+    entry: `function:${id}`,
+    managerOnly: false,
+    target: "livestream" as const,
+    run: workflowStep(id, UNBOUND_LIVE),
+  })),
   {
     entry: "event:app_home_opened",
     managerOnly: false,
@@ -397,12 +410,13 @@ const ROWS: Row[] = [
 ];
 
 /** What registerListeners registers, recorded on a stand-in for Bolt's App. */
-function registered(): { commands: string[]; actions: string[]; views: string[]; events: string[] } {
+function registered() {
   const out = {
     commands: [] as string[],
     actions: [] as string[],
     views: [] as string[],
     events: [] as string[],
+    functions: [] as string[],
   };
   const record = (list: string[]) => (name: unknown) => void list.push(String(name));
   const fake = {
@@ -410,6 +424,7 @@ function registered(): { commands: string[]; actions: string[]; views: string[];
     action: record(out.actions),
     view: record(out.views),
     event: record(out.events),
+    function: record(out.functions),
   };
   registerListeners(fake as unknown as App, b.built.deps);
   return out;
@@ -452,6 +467,8 @@ describe("every entry point has a row", () => {
     const lifecycle: readonly string[] = ["app_uninstalled", "tokens_revoked"];
     for (const e of reg.events.filter((e) => !lifecycle.includes(e)))
       expect(entries, `event ${e}`).toContain(`event:${e}`);
+    expect(reg.functions.length).toBeGreaterThan(0);
+    for (const f of reg.functions) expect(entries, `workflow step ${f}`).toContain(`function:${f}`);
   });
 });
 

@@ -5,6 +5,7 @@ import { register as actions } from "./actions/index.js";
 import { register as live } from "./commands/live/index.js";
 import { register as webhook } from "./commands/webhook/index.js";
 import { register as events } from "./events/index.js";
+import { register as functions } from "./functions/index.js";
 import { register as views } from "./views/index.js";
 
 export function registerListeners(app: App, deps: BotDeps): void {
@@ -13,4 +14,5 @@ export function registerListeners(app: App, deps: BotDeps): void {
   actions(app, deps);
   views(app, deps);
   events(app, deps);
+  functions(app, deps);
 }
