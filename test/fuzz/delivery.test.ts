@@ -8,8 +8,9 @@
  *
  * Most bodies go in-process through the app's ingestor (BotDeps.ingest, the route's own checks);
  * a few thousand over real HTTP (keep-alive, bounded concurrency, random headers), with every body
- * over 64 KiB. Then: every "stored" is in the outbox, the worker drains it all, nothing is stuck,
- * memory and the store stay bounded.
+ * over 64 KiB. Then: every "stored" is in the outbox, every "duplicate" over HTTP answers a
+ * delivery stored (in-process, or by exactly one other HTTP request) and so in the outbox, the
+ * worker drains it all, nothing is stuck, memory and the store stay bounded.
  *
  * FUZZ_RUNS scales the number of bodies; FUZZ_SEED replays a run (the seed is printed on failure).
  */
@@ -248,6 +249,12 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
     const full = pending >= quota;
     expect(full || pending + http.length <= quota).toBe(true);
     const storedOverHttp = new Map<string, number>();
+    /**
+     * "200 duplicate" answers over HTTP for identities not stored in-process: each must be the
+     * duplicate of a delivery another HTTP request stored (checked after the phase, and that one
+     * against the outbox), never a delivery dropped and answered "duplicate".
+     */
+    const duplicatesOverHttp = new Map<string, number>();
     let next = 0;
     const worker = async () => {
       for (;;) {
@@ -291,6 +298,8 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
           storedOverHttp.set(v.identity, (storedOverHttp.get(v.identity) ?? 0) + 1);
           storedById.set(v.identity, b);
         }
+        if (got === "200 duplicate" && v.status === 200 && !before.has(v.identity))
+          duplicatesOverHttp.set(v.identity, (duplicatesOverHttp.get(v.identity) ?? 0) + 1);
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
@@ -298,6 +307,15 @@ async function campaign(o: CampaignOptions): Promise<CampaignReport> {
       if (n !== 1) mismatches.push(`stored ${n} times over HTTP: ${id.slice(0, 120)}`);
       seen.add(id);
       pending++;
+    }
+    // A "duplicate" of a delivery nobody stored is a dropped delivery: each one answers an identity
+    // stored exactly once by another request (which the outbox check below then finds there).
+    for (const [id, n] of duplicatesOverHttp) {
+      const stores = storedOverHttp.get(id) ?? 0;
+      if (stores !== 1)
+        mismatches.push(
+          `answered "duplicate" ${n} times over HTTP, stored ${stores} times: ${id.slice(0, 120)}`,
+        );
     }
     expect(mismatches, `replay with FUZZ_SEED=${SEED_USED}`).toEqual([]);
     expect(pending).toBeLessThanOrEqual(quota);

@@ -1,11 +1,13 @@
 /**
  * Digests exactly once per period, across restarts and replicas (DIGEST_PERIOD=2s, real path):
  *  - the bot down when a digest was due (sqlite file, Redis): the next bot posts it late, once;
- *    a further restart posts nothing again; each video in exactly one digest;
+ *    a further restart posts nothing again; each video in exactly one digest; each digest names
+ *    the whole periods it covers, and every period that had entries is in exactly one of them;
  *  - a digest taken up again after a crash: with its ts recorded it is settled, not posted again;
  *    posted but its ts lost, it is found in Slack by its marker and not posted again; not in
  *    Slack, it is posted once; when Slack refuses the lookup, it is posted again (at least once);
- *  - two bots on one Redis: one digest per period whichever bot took the deliveries.
+ *  - two bots on one Redis: as many digests as periods that had entries (two at least), each
+ *    naming its own period, whichever bot took the deliveries.
  */
 
 import { randomUUID } from "node:crypto";
@@ -15,7 +17,8 @@ import { SEED } from "../../fakes/platform/server.js";
 import { digestKeyOf } from "../../src/domain/index.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
 import { scratchStores } from "../support/stores.js";
-import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";
+import { digestLists, digestsIn, listedComplete, videoPosts } from "./digest-helpers.js";
+import { entryTimes, expectOnePerPeriod, expectPeriodsCovered } from "./digest-periods.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVE = "C0NEWS";
@@ -28,13 +31,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const { storeFor, cleanup } = scratchStores("digest-durable");
 afterAll(cleanup);
 
-async function setUp(h: Harness) {
+/** Subscribes DIGEST to a daily digest; resolves with the subscription time (its periods' origin). */
+async function setUp(h: Harness): Promise<number> {
   await h.configureProfile({ channel: LIVE });
   const res = await h.slash("/webhook", `subscribe ${PROFILE} digest=daily`, {
     user: "U0ADMIN",
     channel: DIGEST,
   });
   expect((await h.answer(res.responseUrl)).response_type).toBe("in_channel");
+  const p = await h.built.deps.settings.getProfile(h.slack.teamId, PROFILE);
+  const since = Date.parse(p?.subscriptions.find((s) => s.channelId === DIGEST)?.digest?.since ?? "");
+  expect(Number.isFinite(since)).toBe(true);
+  return since;
 }
 
 async function deliver(h: Harness, to: { url: string }, videoId: string) {
@@ -47,11 +55,9 @@ async function deliver(h: Harness, to: { url: string }, videoId: string) {
   for (const r of results) expect(r.status).toBe(200);
 }
 
-/** One digest per period; each video once in Published across them; no per-video message. */
+/** Each video once in Published across the digests; no per-video message. */
 function checkOnce(h: Harness, ids: readonly string[]) {
   const digests = digestsIn(h, DIGEST);
-  const ends = digests.map(periodEndOf);
-  expect(new Set(ends).size, `period ends ${ends.join(",")}`).toBe(digests.length);
   const published = digestLists(digests)["✅ Published"] ?? [];
   for (const id of ids) {
     expect(
@@ -72,8 +78,9 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
     const h = await startHarness({ ...s, env: ENV, worker: { ...WORKER, manual: true } });
     let second: Bot | undefined;
     let third: Bot | undefined;
+    const times = entryTimes(h.built.digests.log, DIGEST);
     try {
-      await setUp(h);
+      const since = await setUp(h);
       const first = [`x7dd${kind}1`, `x7dd${kind}2`];
       for (const id of first) await deliver(h, h, id);
       const key = digestKeyOf(h.slack.teamId, PROFILE, DIGEST);
@@ -91,6 +98,7 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
       await sleep(PERIOD_MS + 200);
 
       second = await startBot(h.config, h.logger, { ...s, worker: WORKER });
+      entryTimes(second.built.digests.log, DIGEST, times);
       await waitFor(() => covered(h, first), 15_000, "the missed digest");
       const more = [`x7dd${kind}3`];
       for (const id of more) await deliver(h, second, id);
@@ -103,6 +111,10 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
       await sleep(2 * PERIOD_MS + 300);
       expect(digestsIn(h, DIGEST)).toHaveLength(count);
       checkOnce(h, [...first, ...more]);
+      // The late digest names every period it covers; the periods with entries (two at least:
+      // the missed one, and the one after it) each in exactly one digest.
+      expectPeriodsCovered(digestsIn(h, DIGEST), times, since, PERIOD_MS);
+      expect(count).toBeGreaterThanOrEqual(2);
     } finally {
       await second?.close();
       await third?.close();
@@ -231,8 +243,10 @@ describe("two bots on one Redis", () => {
     const s = storeFor("redis");
     const h = await startHarness({ ...s, env: ENV, worker: { ...WORKER, owner: "bot-a" } });
     const b = await startBot(h.config, h.logger, { ...s, worker: { ...WORKER, owner: "bot-b" } });
+    const times = entryTimes(h.built.digests.log, DIGEST);
+    entryTimes(b.built.digests.log, DIGEST, times);
     try {
-      await setUp(h);
+      const since = await setUp(h);
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {
         const id = `x7two${i}`;
@@ -242,7 +256,10 @@ describe("two bots on one Redis", () => {
       }
       await waitFor(() => covered(h, ids), 20_000, "every video in a digest");
       await sleep(PERIOD_MS + 300);
-      expect(digestsIn(h, DIGEST).length).toBeGreaterThanOrEqual(2);
+      // As many digests as periods that had entries, each naming its own period.
+      expect(expectOnePerPeriod(digestsIn(h, DIGEST), times, since, PERIOD_MS).length).toBeGreaterThanOrEqual(
+        2,
+      );
       checkOnce(h, ids);
     } finally {
       await b.close();

@@ -3,9 +3,10 @@
  * bot's route, the outbox and worker, the digest runner, the Slack stand-in), with
  * DIGEST_PERIOD=2s, on the three stores:
  *  - a channel whose subscription is a daily digest gets no per-video message while the route's
- *    channel gets them live; it gets one digest per period, headed as the digest it is, with the
- *    videos published, complete, deleted (titled and linked) and the format errors (which
- *    formats); each video once across the digests; an empty period posts nothing;
+ *    channel gets them live; over at least two periods it gets as many digests as periods that
+ *    had something, each headed as the digest it is and naming its own period (text and
+ *    metadata), with the videos published, complete, deleted (titled and linked) and the format
+ *    errors (which formats); each video once across the digests; an empty period posts nothing;
  *  - `/webhook subscriptions`, `/webhook show` and the App Home show the mode and the next digest;
  *  - `digest=` alone keeps the channel's filter; `digest=off` brings live messages back.
  */
@@ -15,7 +16,8 @@ import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import { escapeMrkdwn } from "../../src/messages/index.js";
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
 import { scratchStores } from "../support/stores.js";
-import { digestLists, digestsIn, listedComplete, periodEndOf, videoPosts } from "./digest-helpers.js";
+import { digestLists, digestsIn, listedComplete, videoPosts } from "./digest-helpers.js";
+import { entryTimes, expectOnePerPeriod } from "./digest-periods.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVE = "C0NEWS";
@@ -41,6 +43,7 @@ describe.each(["memory", "sqlite", "redis"] as const)(
         worker: { coalesceMs: 200, postIntervalMs: 10, pollMs: 10 },
       });
       try {
+        const times = entryTimes(h.built.digests.log, DIGEST);
         await h.configureProfile({ channel: LIVE });
         // A filter first, then the digest alone: the filter stays.
         await run(h, `subscribe ${PROFILE} published complete deleted format.error`, DIGEST);
@@ -92,12 +95,19 @@ describe.each(["memory", "sqlite", "redis"] as const)(
           20_000,
           "the digests of the three videos",
         );
+        // One more video once those digests are out: it falls in a later period, so the channel
+        // gets digests of at least two periods.
+        const later = `x7dg${kind}5`;
+        for (const r of await deliver(later, {})) expect(r.status).toBe(200);
+        ids.push(later);
+        await waitFor(() => listedComplete(h, DIGEST, ids), 20_000, "the digest of the later video");
         const seen = digestsIn(h, DIGEST);
         // Not one per-video message in the digest channel.
         for (const id of ids) expect(videoPosts(h, DIGEST, id)).toEqual([]);
-        // One digest per period, each headed as the daily digest of the profile.
-        const ends = seen.map(periodEndOf);
-        expect(new Set(ends).size).toBe(seen.length);
+        // As many digests as periods that had entries (two at least), each naming its own period
+        // in its text and its metadata; each headed as the daily digest of the profile.
+        const since = Date.parse(stored?.digest?.since ?? "");
+        expect(expectOnePerPeriod(seen, times, since, PERIOD_MS).length).toBeGreaterThanOrEqual(2);
         for (const d of seen) {
           expect(d.text).toMatch(/^Daily digest of Northwind News \(x2vq8nw\)/);
           expect(json(d.blocks)).toContain("📰 Daily digest of Northwind News (x2vq8nw)");

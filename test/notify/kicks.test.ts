@@ -2,7 +2,8 @@
  * Worker wake-ups (src/notify/worker.ts, `kick`): kicks within `gatherMs` are one claim, a delivery
  * is still picked up at once (the idle poll here is a minute, so only kicks can explain it), and
  * a channel's waiting videos come back one per post interval, each at its own turn (gate.ts),
- * not all of them every interval.
+ * not all of them every interval. Claims are counted once they have settled (polled for, with a
+ * generous ceiling: every claim begun has finished), not after a fixed wait.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
@@ -18,18 +19,40 @@ afterEach(async () => {
   h = undefined;
 });
 
+interface Claims {
+  /** Claims begun. */
+  n: number;
+  /** Claims begun and not finished yet. */
+  inFlight: number;
+}
+
 /** Counts the claims the app's worker makes (it holds this very outbox object). */
-function countClaims(outbox: Outbox): { n: number } {
-  const counter = { n: 0 };
+function countClaims(outbox: Outbox): Claims {
+  const counter = { n: 0, inFlight: 0 };
   const claim = outbox.claimDue.bind(outbox);
-  outbox.claimDue = (...args) => {
+  outbox.claimDue = async (...args) => {
     counter.n++;
-    return claim(...args);
+    counter.inFlight++;
+    try {
+      return await claim(...args);
+    } finally {
+      counter.inFlight--;
+    }
   };
   return counter;
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 150));
+/** Every claim begun finished, and at least `atLeast` of them; the count then (20 s ceiling). */
+async function settled(claims: Claims, atLeast: number): Promise<number> {
+  await waitFor(() => claims.n >= atLeast && claims.inFlight === 0, 20_000, `${atLeast} claims settled`);
+  // Two more looks: a claim a finished one set off (a wake-up during it) would have begun.
+  await new Promise((r) => setImmediate(r));
+  await waitFor(() => claims.inFlight === 0, 20_000, "no claim in flight");
+  return claims.n;
+}
+
+/** Nothing pending: the settings claim (if any) done, no kick gathering. */
+const idle = async (claims: Claims) => waitFor(() => claims.inFlight === 0, 20_000, "the worker idle");
 
 describe("worker kicks", () => {
   it("kicks within the gathering make one claim; a delivery is picked up without waiting for the poll", async () => {
@@ -40,26 +63,24 @@ describe("worker kicks", () => {
       channel: CHANNEL,
     });
     await harness.answer(res.responseUrl);
-    await settle();
     const claims = countClaims(harness.outbox);
+    await idle(claims);
+    claims.n = 0;
     for (let i = 0; i < 100; i++) harness.built.worker.kick();
-    await settle();
-    expect(claims.n).toBe(1);
+    expect(await settled(claims, 1)).toBe(1);
     // A burst spread over separate ticks (a video's deliveries arriving one request each) is
     // gathered too: one claim, so its deliveries are folded in one pass.
     for (let i = 0; i < 10; i++) {
       harness.built.worker.kick();
       await new Promise((r) => setImmediate(r));
     }
-    await settle();
-    expect(claims.n).toBe(2);
-    // Kicks further apart than the gathering are separate claims (nothing is due: each finds nothing).
+    expect(await settled(claims, 2)).toBe(2);
+    // Kicks further apart than the gathering are separate claims (nothing is due: each finds
+    // nothing): each kick after the previous one's claim has settled.
     for (let i = 0; i < 3; i++) {
       harness.built.worker.kick();
-      await new Promise((r) => setImmediate(r));
-      await settle();
+      expect(await settled(claims, 3 + i)).toBe(3 + i);
     }
-    expect(claims.n).toBe(5);
 
     await harness.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
       videoId: "x7kick1",

@@ -1,9 +1,13 @@
 /**
  * Token rotation with several replicas, over the real path: real processes (test/oauth/refresher.ts)
  * on one store refresh the same installation at the same moment against the Slack stand-in's
- * oauth.v2.access, whose refresh tokens work once. Every round, the stored installation ends
- * with the newest pair (its refresh token still valid), whoever won; the spent pair is never
- * written back over it. On one Redis (three processes) and on one sqlite file (two).
+ * oauth.v2.access, whose refresh tokens work once. The collision is forced: a barrier in front of
+ * the stand-in (test/oauth/refresh-barrier.ts) holds each refresh until every replica's arrived,
+ * so every round all replicas present the same stored refresh token together; exactly one gets a
+ * new pair and the others are refused (invalid_refresh_token), which they take for the winner's
+ * pair on its way. Every round, the stored installation ends with the newest pair (its refresh
+ * token still valid), whoever won; the spent pair is never written back over it and no failure is
+ * noted. On one Redis (three processes) and on one sqlite file (two).
  */
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -14,6 +18,7 @@ import { InstallationRepo } from "../../src/store/index.js";
 import { captureLogger, redisBackend, sqliteBackend, type TestBackend } from "../store/helpers.js";
 import { spawnJsonLines } from "../support/json-lines.js";
 import { ENCRYPTION_KEY } from "./helper.js";
+import { startRefreshBarrier } from "./refresh-barrier.js";
 import { grantedInstallation, oauthAccess } from "./rotation-support.js";
 
 const REFRESHER = fileURLToPath(new URL("./refresher.ts", import.meta.url));
@@ -78,6 +83,8 @@ describe.each(CASES)("token refresh race on %s", (_name, processes, make) => {
     const slack = await startSlackStandin();
     const { logger } = captureLogger();
     const store = await backend.open(logger);
+    // Every replica's refresh waits here for the others' (5 s at most: then the round fails).
+    const barrier = await startRefreshBarrier(slack.url, processes, 5000);
     try {
       // Tokens that live 10 minutes: always inside the refresh window, so every replica refreshes.
       slack.setTokenRotation({ expiresInS: 600 });
@@ -86,7 +93,7 @@ describe.each(CASES)("token refresh race on %s", (_name, processes, make) => {
       await installations.storeInstallation(installation);
 
       const replicas = Array.from({ length: processes }, () =>
-        startRefresher(backend.where, backend.namespace, slack.apiUrl),
+        startRefresher(backend.where, backend.namespace, barrier.apiUrl),
       );
       children.push(...replicas);
       await Promise.all(replicas.map((r) => r.ready));
@@ -98,7 +105,16 @@ describe.each(CASES)("token refresh race on %s", (_name, processes, make) => {
         for (const r of replicas) r.proc.stdin?.write("go\n");
         const answers = await Promise.all(replicas.map((r) => r.next()));
         expect(answers.filter((a) => a.error !== undefined)).toEqual([]);
-        expect(refreshes().length).toBeGreaterThan(before);
+        // They collided: all at once through the barrier, all with the refresh token stored before
+        // the round; Slack took it once and refused the others, whose CAS then had nothing to win.
+        expect({ round, releases: barrier.releases.slice(round) }).toEqual({ round, releases: [processes] });
+        const thisRound = refreshes().slice(before);
+        expect(thisRound).toHaveLength(processes);
+        expect(new Set(thisRound.map((c) => c.args.refresh_token)).size).toBe(1);
+        expect(thisRound.filter((c) => c.ok)).toHaveLength(1);
+        expect(thisRound.filter((c) => !c.ok).map((c) => c.error)).toEqual(
+          Array.from({ length: processes - 1 }, () => "invalid_refresh_token"),
+        );
         // The newest token Slack issued is the one stored, and what every replica ended with
         // unless it used an earlier (still unexpired) one of the same round.
         const newest = slack.issuedTokens().at(-1);
@@ -117,6 +133,7 @@ describe.each(CASES)("token refresh race on %s", (_name, processes, make) => {
       expect(check.ok).toBe(true);
       for (const r of replicas) r.proc.stdin?.end();
     } finally {
+      await barrier.close();
       await store.close();
       await slack.close();
     }
