@@ -241,9 +241,23 @@ const extras = fc.dictionary(
           "prototype",
         ].includes(k),
     ),
-  fc.jsonValue({ maxDepth: 2 }),
+  // Nested keys too: a refused key at any depth makes the delivery invalid (the route says 400).
+  fc.jsonValue({ maxDepth: 2 }).filter((v) => !hasReservedKey(v)),
   { maxKeys: 3 },
 );
+
+/** Whether `v` holds `__proto__`, `constructor` or `prototype` as a key at any depth. */
+function hasReservedKey(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) return v.some(hasReservedKey);
+  return Object.keys(v).some(
+    (k) =>
+      k === "__proto__" ||
+      k === "constructor" ||
+      k === "prototype" ||
+      hasReservedKey((v as Record<string, unknown>)[k]),
+  );
+}
 
 /** A delivery the spec says is valid (section 6.2), with `owner` as owner_id. */
 export function validDeliveryArb(
