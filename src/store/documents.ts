@@ -113,9 +113,10 @@ export class Documents {
     );
   }
 
-  async write(key: string, value: unknown): Promise<void> {
+  /** Writes `value` at `key`; with `ttlMs`, the store forgets it that long after. */
+  async write(key: string, value: unknown, ttlMs?: number): Promise<void> {
     await this.store.run(`set ${key}`, async () => {
-      await this.store.keyv.set(key, value);
+      await this.store.keyv.set(key, value, ttlMs);
     });
   }
 

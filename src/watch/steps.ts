@@ -72,6 +72,9 @@ const stepDocSchema = z.strictObject({
 });
 export type StepDoc = z.infer<typeof stepDocSchema>;
 
+/** How long a step's document outlives its deadline in the store (then it expires). */
+const STEP_DOC_KEPT_MS = 24 * 3_600_000;
+
 export const stepDocKey = (executionId: string) => `watch:step:${executionId}`;
 
 /** A waiting step's own document: written once when it starts, removed when it is completed. */
@@ -86,8 +89,16 @@ export class StepDocs {
     return this.docs.read(stepDocKey(executionId), stepDocSchema);
   }
 
+  /**
+   * Kept a day past its deadline at most: a step completed or failed removes it, and one whose
+   * workspace was uninstalled (nothing left to tell Slack) is forgotten by the store.
+   */
   write(executionId: string, doc: StepDoc): Promise<void> {
-    return this.docs.write(stepDocKey(executionId), doc);
+    return this.docs.write(
+      stepDocKey(executionId),
+      doc,
+      Math.max(doc.deadline - Date.now(), 0) + STEP_DOC_KEPT_MS,
+    );
   }
 
   remove(executionId: string): Promise<void> {
