@@ -433,6 +433,41 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     for (const line of messageLines({ blocks: preview?.blocks, text: preview?.text ?? "" }, names))
       say(`   │ ${maskSecrets(line)}`);
     narrate("One platform read, the same rules as /live status, never ingest addresses.");
+    // The same preview is a Work Object: a card whose details pane is read when it is opened.
+    type DemoEntity = {
+      external_ref: { id: string };
+      entity_payload: {
+        attributes: { title: { text: string } };
+        custom_fields: Array<{ label: string; type: string; value: string | number }>;
+      };
+    };
+    const fieldLine = (f: DemoEntity["entity_payload"]["custom_fields"][number]) =>
+      `${f.label}: ${f.type === "slack#/types/timestamp" ? new Date(Number(f.value) * 1000).toISOString() : f.value}`;
+    const [entity] = (stack.slack.unfurls()[unfurlsBefore]?.metadata?.entities ?? []) as DemoEntity[];
+    if (entity === undefined) throw new Error("demo: the preview carries no Work Object");
+    say(`   ${s.dim("Work Object:")} ${entity.entity_payload.attributes.title.text}`);
+    for (const f of entity.entity_payload.custom_fields) say(`   │ ${maskSecrets(fieldLine(f))}`);
+    say("");
+    say(`${s.bold(`@${ALEX.name}`)} opens the card`);
+    const opened = await stack.openDetails(pasted, entity.external_ref, {
+      user: ALEX.id,
+      channel: CHANNEL.id,
+    });
+    if (opened.status !== 200)
+      throw new Error(`demo: entity_details_requested was answered ${opened.status}`);
+    const details = await until(
+      () => stack.slack.entityDetails().find((d) => d.trigger_id === opened.triggerId),
+      "the details pane",
+    );
+    const pane = details.metadata as DemoEntity | undefined;
+    if (pane === undefined)
+      throw new Error(`demo: the details pane answered ${JSON.stringify(details.error)}`);
+    say(
+      `${s.bold(`#${CHANNEL.name}`)}  ${s.green("⤷ details pane")} ${s.dim("(entity.presentDetails, read now, for Alex alone)")}`,
+    );
+    say(`   │ ${pane.entity_payload.attributes.title.text}`);
+    for (const f of pane.entity_payload.custom_fields) say(`   │ ${maskSecrets(fieldLine(f))}`);
+    narrate("The pane reads the livestream again when it is opened, charged to whoever opened it.");
 
     // 9. Anyone can read the configuration back from the platform.
     step(9, "What is configured?");

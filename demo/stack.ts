@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  entityDetailsRequestedEvent,
   eventBody,
   functionExecutedEvent,
   linkSharedEvent,
@@ -43,6 +44,15 @@ export interface Stack extends FakesAndBotParts {
   ): Promise<{ status: number; ms: number; responseUrl: string }>;
   /** Slack's `link_shared` event for `url` pasted by `user` in `channel` (signed, to the bot). */
   shareLink(url: string, o: { user: string; channel: string }): Promise<{ status: number }>;
+  /**
+   * `user` opens the Work Object of a previewed link (Slack's signed `entity_details_requested`);
+   * the trigger id the bot's `entity.presentDetails` answers.
+   */
+  openDetails(
+    url: string,
+    externalRef: { id: string; type?: string },
+    o: { user: string; channel: string },
+  ): Promise<{ status: number; triggerId: string }>;
   /** A workflow reaches the app's step `callbackId`: Slack's signed `function_executed`; its execution id. */
   runStep(
     callbackId: string,
@@ -108,6 +118,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         const event = linkSharedEvent({ urls: [link], channelId: o.channel, userId: o.user });
         const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), signingSecret);
         return { status: res.status };
+      },
+      async openDetails(url, externalRef, o) {
+        const triggerId = `${Date.now()}.${randomBytes(4).readUInt32BE()}.${randomBytes(16).toString("hex")}`;
+        const event = entityDetailsRequestedEvent({
+          url,
+          externalRef,
+          userId: o.user,
+          channelId: o.channel,
+          triggerId,
+        });
+        const res = await sendSigned(eventsUrl, eventBody({ event, teamId: slack.teamId }), signingSecret);
+        return { status: res.status, triggerId };
       },
       async runStep(callbackId, inputs) {
         const { executionId, token } = slack.startExecution();

@@ -135,6 +135,7 @@ export function accessParts(
     managers,
     claims: c.settings.claims,
     platform: door.livestreams(),
+    videos: door.videos(),
     door,
     workspaceOf: slack.installations
       ? installedWorkspaces(slack.installations)

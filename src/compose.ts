@@ -12,6 +12,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "@slack/bolt";
+import { LinkKinds } from "./access/index.js";
 import { buildApp } from "./app.js";
 import {
   type AppCollaborators,
@@ -114,6 +115,7 @@ export function composeApp(config: Config, c: AppCollaborators): BuiltApp {
     digests,
     slowCardMs: c.tuning?.slowCardMs,
     access,
+    linkKinds: new LinkKinds(),
   };
   const bolt = buildApp(config, {
     deps,

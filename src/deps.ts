@@ -2,7 +2,7 @@
  * The collaborators every listener, operation and flow is given (built once in src/compose.ts):
  * the platform door, the repositories, the authorizer, the watch and digest services.
  */
-import type { Authorizer, ManagerPolicy, PlatformDoor } from "./access/index.js";
+import type { Authorizer, LinkKinds, ManagerPolicy, PlatformDoor } from "./access/index.js";
 import type { Config } from "./config.js";
 import type { Digests } from "./digest/index.js";
 import type { Logger } from "./log.js";
@@ -43,6 +43,8 @@ export interface BotDeps {
   digests?: Digests | undefined;
   /** The one authorization function (src/access): every entry point asks it first. */
   access: Authorizer;
+  /** What pasted ids turned out to be (a livestream or a video): link previews read them once. */
+  linkKinds: LinkKinds;
   logger: Logger;
   now: () => Date;
   /**

@@ -173,6 +173,14 @@ describe("npm run demo, in-process", () => {
     expect(preview?.body).toContain("Northwind Morning Live");
     expect(preview?.body).toMatch(/On air/);
     expect(preview?.body).not.toMatch(/rtmp:|srt:|sk_live/);
+    // The same preview as a Work Object, and its details pane opened by Alex, read then.
+    const text = result.lines.join("\n");
+    expect(text).toMatch(/Work Object: Northwind Morning Live/);
+    const pane = all.find((e) => e.head.includes("⤷ details pane"));
+    expect(pane?.body).toMatch(/On air: /);
+    expect(pane?.body).toMatch(/Ads left: /);
+    expect(pane?.body).toMatch(/Geo-restriction: /);
+    expect(pane?.body).not.toMatch(/rtmp:|srt:|sk_live/);
   });
 
   it("shows a watched show going on air, its ad break and its end in one message, in the page too", () => {

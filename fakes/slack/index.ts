@@ -5,6 +5,8 @@ export {
   type BlockActionsOptions,
   blockActionsBody,
   blockActionsPayload,
+  type EntityDetailsRequestedOptions,
+  entityDetailsRequestedEvent,
   eventBody,
   eventPayload,
   type FunctionExecutedOptions,

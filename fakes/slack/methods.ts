@@ -4,7 +4,7 @@
  */
 import { blockErrors, MAX_MESSAGE_BLOCKS, viewErrors } from "./blocks.js";
 import { channelName, SEED_CHANNELS, STANDIN } from "./seed.js";
-import type { RecordedCompletion, SlackUser } from "./types.js";
+import type { RecordedCompletion, RecordedEntityDetails, SlackUser } from "./types.js";
 import {
   flag,
   isObj,
@@ -199,6 +199,67 @@ function complete(
   ws.completions.push({ executionId, ...how, by, at: ws.now() });
 }
 
+/** An argument that was given (form fields arrive as strings: "" is not given). */
+const given = (v: unknown): boolean => v !== undefined && v !== null && v !== "";
+
+/** An object argument: as sent in a JSON body, or JSON-encoded in a form field (what @slack/web-api does). */
+function decoded(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+const filled = (v: unknown): v is string => typeof v === "string" && v !== "";
+const problem = (pointer: string, reason: string) => `${reason} [json-pointer:${pointer}]`;
+
+/**
+ * What is wrong with one Work Object entity (EntityMetadata) at `pointer`: the strings Slack needs
+ * (entity_type, url, external_ref.id, entity_payload.attributes.title.text) and custom fields'
+ * key, label and type. With `unfurled` (chat.unfurl), app_unfurl_url is required and must be one
+ * of the call's unfurled URLs.
+ */
+function entityErrors(entity: unknown, pointer: string, unfurled?: ReadonlySet<string>): string[] {
+  if (!isObj(entity)) return [problem(pointer, "must be an object")];
+  const errors: string[] = [];
+  const need = (value: unknown, path: string) => {
+    if (!filled(value)) errors.push(problem(`${pointer}/${path}`, "must be a non-empty string"));
+  };
+  need(entity.entity_type, "entity_type");
+  need(entity.url, "url");
+  if (unfurled !== undefined) {
+    need(entity.app_unfurl_url, "app_unfurl_url");
+    if (filled(entity.app_unfurl_url) && !unfurled.has(entity.app_unfurl_url))
+      errors.push(problem(`${pointer}/app_unfurl_url`, "must be one of the URLs in unfurls"));
+  }
+  const ref = entity.external_ref;
+  if (!isObj(ref)) errors.push(problem(`${pointer}/external_ref`, "must be an object"));
+  else need(ref.id, "external_ref/id");
+  const payload = entity.entity_payload;
+  const attributes = isObj(payload) ? payload.attributes : undefined;
+  const title = isObj(attributes) ? attributes.title : undefined;
+  if (!isObj(payload)) errors.push(problem(`${pointer}/entity_payload`, "must be an object"));
+  else if (!isObj(attributes))
+    errors.push(problem(`${pointer}/entity_payload/attributes`, "must be an object"));
+  else if (!isObj(title))
+    errors.push(problem(`${pointer}/entity_payload/attributes/title`, "must be an object"));
+  else need(title.text, "entity_payload/attributes/title/text");
+  const custom = isObj(payload) ? payload.custom_fields : undefined;
+  if (custom !== undefined) {
+    if (!Array.isArray(custom))
+      errors.push(problem(`${pointer}/entity_payload/custom_fields`, "must be an array"));
+    else
+      custom.forEach((field: unknown, i) => {
+        const at = `entity_payload/custom_fields/${i}`;
+        if (!isObj(field)) errors.push(problem(`${pointer}/${at}`, "must be an object"));
+        else for (const key of ["key", "label", "type"]) need(field[key], `${at}/${key}`);
+      });
+  }
+  return errors;
+}
+
 export const METHODS: Record<string, Method> = {
   "api.test": { auth: false, handle: ({ args }) => ({ ok: true, args }) },
 
@@ -349,13 +410,61 @@ export const METHODS: Record<string, Method> = {
           if (errors.length > 0) throw new SlackFailure("invalid_blocks", { errors });
         }
       }
+      // Work Objects: one entity per unfurled URL it describes (app_unfurl_url, the URL as pasted).
+      let metadata: Obj | undefined;
+      if (given(args.metadata)) {
+        const m = decoded(args.metadata);
+        const entities = isObj(m) ? m.entities : undefined;
+        const unfurled = new Set(Object.keys(unfurls));
+        const errors = !isObj(m)
+          ? [problem("/metadata", "must be an object")]
+          : !Array.isArray(entities) || entities.length === 0
+            ? [problem("/metadata/entities", "must be a non-empty array")]
+            : entities.flatMap((e: unknown, i) => entityErrors(e, `/metadata/entities/${i}`, unfurled));
+        if (errors.length > 0 || !isObj(m)) throw new SlackFailure("invalid_metadata", { errors });
+        metadata = m;
+      }
       if (channel !== undefined && !ws.exists(ws.resolveChannel(channel)))
         throw new SlackFailure("channel_not_found");
       ws.unfurls.push({
         ...(channel !== undefined ? { channel, ts } : {}),
         ...(unfurlId !== undefined ? { unfurl_id: unfurlId, source } : {}),
         unfurls: structuredClone(unfurls),
+        ...(metadata !== undefined ? { metadata: structuredClone(metadata) } : {}),
       });
+      return { ok: true };
+    },
+  },
+
+  "entity.presentDetails": {
+    auth: true,
+    handle: ({ ws, args }) => {
+      // Any non-empty trigger id: the stand-in does not track which ones it handed out.
+      const triggerId = str(args.trigger_id);
+      if (triggerId === undefined)
+        throw new SlackFailure("invalid_arguments", { errors: ["trigger_id is required"] });
+      const metadata = given(args.metadata) ? decoded(args.metadata) : undefined;
+      const error = given(args.error) ? decoded(args.error) : undefined;
+      if ((metadata === undefined) === (error === undefined))
+        throw new SlackFailure("invalid_arguments", { errors: ["give exactly one of metadata and error"] });
+      const record: RecordedEntityDetails = { trigger_id: triggerId, at: ws.now() };
+      if (metadata !== undefined) {
+        const errors = entityErrors(metadata, "/metadata");
+        if (errors.length > 0 || !isObj(metadata)) throw new SlackFailure("invalid_metadata", { errors });
+        record.metadata = structuredClone(metadata);
+      } else {
+        if (!isObj(error))
+          throw new SlackFailure("invalid_arguments", { errors: ["error must be an object"] });
+        if (!filled(error.status))
+          throw new SlackFailure("invalid_arguments", { errors: ["error.status is required"] });
+        if (error.status === "custom" && !filled(error.custom_message))
+          throw new SlackFailure("invalid_arguments", {
+            errors: ["error.custom_message is required when error.status is custom"],
+          });
+        record.error = structuredClone(error);
+      }
+      if (given(args.user_auth_required)) record.user_auth_required = flag(args.user_auth_required);
+      ws.entityDetails.push(record);
       return { ok: true };
     },
   },

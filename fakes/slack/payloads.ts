@@ -282,6 +282,42 @@ export function linkSharedEvent(opts: LinkSharedOptions): Obj {
   return event;
 }
 
+export interface EntityDetailsRequestedOptions {
+  /** the Work Object's URL as pasted (link.url and app_unfurl_url) */
+  url: string;
+  /** the entity's external_ref, as the app gave it in chat.unfurl's metadata (absent unless given) */
+  externalRef?: { id: string; type?: string };
+  userId?: string;
+  channelId?: string;
+  /** ts of the message holding the unfurl (default: a new one) */
+  messageTs?: string;
+  /** default: a new one (newTriggerId), for entity.presentDetails */
+  triggerId?: string;
+  /** the entity's url (default: `url`) */
+  entityUrl?: string;
+}
+
+/**
+ * The `entity_details_requested` event Slack sends when a user opens a Work Object's flexpane
+ * (wrap with eventBody); the app answers with entity.presentDetails and the event's trigger_id.
+ */
+export function entityDetailsRequestedEvent(opts: EntityDetailsRequestedOptions): Obj {
+  const event: Obj = {
+    type: "entity_details_requested",
+    user: opts.userId ?? DEFAULT_USER,
+    trigger_id: opts.triggerId ?? newTriggerId(),
+    link: { url: opts.url, domain: new URL(opts.url).hostname },
+    entity_url: opts.entityUrl ?? opts.url,
+    app_unfurl_url: opts.url,
+    user_locale: "en-US",
+    event_ts: slackTs(),
+    channel: opts.channelId ?? DEFAULT_CHANNEL,
+    message_ts: opts.messageTs ?? slackTs(),
+  };
+  if (opts.externalRef !== undefined) event.external_ref = { ...opts.externalRef };
+  return event;
+}
+
 export interface FunctionExecutedOptions {
   /** the step's callback_id in the manifest (`livestream_status`, `wait_until_live`, …) */
   callbackId: string;

@@ -28,6 +28,14 @@ const JSON_ARGS = new Set([
   "outputs",
 ]);
 
+/**
+ * JSON-encoded arguments of one method only: `error` is an object for entity.presentDetails but a
+ * plain string for functions.completeError (where "404" or "true" must stay strings).
+ */
+const METHOD_JSON_ARGS: Record<string, readonly string[]> = {
+  "entity.presentDetails": ["error"],
+};
+
 const FAULT_ERRORS: Record<number, string> = {
   429: "ratelimited",
   500: "internal_error",
@@ -89,7 +97,12 @@ function tryJson(text: string): unknown {
 }
 
 /** Web API arguments from the query string and a form or JSON body; `bad` names a body Slack refuses. */
-function parseArgs(req: IncomingMessage, raw: string, url: URL): { args: Obj; json: boolean; bad?: string } {
+function parseArgs(
+  req: IncomingMessage,
+  raw: string,
+  url: URL,
+  method: string,
+): { args: Obj; json: boolean; bad?: string } {
   const args: Obj = Object.fromEntries(url.searchParams);
   const media = mediaType(req);
   const json = media === "application/json";
@@ -105,7 +118,8 @@ function parseArgs(req: IncomingMessage, raw: string, url: URL): { args: Obj; js
       bad = "invalid_form_data";
     }
   }
-  for (const key of JSON_ARGS) {
+  const own = Object.hasOwn(METHOD_JSON_ARGS, method) ? (METHOD_JSON_ARGS[method] ?? []) : [];
+  for (const key of [...JSON_ARGS, ...own]) {
     const value = args[key];
     if (typeof value === "string" && value !== "") {
       const decoded = tryJson(value);
@@ -200,7 +214,7 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     method: string,
   ): Promise<void> {
     const raw = await readBody(req);
-    const { args, json, bad } = parseArgs(req, raw, url);
+    const { args, json, bad } = parseArgs(req, raw, url, method);
     const header = req.headers.authorization;
     const bearer = header?.startsWith("Bearer ") ? header.slice("Bearer ".length).trim() : undefined;
     // Slack takes the token from the body only in forms; JSON bodies need the header.
@@ -356,6 +370,7 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     clearFaults: () => faults.clear(),
     issuedTokens: () => [...ws.issuedTokens],
     unfurls: () => structuredClone(ws.unfurls),
+    entityDetails: () => structuredClone(ws.entityDetails),
     startExecution: () => ws.startExecution(),
     expireWorkflowToken: (executionId) => {
       const e = ws.executions.get(executionId);

@@ -50,6 +50,21 @@ export interface RecordedUnfurl {
   source?: string;
   /** URL → attachment-like preview ({blocks} or {text}) */
   unfurls: Record<string, unknown>;
+  /** Work Objects: `{entities: EntityMetadata[]}` given with the call (only when given) */
+  metadata?: Record<string, unknown>;
+}
+
+/** An `entity.presentDetails` the stand-in accepted (a Work Object's flexpane, or why it cannot be shown). */
+export interface RecordedEntityDetails {
+  trigger_id: string;
+  /** the entity shown (one EntityMetadata); exactly one of `metadata` and `error` is set */
+  metadata?: Record<string, unknown>;
+  /** why it is not shown ({status, custom_title?, custom_message?, ...}) */
+  error?: Record<string, unknown>;
+  /** only when given */
+  user_auth_required?: boolean;
+  /** clock of the stand-in when the call was accepted */
+  at: number;
 }
 
 /** A workflow step's execution the stand-in started (`startExecution`) and how it ended. */
@@ -189,6 +204,8 @@ export interface SlackStandin {
   issuedTokens(): string[];
   /** the previews accepted by chat.unfurl, in order */
   unfurls(): RecordedUnfurl[];
+  /** the Work Object details accepted by entity.presentDetails, in order */
+  entityDetails(): RecordedEntityDetails[];
   /**
    * stand-in addition: a workflow step's execution, as Slack starts one before it sends
    * `function_executed`: its `function_execution_id` and its workflow token (`bot_access_token`,
@@ -206,7 +223,10 @@ export interface SlackStandin {
   setTokenRotation(rotation: TokenRotation | undefined): void;
   /** Socket Mode: apps.connections.open with the app token, envelopes over a WebSocket */
   socket: SocketModeStandin;
-  /** clears calls, messages, views, response urls, faults, Socket Mode acks; re-seeds users and channels */
+  /**
+   * clears calls, messages, views, response urls, unfurls, entity details, faults, Socket Mode
+   * acks; re-seeds users and channels
+   */
   reset(): void;
   /** stops listening and destroys every connection, keep-alive or in flight */
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import { STANDIN, seedChannels, seedUsers } from "./seed.js";
 import type {
   ChannelMessage,
   RecordedCompletion,
+  RecordedEntityDetails,
   RecordedUnfurl,
   SlackUser,
   StandinChannels,
@@ -117,6 +118,7 @@ export class Workspace {
   /** refresh token → team id; a refresh token works once */
   readonly refreshTokens = new Map<string, string>();
   readonly unfurls: RecordedUnfurl[] = [];
+  readonly entityDetails: RecordedEntityDetails[] = [];
   /** function_execution_id → its workflow token and whether it still runs */
   readonly executions = new Map<string, { token: string; running: boolean; tokenValid: boolean }>();
   /** workflow token → function_execution_id */
@@ -145,6 +147,7 @@ export class Workspace {
     this.tokenExpiry.clear();
     this.refreshTokens.clear();
     this.unfurls.length = 0;
+    this.entityDetails.length = 0;
     this.executions.clear();
     this.workflowTokens.clear();
     this.completions.length = 0;

@@ -5,7 +5,7 @@
  * More: README.md ("actions.ts").
  */
 export type Role = "anyone" | "anyone-with-role" | "manager";
-export type ResourceKind = "workspace" | "profile" | "livestream";
+export type ResourceKind = "workspace" | "profile" | "livestream" | "video";
 
 export interface ActionRule {
   role: Role;
@@ -29,6 +29,11 @@ export const ACTION_RULES = {
   // A Workflow Builder step (no person: its read is charged to the workspace, src/access/door.ts).
   "workflow.step": { role: "anyone", resource: "livestream", verb: "run a workflow step on a livestream" },
   "link.unfurl": { role: "anyone", resource: "livestream", verb: "preview a livestream" },
+  // A link preview's details pane (a Work Object opened): read fresh, charged to whoever opened it.
+  "link.details": { role: "anyone", resource: "livestream", verb: "see a livestream's details" },
+  // A pasted video link of a profile bound to the workspace, and its details pane.
+  "link.video": { role: "anyone", resource: "video", verb: "preview a video" },
+  "link.video.details": { role: "anyone", resource: "video", verb: "see a video's details" },
   "webhook.show": { role: "anyone-with-role", resource: "profile", verb: "show a webhook" },
   "webhook.set": { role: "manager", resource: "profile", claim: true, verb: "set a webhook" },
   "webhook.events": { role: "manager", resource: "profile", claim: true, verb: "edit webhook events" },
@@ -61,8 +66,10 @@ type ActionsOn<K extends ResourceKind> = {
 }[Action];
 export type ProfileAction = ActionsOn<"profile">;
 export type LivestreamAction = ActionsOn<"livestream">;
+export type VideoAction = ActionsOn<"video">;
 
 export type Resource =
   | { kind: "workspace" }
   | { kind: "profile"; profileId: string }
-  | { kind: "livestream"; livestreamId: string };
+  | { kind: "livestream"; livestreamId: string }
+  | { kind: "video"; videoId: string };

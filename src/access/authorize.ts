@@ -5,11 +5,17 @@
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { type Livestream, PlatformError } from "../platform/index.js";
+import { type Livestream, PlatformError, type Video } from "../platform/index.js";
 import type { ProfileClaims } from "../store/index.js";
-import { ACTION_RULES, type Action, type LivestreamAction, type Resource } from "./actions.js";
+import {
+  ACTION_RULES,
+  type Action,
+  type LivestreamAction,
+  type Resource,
+  type VideoAction,
+} from "./actions.js";
 import { budgetRefusal, type Decision, type Refused, refusal } from "./decision.js";
-import type { LivestreamReads, PaidRead, PlatformDoor } from "./door.js";
+import type { LivestreamReads, PaidRead, PlatformDoor, VideoReads } from "./door.js";
 import type { ManagerPolicy } from "./managers.js";
 import { SharedReads } from "./shared-reads.js";
 
@@ -37,6 +43,8 @@ export interface AuthorizerOptions {
   claims: ProfileClaims;
   /** The door's livestream reads (`door.livestreams()`): each read spends the PaidRead charged here. */
   platform: LivestreamReads;
+  /** The door's video reads (`door.videos()`, link previews); without them a video reads as missing. */
+  videos?: VideoReads | undefined;
   /** Default: every workspace installed, in no organization. */
   workspaceOf?: WorkspaceOf;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
@@ -57,6 +65,15 @@ export interface AuthorizerOptions {
 export const LIVESTREAM_PROFILE_FIELD = "profile.profile_id";
 
 export type LivestreamRead = { allowed: true; livestream: Livestream; manager: boolean } | Refused;
+export type VideoRead = { allowed: true; video: Video } | Refused;
+
+/** How a read may be shared: `fresh`, only with an identical read still in flight (a details pane). */
+export interface ReadSharing {
+  fresh?: boolean;
+}
+
+/** The profile field read with every video (the binding is checked on it). */
+export const VIDEO_PROFILE_FIELD = "profile.profile_id";
 
 /**
  * The one "does not exist" of a livestream: thrown for a livestream the platform does not have AND
@@ -75,6 +92,22 @@ export function livestreamNotFound(id: string): PlatformError {
   });
 }
 
+/**
+ * The one "does not exist" of a video, as `livestreamNotFound`: a video the platform does not
+ * have and one whose profile is not bound to the workspace (or whose answer does not name it).
+ */
+export function videoNotFound(id: string): PlatformError {
+  return new PlatformError({
+    kind: "http",
+    status: 404,
+    code: "RESOURCE_NOT_FOUND",
+    message: `The video "${id}" was not found`,
+    details: { object_id: id, reason: "not_found", object_type: "video", param: "id" },
+    method: "GET",
+    path: `/videos/${id}`,
+  });
+}
+
 /** The platform's "does not exist" (404): an answer, shared like one. */
 function isNotFound(err: unknown): boolean {
   return err instanceof PlatformError && err.kind === "http" && err.status === 404;
@@ -85,6 +118,8 @@ export class Authorizer {
   private readonly allowed: Set<string>;
   /** Livestream reads shared between requests (status, Refresh, previews, watch). */
   readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
+  /** Video reads shared between requests (link previews and their panes). */
+  readonly sharedVideoReads = new SharedReads<Video>({ keepFailure: isNotFound });
 
   constructor(private readonly opts: AuthorizerOptions) {
     this.everyWorkspace = opts.config.access.allowedWorkspaces.includes("*");
@@ -229,18 +264,42 @@ export class Authorizer {
   }
 
   /**
+   * The read of `key`: joined when an identical one is under way or answered less than 10 s ago
+   * (`fresh`: only one under way), which costs no budget; otherwise one read of the budgets is
+   * taken first and the read started (`share` false: never kept for others).
+   */
+  private async sharedRead<T>(
+    s: Subject,
+    action: Action,
+    reads: SharedReads<T>,
+    key: string,
+    o: { share: boolean; fresh: boolean },
+    get: (paid: PaidRead | undefined) => Promise<T>,
+  ): Promise<{ read: Promise<T>; joined: boolean } | Refused> {
+    const sharing = { inFlightOnly: o.fresh };
+    const read = o.share ? reads.joinable(key, sharing) : undefined;
+    if (read !== undefined) return { read, joined: true };
+    const spent = await this.spendRead(s, action);
+    if ("allowed" in spent) return spent;
+    if (o.share) return reads.run(key, () => get(spent.paid), sharing);
+    return { read: get(spent.paid), joined: false };
+  }
+
+  /**
    * Authorizes `action` on a livestream and reads it: ONE sparse GET with `fields` plus the owning
    * profile. A livestream whose profile is not bound to the workspace and one the platform does not
    * have both throw `livestreamNotFound` (the caller words both the same way).
-   * The GET is shared with an identical one under way or answered less than 10 s ago (that costs
-   * no budget); otherwise one read of the budgets is taken first. A read that carries the stream
-   * key (`ingest`) is never shared. The decision and the binding check are per request.
+   * The GET is shared with an identical one under way or answered less than 10 s ago (`fresh`: only
+   * one under way), which costs no budget; otherwise one read of the budgets is taken first. A read
+   * that carries the stream key (`ingest`) is never shared. The decision and the binding check are
+   * per request.
    */
   async readLivestream(
     s: Subject,
     action: LivestreamAction,
     livestreamId: string,
     fields: readonly string[],
+    sharing: ReadSharing = {},
   ): Promise<LivestreamRead> {
     const d = await this.authorize(s, action, { kind: "livestream", livestreamId });
     if (!d.allowed) return d;
@@ -251,14 +310,16 @@ export class Authorizer {
       this.opts.platform.getLivestream(livestreamId, withProfile, paid ? { paid } : {});
     const share = !withProfile.some((f) => f === "ingest" || f.startsWith("ingest."));
     const key = `${livestreamId}\n${withProfile.join(",")}`;
-    let read = share ? this.sharedReads.joinable(key) : undefined;
-    let joined = read !== undefined;
-    if (read === undefined) {
-      const spent = await this.spendRead(s, action);
-      if ("allowed" in spent) return spent;
-      if (share) ({ read, joined } = this.sharedReads.run(key, () => get(spent.paid)));
-      else read = get(spent.paid);
-    }
+    const started = await this.sharedRead(
+      s,
+      action,
+      this.sharedReads,
+      key,
+      { share, fresh: sharing.fresh === true },
+      get,
+    );
+    if ("allowed" in started) return started;
+    const { read, joined } = started;
     this.opts.onLivestreamRead?.(joined ? "shared" : "fetched");
     let ls: Livestream;
     try {
@@ -278,5 +339,52 @@ export class Authorizer {
       throw livestreamNotFound(livestreamId);
     }
     return { allowed: true, livestream: ls, manager: d.manager };
+  }
+
+  /**
+   * Authorizes `action` on a video and reads it (a pasted video link, its details pane): ONE
+   * sparse GET with `fields` plus the owning profile, shared and charged like a livestream's. A
+   * video the platform does not have, one whose profile is not bound to the workspace and one
+   * whose answer does not name its profile all throw `videoNotFound`.
+   */
+  async readVideo(
+    s: Subject,
+    action: VideoAction,
+    videoId: string,
+    fields: readonly string[],
+    sharing: ReadSharing = {},
+  ): Promise<VideoRead> {
+    const d = await this.authorize(s, action, { kind: "video", videoId });
+    if (!d.allowed) return d;
+    const videos = this.opts.videos;
+    if (videos === undefined) throw videoNotFound(videoId);
+    const withProfile = fields.includes(VIDEO_PROFILE_FIELD) ? fields : [...fields, VIDEO_PROFILE_FIELD];
+    const started = await this.sharedRead(
+      s,
+      action,
+      this.sharedVideoReads,
+      `${videoId}\n${withProfile.join(",")}`,
+      { share: true, fresh: sharing.fresh === true },
+      (paid) => videos.getVideo(videoId, withProfile, paid ? { paid } : {}),
+    );
+    if ("allowed" in started) return started;
+    let video: Video;
+    try {
+      video = await started.read;
+    } catch (err) {
+      await this.opts.afterRead?.();
+      if (isNotFound(err)) throw videoNotFound(videoId);
+      throw err;
+    }
+    await this.opts.afterRead?.();
+    const owner = video.profile?.profile_id;
+    if (typeof owner !== "string" || !this.profileBound(s, owner)) {
+      this.opts.logger?.info(
+        { team: s.teamId, user: s.userId, action, video: videoId, reason: "profile_not_bound" },
+        "refused: the video's profile is not bound to the workspace (or not named); answered as missing",
+      );
+      throw videoNotFound(videoId);
+    }
+    return { allowed: true, video };
   }
 }

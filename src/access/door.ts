@@ -16,6 +16,7 @@ import type {
   PlatformClient,
   PlatformNames,
   ProfileLabel,
+  Video,
   VideoTitle,
   WithheldScope,
 } from "../platform/index.js";
@@ -79,6 +80,15 @@ export interface LivestreamReads {
     fields?: readonly string[],
     opts?: DoorReadOptions & { paid?: PaidRead },
   ): Promise<Livestream>;
+}
+
+/** Video reads as a port (the Authorizer's link previews): each read spends the PaidRead it is given. */
+export interface VideoReads {
+  getVideo(
+    id: string,
+    fields: readonly string[],
+    opts?: DoorReadOptions & { paid?: PaidRead },
+  ): Promise<Video>;
 }
 
 export interface DoorOptions {
@@ -164,6 +174,28 @@ export class PlatformDoor {
         const p = paid ?? causeOf?.(id);
         if (p === undefined) return Promise.reject(new TypeError("a livestream read without its cause"));
         return this.getLivestream(p, id, fields, rest);
+      },
+    };
+  }
+
+  /** `GET /videos/{id}?fields=…`, charged to `p` first (a link preview and its details pane). */
+  async getVideo(
+    p: Payment,
+    id: string,
+    fields: readonly string[],
+    opts: DoorReadOptions = {},
+  ): Promise<Video> {
+    await this.pay(p);
+    return this.opts.client.getVideo(id, fields, opts);
+  }
+
+  /** Video reads as a port: each read spends the PaidRead it is given (without one: TypeError). */
+  videos(): VideoReads {
+    return {
+      getVideo: (id, fields, opts = {}) => {
+        const { paid, ...rest } = opts;
+        if (paid === undefined) return Promise.reject(new TypeError("a video read without its cause"));
+        return this.getVideo(paid, id, fields, rest);
       },
     };
   }

@@ -38,18 +38,30 @@ export class SharedReads<T> {
     return e.answeredAt === undefined || now - e.answeredAt < (this.opts.ttlMs ?? SHARED_READ_TTL_MS);
   }
 
-  /** The read of `key` in flight or answered less than ttlMs ago, to join; else undefined. */
-  joinable(key: string): Promise<T> | undefined {
+  /**
+   * The read of `key` in flight or answered less than ttlMs ago, to join; else undefined. With
+   * `inFlightOnly`, an answered read is not joined (a details pane reads what is true now).
+   */
+  joinable(key: string, o: { inFlightOnly?: boolean } = {}): Promise<T> | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
-    if (this.fresh(e, this.now())) return e.read;
-    this.entries.delete(key);
-    return undefined;
+    if (!this.fresh(e, this.now())) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return o.inFlightOnly && e.answeredAt !== undefined ? undefined : e.read;
   }
 
-  /** Joins the read of `key` if there is one, else starts `fetch` and keeps it for the others. */
-  run(key: string, fetch: () => Promise<T>): { read: Promise<T>; joined: boolean } {
-    const joined = this.joinable(key);
+  /**
+   * Joins the read of `key` if there is one (`inFlightOnly`: only one in flight), else starts
+   * `fetch` and keeps it for the others.
+   */
+  run(
+    key: string,
+    fetch: () => Promise<T>,
+    o: { inFlightOnly?: boolean } = {},
+  ): { read: Promise<T>; joined: boolean } {
+    const joined = this.joinable(key, o);
     if (joined) return { read: joined, joined: true };
     const entry: Entry<T> = { read: fetch(), answeredAt: undefined };
     this.entries.set(key, entry);

@@ -45,6 +45,15 @@ export function relative(from: Date, now: Date): string {
 }
 
 /** "less than a minute", "12 min", "1 h 05 min". */
+/** A video's length as a player shows it: "12:04", or "1:02:03" from an hour on. */
+export function clock(seconds: number): string {
+  const s = Math.floor(Math.max(0, seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
+}
+
 export function duration(ms: number): string {
   const minutes = Math.floor(Math.max(0, ms) / 60_000);
   if (minutes < 1) return "less than a minute";

@@ -24,6 +24,17 @@ export {
   renderDigest,
 } from "./digest.js";
 export {
+  ENTITY_TYPE,
+  type Entity,
+  type EntityKind,
+  livestreamDetails,
+  livestreamEntity,
+  VIDEO_PREVIEW_FIELDS,
+  type VideoFacts,
+  videoDetails,
+  videoEntity,
+} from "./entity.js";
+export {
   describePlatformError,
   errorMessage,
   notManagerMessage,
@@ -161,7 +172,7 @@ export {
   unsubscribeValue,
 } from "./subscriptions.js";
 export type { KnownBlock, Message } from "./types.js";
-export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard } from "./unfurl.js";
+export { LIVESTREAM_UNFURL_FIELDS, livestreamUnfurl, type UnfurlCard, videoUnfurl } from "./unfurl.js";
 export {
   MAX_PRESET_LINES,
   parentMetadata,

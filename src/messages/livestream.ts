@@ -257,7 +257,7 @@ function visibilityText(ls: LivestreamView): string {
   return `*Visibility*\n${text}`;
 }
 
-export function thumbnail(ls: LivestreamView, title: string): ImageElement | undefined {
+export function thumbnail(ls: Pick<LivestreamView, "thumbnail">, title: string): ImageElement | undefined {
   const t = ls.thumbnail;
   const url = [t?.h240_url, t?.h480_url].find((u) => isLinkableUrl(u, LIMITS.imageUrl));
   if (!url) return undefined;

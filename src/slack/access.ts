@@ -4,7 +4,14 @@
  * livestream, or a flow that authorizes itself), and how the wrapper carries it out: the grant, or
  * the refusal answered. How a handler declares its access: README.md ("request.ts").
  */
-import type { Action, LivestreamAction, LivestreamRead, Resource } from "../access/index.js";
+import type {
+  Action,
+  LivestreamAction,
+  LivestreamRead,
+  ReadSharing,
+  Resource,
+  VideoAction,
+} from "../access/index.js";
 import type { BotDeps } from "../deps.js";
 import { refusalMessage } from "../messages/index.js";
 import type { Payer } from "../operations/profiles.js";
@@ -17,8 +24,14 @@ export function bindAccess(deps: BotDeps, subject: Asker) {
   const access = deps.access;
   return {
     authorize: (action: Action, resource: Resource) => access.authorize(subject, action, resource),
-    readLivestream: (action: LivestreamAction, id: string, fields: readonly string[]) =>
-      access.readLivestream(subject, action, id, fields),
+    readLivestream: (
+      action: LivestreamAction,
+      id: string,
+      fields: readonly string[],
+      sharing?: ReadSharing,
+    ) => access.readLivestream(subject, action, id, fields, sharing),
+    readVideo: (action: VideoAction, id: string, fields: readonly string[], sharing?: ReadSharing) =>
+      access.readVideo(subject, action, id, fields, sharing),
     profileBound: (profileId: string | undefined) => access.profileBound(subject, profileId),
     chargeRead: (payer: Payer) => access.chargeRead(payer),
   };

@@ -10,6 +10,7 @@ import { SEED } from "../../fakes/platform/server.js";
 import { STANDIN } from "../../fakes/slack/index.js";
 import { loadConfig } from "../../src/config.js";
 import { BOT_SCOPES } from "../../src/install/oauth.js";
+import { ENTITY_TYPE } from "../../src/messages/index.js";
 import { eventually, waitFor } from "../support/harness.js";
 import { CLIENT_ID, localHook, type OAuthBot, PUBLIC_URL, startOAuthBot } from "./helper.js";
 
@@ -31,7 +32,7 @@ describe("install flow", () => {
     expect(scopes).toEqual(BOT_SCOPES);
   });
 
-  it("manifest.yml: unfurl_domains equal the default UNFURL_DOMAINS; link_shared subscribed; rotation on", () => {
+  it("manifest.yml: unfurl_domains equal the default UNFURL_DOMAINS; link_shared, entity_details_requested and the entity type declared; rotation on", () => {
     const manifest = readFileSync(new URL("../../manifest.yml", import.meta.url), "utf8");
     const block = /\n {2}unfurl_domains:\s*\n((?:\s+(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "";
     const domains = [...block.matchAll(/- ([a-z0-9.-]+)/g)].map((m) => m[1]);
@@ -43,8 +44,14 @@ describe("install flow", () => {
       PLATFORM_CLIENT_SECRET: "s",
     }).unfurlDomains;
     expect(domains).toEqual(defaults);
-    const events = /bot_events:\s*\n((?:\s+- .*\n)+)/.exec(manifest)?.[1] ?? "";
+    const events = /bot_events:\s*\n((?:\s+(?:#.*|- .*)\n)+)/.exec(manifest)?.[1] ?? "";
     expect(events).toMatch(/- link_shared\n/);
+    // Work Objects: the entity type the previews send, and the event their details pane answers.
+    expect(events).toMatch(/- entity_details_requested\n/);
+    expect(manifest).toMatch(
+      /\n {2}rich_previews:\n {4}is_active: true\n {4}entity_types:\n {6}- slack#\/entities\/item\n/,
+    );
+    expect(ENTITY_TYPE).toBe("slack#/entities/item");
     expect(manifest).toMatch(/\n {2}token_rotation_enabled: true\n/);
   });
 

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import {
   blockActionsBody,
+  entityDetailsRequestedEvent,
   eventBody,
   linkSharedEvent,
   sendSigned,
@@ -42,8 +43,11 @@ interface Who {
   team: string;
   user: string;
 }
-/** "silent-livestream": refused with no answer at all (link previews). */
-type Target = "profile" | "livestream" | "silent-livestream" | "none";
+/**
+ * "silent-livestream": refused with no answer at all (link previews); "pane-livestream": a Work
+ * Object's details pane, answered `not_found` exactly as for a livestream the platform lacks.
+ */
+type Target = "profile" | "livestream" | "silent-livestream" | "pane-livestream" | "none";
 interface Row {
   /** `/live status`, `action:<id>`, `view:<callback_id>`, `event:<type>`, `function:<callback_id>`. */
   entry: string;
@@ -142,6 +146,30 @@ const linkShared = (id: string) => async (who: Who) => {
   await waitFor(() => handled() > before, 3000, "link_shared handled").catch(() => undefined);
   const made = b.slack.unfurls().slice(unfurls);
   return made.length === 0 ? "" : json(made);
+};
+
+/**
+ * A previewed link's Work Object opened: the pane the bot answered (`entity.presentDetails`), ""
+ * when it answered none within 3 s.
+ */
+let panes = 0;
+const pane = (id: string) => async (who: Who) => {
+  const triggerId = `${Date.now()}.${++panes}.${"cd".repeat(16)}`;
+  const event = entityDetailsRequestedEvent({
+    url: `https://www.dailymotion.com/video/${id}`,
+    externalRef: { id, type: "livestream" },
+    userId: who.user,
+    triggerId,
+  });
+  expect((await sendSigned(b.eventsUrl, eventBody({ teamId: who.team, event }), SIGNING_SECRET)).status).toBe(
+    200,
+  );
+  const answered = await waitFor(
+    () => b.slack.entityDetails().find((d) => d.trigger_id === triggerId),
+    3000,
+    "entity.presentDetails",
+  ).catch(() => undefined);
+  return answered === undefined ? "" : json(answered);
 };
 
 const ROWS: Row[] = [
@@ -386,6 +414,12 @@ const ROWS: Row[] = [
     target: "silent-livestream",
     run: linkShared(UNBOUND_LIVE),
   },
+  {
+    entry: "event:entity_details_requested",
+    managerOnly: false,
+    target: "pane-livestream",
+    run: pane(UNBOUND_LIVE),
+  },
   ...(["livestream_status", "wait_until_live", "wait_until_off_air"] as const).map((id) => ({
     entry: `function:${id}`,
     managerOnly: false,
@@ -482,6 +516,11 @@ describe.each(ROWS.map((r, i) => [`${r.entry} #${i}`, r] as const))("%s", (_name
       if (row.target === "profile") {
         expect(shown).toContain("is not bound to this Slack workspace");
         expect(requestsButMe()).toBe(requests);
+      } else if (row.target === "pane-livestream") {
+        // The pane of a livestream the platform lacks, after the one authorizing GET; nothing of it.
+        expect(JSON.parse(shown).error).toEqual({ status: "not_found" });
+        expect(shown).not.toContain("metadata");
+        expect(livestreamGets()).toBe(gets + 1);
       } else if (row.target === "silent-livestream") {
         // No preview at all, after the one authorizing GET; never its ingest.
         expect(shown).toBe("");

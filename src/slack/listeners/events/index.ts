@@ -1,5 +1,6 @@
 /**
- * Events API: the App Home tab, link previews (`link_shared`, unfurl.ts), and forgetting a
+ * Events API: the App Home tab, link previews (`link_shared`, unfurl.ts) and their details pane
+ * (`entity_details_requested`, details.ts), and forgetting a
  * workspace when the app is uninstalled or its bot token revoked (src/install/uninstall.ts).
  * `tokens_revoked` naming only user tokens changes nothing: the bot asks for no user scopes, and
  * its own token still works.
@@ -9,6 +10,7 @@ import type { BotDeps } from "../../../deps.js";
 import { forgetWorkspace, type UninstallTarget } from "../../../install/uninstall.js";
 import type { AuthContext } from "../../context.js";
 import { slackEvent } from "../../request.js";
+import { type EntityDetailsEvent, presentDetails } from "./details.js";
 import { publishHome } from "./home.js";
 import { type LinkSharedEvent, previewLinks } from "./unfurl.js";
 
@@ -42,6 +44,20 @@ export function register(app: App, deps: BotDeps): void {
     slackEvent(deps, "link_shared", {
       access: { action: "link.unfurl", inFlow: true },
       run: (req) => previewLinks(req, req.event as LinkSharedEvent),
+    }),
+  );
+
+  // A previewed link's Work Object opened: its details pane, read fresh for whoever opened it
+  // (authorized inside, "link.details" / "link.video.details"; unknown or unbound = not_found).
+  app.event(
+    "entity_details_requested",
+    slackEvent(deps, "entity_details_requested", {
+      access: {
+        action: (event) => (event.external_ref?.type === "video" ? "link.video.details" : "link.details"),
+        inFlow: true,
+      },
+      run: (req) => presentDetails(req, req.event as EntityDetailsEvent),
+      failure: "could not answer a link's details pane",
     }),
   );
 
