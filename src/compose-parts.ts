@@ -64,6 +64,8 @@ export interface Tuning {
   http?: Partial<ServerTimeouts> | undefined;
   /** `/live status`: how long before a slow platform is announced in place (default 10 s); tests shorten it. */
   slowCardMs?: number | undefined;
+  /** The clock of the shared reads' 10 s window (default Date.now); tests hold and move it. */
+  readsClock?: (() => number) | undefined;
 }
 
 /** The Slack side of the collaborators: installations (OAuth), token rotation, a client per workspace. */
@@ -136,6 +138,7 @@ export function accessParts(
     claims: c.settings.claims,
     platform: door.livestreams(),
     videos: door.videos(),
+    clock: c.tuning?.readsClock,
     door,
     workspaceOf: slack.installations
       ? installedWorkspaces(slack.installations)

@@ -45,6 +45,8 @@ export interface AuthorizerOptions {
   platform: LivestreamReads;
   /** The door's video reads (`door.videos()`, link previews); without them a video reads as missing. */
   videos?: VideoReads | undefined;
+  /** The shared reads' clock, ms (default Date.now): tests hold and move the 10 s window. */
+  clock?: (() => number) | undefined;
   /** Default: every workspace installed, in no organization. */
   workspaceOf?: WorkspaceOf;
   /** Refusals are logged at info (team, user, action, reason): never a token or a stream key. */
@@ -117,11 +119,14 @@ export class Authorizer {
   private readonly everyWorkspace: boolean;
   private readonly allowed: Set<string>;
   /** Livestream reads shared between requests (status, Refresh, previews, watch). */
-  readonly sharedReads = new SharedReads<Livestream>({ keepFailure: isNotFound });
+  readonly sharedReads: SharedReads<Livestream>;
   /** Video reads shared between requests (link previews and their panes). */
-  readonly sharedVideoReads = new SharedReads<Video>({ keepFailure: isNotFound });
+  readonly sharedVideoReads: SharedReads<Video>;
 
   constructor(private readonly opts: AuthorizerOptions) {
+    const shared = { keepFailure: isNotFound, ...(opts.clock ? { now: opts.clock } : {}) };
+    this.sharedReads = new SharedReads<Livestream>(shared);
+    this.sharedVideoReads = new SharedReads<Video>(shared);
     this.everyWorkspace = opts.config.access.allowedWorkspaces.includes("*");
     this.allowed = new Set(opts.config.access.allowedWorkspaces);
   }

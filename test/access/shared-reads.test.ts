@@ -10,7 +10,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { linkSharedEvent } from "../../fakes/slack/index.js";
-import type { SharedReadsOptions } from "../../src/access/shared-reads.js";
 import { SHARED_READ_TTL_MS } from "../../src/access/shared-reads.js";
 import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
@@ -30,20 +29,15 @@ const people = Array.from({ length: 50 }, (_, i) => ({
 }));
 
 /**
- * Sets the clock of the Authorizer's shared reads (its `now` option, which the app leaves to
- * Date.now) to `now`; returns the restore.
+ * The shared reads' clock (the app's `readsClock`): Date.now, unless a test holds it at a time of
+ * its own (`held`), which it then moves by hand.
  */
-function setSharedReadsClock(now: () => number): () => void {
-  const opts = (b.built.deps.access.sharedReads as unknown as { opts: SharedReadsOptions }).opts;
-  const before = opts.now;
-  opts.now = now;
-  return () => {
-    opts.now = before;
-  };
-}
+let held: number | undefined;
+const readsClock = () => held ?? Date.now();
 
 beforeAll(async () => {
   b = await startOAuthBot({
+    readsClock,
     env: {
       ALLOWED_WORKSPACES: `${A},${B}`,
       PROFILE_BINDINGS: `${A}=${SEED.profiles.newsroom};${B}=${SEED.profiles.studio}`,
@@ -61,8 +55,7 @@ describe("50 people at once, one livestream", () => {
     b.built.deps.access.sharedReads.clear();
     // The reads' clock stands still at T: the GET answers at T however long the 50 take.
     const T = Date.now();
-    let clock = T;
-    const restore = setSharedReadsClock(() => clock);
+    held = T;
     try {
       // A slow platform: the 50 requests arrive while the one GET is in flight.
       b.sandbox.addFault({ method: "GET", path: `/v2/livestreams/${LIVE}`, latencyMs: 500, times: 1 });
@@ -107,18 +100,18 @@ describe("50 people at once, one livestream", () => {
       expect(shared?.value).toBeGreaterThanOrEqual(49);
 
       // The last instant within 10 s of the answer: shared.
-      clock = T + SHARED_READ_TTL_MS - 1;
+      held = T + SHARED_READ_TTL_MS - 1;
       const again = await b.press(ACTIONS.liveRefresh, LIVE, { team: A, user: "U0LATE" });
       expect(json(await b.answer(again.responseUrl))).toContain("Northwind Morning Live");
       expect(gets()).toBe(before + 1);
 
       // 10 s after the answer: read again.
-      clock = T + SHARED_READ_TTL_MS;
+      held = T + SHARED_READ_TTL_MS;
       const later = await b.press(ACTIONS.liveRefresh, LIVE, { team: A, user: "U0LATER" });
       expect(json(await b.answer(later.responseUrl))).toContain("Northwind Morning Live");
       expect(gets()).toBe(before + 2);
     } finally {
-      restore();
+      held = undefined;
     }
   }, 40_000);
 

@@ -58,6 +58,8 @@ export async function startOAuthBot(
     store?: StoreUrl;
     /** Live watch tuning (`manual`: the poller is not started with the app). */
     watch?: HarnessOptions["watch"];
+    /** The clock of the shared reads' 10 s window (default Date.now). */
+    readsClock?: HarnessOptions["readsClock"];
   } = {},
 ): Promise<OAuthBot> {
   const h = await startHarness({
@@ -71,6 +73,7 @@ export async function startOAuthBot(
     },
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.watch ? { watch: opts.watch } : {}),
+    ...(opts.readsClock ? { readsClock: opts.readsClock } : {}),
     worker: { postIntervalMs: 20, coalesceMs: 100, pollMs: 20, manual: opts.manualWorker },
   });
   const installations = h.built.deps.installations;

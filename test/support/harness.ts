@@ -27,6 +27,8 @@ export interface HarnessOptions {
   watch?: Tuning["watch"];
   /** `/live status`: how long before a slow platform is announced in place (default 10 s). */
   slowCardMs?: number;
+  /** The clock of the shared reads' 10 s window (default Date.now). */
+  readsClock?: () => number;
   /** Store key namespace (Redis tests share one server). */
   namespace?: string;
   /** Bound on each store operation, ms (openStore's opTimeoutMs; default 2000). */
@@ -117,6 +119,7 @@ function composeOptions(opts: HarnessOptions): ComposeOptions {
     watch: opts.watch,
     http: opts.httpTimeouts,
     slowCardMs: opts.slowCardMs,
+    readsClock: opts.readsClock,
   };
 }
 
