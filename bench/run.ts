@@ -304,7 +304,10 @@ async function main(): Promise<number> {
     }
   }
   if (opts.suites.includes("outside")) {
-    const targets = OUTSIDE_TARGETS.filter((t) => t === "bare" || opts.targets.includes(t));
+    // Bare always; the durable floor beside the sqlite store (its goal is a ratio to it).
+    const targets = OUTSIDE_TARGETS.filter(
+      (t) => t === "bare" || opts.targets.includes(t) || (t === "floor" && opts.targets.includes("sqlite")),
+    );
     log(`\nCPU per delivery from outside, ${opts.outsideRate}/s (${targets.join(", ")})`);
     try {
       outside = await runOutside({

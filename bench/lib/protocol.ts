@@ -23,6 +23,11 @@ export type TargetSpec =
   /** A minimal fastify 5 route answering 200 (its JSON body parser included). */
   | { kind: "fastify" }
   /**
+   * The durable floor (bench/targets/floor.ts): parse, check, deduplicate by hash, store in a WAL
+   * sqlite file (group commit), answer once synced. What the bot on sqlite is compared with.
+   */
+  | { kind: "floor"; sqlitePath: string }
+  /**
    * The bot alone (store, outbox, platform client, app, worker), configured by `env` like
    * production: the platform sandbox and the Slack stand-in it talks to run in the runner.
    */

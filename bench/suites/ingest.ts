@@ -29,12 +29,13 @@ import type { TargetSpec } from "../lib/protocol.js";
 import { dropNamespace, pingRedis } from "../lib/redis.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
 
-export const INGEST_TARGETS = ["bare", "fastify", "memory", "redis", "sqlite"] as const;
+export const INGEST_TARGETS = ["bare", "fastify", "floor", "memory", "redis", "sqlite"] as const;
 export type IngestTargetName = (typeof INGEST_TARGETS)[number];
 
 export const TARGET_LABELS: Record<IngestTargetName, string> = {
   bare: "bare node:http (baseline)",
   fastify: "fastify 5 minimal route",
+  floor: "durable floor (sqlite WAL, synced)",
   memory: "bot, memory store",
   redis: "bot, Redis store",
   sqlite: "bot, sqlite store",
@@ -137,6 +138,16 @@ export async function prepare(
       return { spec: { kind: "bare" }, cleanup: async () => null };
     case "fastify":
       return { spec: { kind: "fastify" }, cleanup: async () => null };
+    case "floor": {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "bench-floor-"));
+      return {
+        spec: { kind: "floor", sqlitePath: path.join(dir, "floor.sqlite") },
+        cleanup: async () => {
+          await rm(dir, { recursive: true, force: true });
+          return `removed ${dir}`;
+        },
+      };
+    }
     case "memory":
       return { spec: { kind: "bot", store: "memory", ...bot }, cleanup: async () => null };
     case "sqlite": {
@@ -201,7 +212,7 @@ export function check(loads: LoadResult[], stored: number): IngestCheck {
   return { ok: problems.length === 0, accepted, stored, cutOff, non2xx, errors, problems };
 }
 
-const isBot = (name: IngestTargetName) => name !== "bare" && name !== "fastify";
+const isBot = (name: IngestTargetName) => name !== "bare" && name !== "fastify" && name !== "floor";
 
 async function measure(
   name: IngestTargetName,

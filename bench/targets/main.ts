@@ -19,6 +19,8 @@ async function start(spec: TargetSpec): Promise<RunningTarget> {
       return (await import("./bare.js")).startBare();
     case "fastify":
       return (await import("./fastify.js")).startFastify();
+    case "floor":
+      return (await import("./floor.js")).startFloor(spec);
     case "bot":
       return (await import("./bot.js")).startBotTarget(spec);
     case "app":

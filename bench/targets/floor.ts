@@ -1,0 +1,141 @@
+/**
+ * The durable floor: the least a receiver can do and still promise what the bot's 2xx promises for
+ * a delivery on the default store. It reads the body, parses the JSON, checks it is a delivery
+ * (the bot's own fast check, src/platform/delivery-check.ts: same rules, same cost), deduplicates
+ * it by a hash of the body (sha256, the row's primary key: a second copy changes nothing), stores
+ * it in a WAL sqlite file with every request of one event-loop turn in one transaction (a group
+ * commit), and answers 2xx only once the WAL is synced (fsync on the thread pool, as the bot does).
+ * No routing beyond the path prefix, no outbox, no worker, no logging: what is left of the bot's
+ * work once everything it adds for its users is taken away. The bot on sqlite is compared with it.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, fsync, openSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import type Database from "better-sqlite3";
+import { fastDelivery } from "../../src/platform/delivery-check.js";
+import type { RunningTarget } from "./types.js";
+
+const BINDING = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
+const Sqlite = createRequire(import.meta.url)(BINDING) as typeof Database;
+
+const STORED = JSON.stringify({ status: "stored" });
+const DUPLICATE = JSON.stringify({ status: "duplicate" });
+const MAX_BODY = 64 * 1024;
+const PREFIX = "/hooks/platform/";
+
+function answer(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+interface Pending {
+  hash: Buffer;
+  body: string;
+  res: ServerResponse;
+}
+
+export async function startFloor(spec: { sqlitePath: string }): Promise<RunningTarget> {
+  const db = new Sqlite(spec.sqlitePath);
+  db.pragma("journal_mode = WAL");
+  // NORMAL: each commit's WAL is synced below, off the event loop, before anyone is answered.
+  db.pragma("synchronous = NORMAL");
+  db.exec("CREATE TABLE IF NOT EXISTS deliveries(hash BLOB PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID");
+  const insert = db.prepare("INSERT OR IGNORE INTO deliveries(hash, body) VALUES (?, ?)");
+  const count = db.prepare("SELECT count(*) AS n FROM deliveries");
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  let walFd: number | undefined;
+
+  let queue: Pending[] = [];
+  let scheduled = false;
+  let syncing = false;
+  /** Answers of committed turns waiting for the next WAL sync. */
+  let unsynced: Array<() => void> = [];
+
+  const sync = (): void => {
+    if (syncing || unsynced.length === 0) return;
+    syncing = true;
+    const answers = unsynced;
+    unsynced = [];
+    walFd ??= openSync(`${spec.sqlitePath}-wal`, "r");
+    fsync(walFd, (err) => {
+      syncing = false;
+      if (err) throw err;
+      for (const a of answers) a();
+      sync();
+      flushSoon();
+    });
+  };
+
+  /** One transaction for the turn's deliveries; answered once the WAL holding them is synced. */
+  const flush = (): void => {
+    scheduled = false;
+    const batch = queue;
+    queue = [];
+    const stored: boolean[] = [];
+    begin.run();
+    for (const p of batch) stored.push(insert.run(p.hash, p.body).changes === 1);
+    commit.run();
+    unsynced.push(() => {
+      for (const [i, p] of batch.entries()) answer(p.res, 200, stored[i] ? STORED : DUPLICATE);
+    });
+    sync();
+  };
+
+  // Like the bot's store: the next group commit waits for the sync in flight, so one commit and
+  // one sync take everything that arrived meanwhile.
+  const flushSoon = (): void => {
+    if (scheduled || syncing || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+
+  const server = createServer((req, res) => {
+    if (req.method !== "POST" || !req.url?.startsWith(PREFIX)) {
+      req.resume();
+      answer(res, 404, JSON.stringify({ error: "not found" }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => {
+      if (size > MAX_BODY) return answer(res, 413, JSON.stringify({ error: "too large" }));
+      const raw = Buffer.concat(chunks);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString("utf8"));
+      } catch {
+        return answer(res, 400, JSON.stringify({ error: "not JSON" }));
+      }
+      if (fastDelivery(parsed) === undefined)
+        return answer(res, 400, JSON.stringify({ error: "not a delivery" }));
+      queue.push({ hash: createHash("sha256").update(raw).digest(), body: raw.toString("utf8"), res });
+      flushSoon();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    path: `${PREFIX}floor`,
+    ownerId: "x2bench",
+    counts: async () => ({ stored: (count.get() as { n: number }).n, logLines: 0 }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (walFd !== undefined) closeSync(walFd);
+      db.close();
+    },
+  };
+}
