@@ -3,7 +3,8 @@
  * is still picked up at once (the idle poll here is a minute, so only kicks can explain it), and
  * a channel's waiting videos come back one per post interval, each at its own turn (gate.ts),
  * not all of them every interval. Claims are counted once they have settled (polled for, with a
- * generous ceiling: every claim begun has finished), not after a fixed wait.
+ * generous ceiling: every claim begun has finished), not after a fixed wait; and once, after a
+ * quiet pause, to see that no kick set off a claim for later.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
@@ -12,6 +13,8 @@ import { ChannelGate } from "../../src/posting/pacing.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 
 const CHANNEL = "C0NEWS";
+/** 50 gatherings (gatherMs 20): long enough for a claim a kick set off for later to begin. */
+const QUIET_MS = 1_000;
 let h: Harness | undefined;
 
 afterEach(async () => {
@@ -81,6 +84,10 @@ describe("worker kicks", () => {
       harness.built.worker.kick();
       expect(await settled(claims, 3 + i)).toBe(3 + i);
     }
+    // And none later: a kick claims once, not once now and again after a while (a "look again"
+    // timer would). A quiet pause of 50 gatherings (the idle poll is a minute), then the same count.
+    await new Promise((r) => setTimeout(r, QUIET_MS));
+    expect(await settled(claims, 5), "claims after a quiet pause").toBe(5);
 
     await harness.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
       videoId: "x7kick1",

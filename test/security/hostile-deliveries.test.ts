@@ -196,4 +196,48 @@ describe("hostile deliveries", () => {
     expect(body.at - started).toBeLessThan(3_000);
     expect(body.data).not.toMatch(/^HTTP\/1\.1 [25]/);
   });
+
+  it("a flood of refused bodies holds up no other sender's delivery", async () => {
+    const { port } = new URL(h.url);
+    const token = hook.split("/").pop() ?? "";
+    await h.built.worker.drain(); // room in the route's quota for the good delivery
+    // The yardstick, as above: a known token whose announced body never comes, ended by the
+    // request timeout (900 ms). A good delivery sent among 20 bodies refused with 400 is answered
+    // before it: nothing a refused body does (a lock, a queue, a pause) is waited on by the others.
+    const yardstick = rawClient(Number(port));
+    yardstick.socket.write(
+      `POST /hooks/platform/${token} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`,
+    );
+    // Status 0: the connection was closed unanswered (the request timeout ended it).
+    const answered = (p: Promise<{ status: number }>) =>
+      p.then(
+        (r) => ({ status: r.status, at: Date.now() }),
+        () => ({ status: 0, at: Date.now() }),
+      );
+    const hostile = Array.from({ length: 20 }, (_, i) =>
+      answered(
+        post(
+          hook,
+          `{"type":"video.format.error","timestamp":${Date.now()},"data":{"owner_id":"${OWNER}","video_id":"x9h${i}","x":${nested(5_000)}}}`,
+        ),
+      ),
+    );
+    const good = answered(
+      post(
+        hook,
+        JSON.stringify({
+          type: "video.created",
+          timestamp: Date.now(),
+          data: { owner_id: OWNER, video_id: "x9amid" },
+        }),
+      ),
+    );
+    const [g, y, refused] = await Promise.all([good, yardstick.closed, Promise.all(hostile)]);
+    expect(y.data).not.toMatch(/^HTTP\/1\.1 [25]/);
+    expect(
+      { status: g.status, beforeTheYardstick: g.at < y.at },
+      "the good delivery, stored and answered before the request timeout ended the yardstick",
+    ).toEqual({ status: 200, beforeTheYardstick: true });
+    expect(refused.map((r) => r.status)).toEqual(hostile.map(() => 400));
+  });
 });
