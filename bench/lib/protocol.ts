@@ -86,6 +86,8 @@ export type ToTarget =
   | { type: "profile"; id: number; action: "stop"; file: string };
 
 export type FromTarget =
+  /** How far the target's start-up got (the runner names the last one if `ready` never comes). */
+  | { type: "stage"; stage: string }
   | {
       type: "ready";
       /** http://127.0.0.1:PORT */

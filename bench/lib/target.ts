@@ -38,12 +38,21 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
   let nextId = 1;
   const waiting = new Map<number, { resolve: (m: FromTarget) => void; reject: (e: Error) => void }>();
   let failure: string | undefined;
+  const startedAt = Date.now();
+  let lastStage = { stage: "forked", at: startedAt };
+  /** How far the start-up got, for a target that is not ready in time or exits. */
+  const progress = () =>
+    `last stage: ${lastStage.stage} (${Date.now() - lastStage.at} ms ago, ${Date.now() - startedAt} ms after the fork)`;
   const failAll = (why: string) => {
     failure ??= why;
     for (const w of waiting.values()) w.reject(new Error(why));
     waiting.clear();
   };
   child.on("message", (m: FromTarget) => {
+    if (m.type === "stage") {
+      lastStage = { stage: m.stage, at: Date.now() };
+      return;
+    }
     if (m.type === "failed") return failAll(`target ${describe(spec)} failed: ${m.message}`);
     if ("id" in m) {
       waiting.get(m.id)?.resolve(m);
@@ -55,7 +64,11 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
   const ready = await new Promise<Extract<FromTarget, { type: "ready" }>>((resolve, reject) => {
     const timer = setTimeout(
       () =>
-        reject(new Error(`target ${describe(spec)} not ready within ${opts.readyTimeoutMs ?? 20_000} ms`)),
+        reject(
+          new Error(
+            `target ${describe(spec)} not ready within ${opts.readyTimeoutMs ?? 20_000} ms; ${progress()}`,
+          ),
+        ),
       opts.readyTimeoutMs ?? 20_000,
     );
     child.on("message", (m: FromTarget) => {
@@ -69,7 +82,11 @@ export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(failure ?? `target ${describe(spec)} exited (code ${code}) before it was ready`));
+      reject(
+        new Error(
+          failure ?? `target ${describe(spec)} exited (code ${code}) before it was ready; ${progress()}`,
+        ),
+      );
     });
   }).catch(async (err: unknown) => {
     await kill(child, exited);

@@ -9,6 +9,7 @@ import { startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
 import type { TargetSpec } from "../lib/protocol.js";
+import { stage } from "./stage.js";
 import type { RunningTarget } from "./types.js";
 
 export async function startAppTarget(spec: Extract<TargetSpec, { kind: "app" }>): Promise<RunningTarget> {
@@ -24,6 +25,7 @@ export async function startAppTarget(spec: Extract<TargetSpec, { kind: "app" }>)
     },
   });
   const w = spec.worker;
+  stage("composing the bot (memory store, outbox, app; listening)");
   const bot = await startComposedBot(config, logger, {
     worker: {
       manual: w.manual ?? false,

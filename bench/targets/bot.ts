@@ -24,6 +24,7 @@ import { outboxItemOf } from "../../src/notify/item.js";
 import { parseDelivery } from "../../src/platform/index.js";
 import { CallbackRepo, newCallbackToken } from "../../src/store/index.js";
 import type { TargetSpec } from "../lib/protocol.js";
+import { stage } from "./stage.js";
 import type { RunningTarget } from "./types.js";
 
 export const BENCH_ROUTE = { teamId: "T0BENCH", profileId: "x2bench", channelId: "C0BENCH" } as const;
@@ -43,6 +44,7 @@ function storeUrl(spec: Extract<TargetSpec, { kind: "bot" }>): StoreUrl {
 }
 
 export async function startBotTarget(spec: Extract<TargetSpec, { kind: "bot" }>): Promise<RunningTarget> {
+  stage("starting the platform sandbox and the Slack stand-in");
   const sandbox = await startSandbox();
   const slack = await startSlackStandin();
   const closeAround = async () => {
@@ -83,14 +85,19 @@ async function startBotWith(
       },
     },
   });
+  stage(`composing the bot (${spec.store} store, outbox, app; listening)`);
   const bot = await startComposedBot(config, logger, {
     worker: spec.worker ? {} : { manual: true },
     namespace: spec.namespace,
   });
+  stage("registering the delivery route");
   try {
     const token = newCallbackToken();
     await new CallbackRepo(bot.store, logger).put(token, { ...BENCH_ROUTE });
-    if (spec.backlog) await seed(bot, spec.backlog, spec.worker === true);
+    if (spec.backlog) {
+      stage(`storing a backlog of ${spec.backlog} videos${spec.worker ? " and folding it" : ""}`);
+      await seed(bot, spec.backlog, spec.worker === true);
+    }
     // Deliveries the load got stored (the worker acknowledges them, so the depth would not tell).
     let stored = 0;
     const enqueue = bot.outbox.enqueue.bind(bot.outbox);

@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import type { FromTarget, TargetSpec, ToTarget } from "../lib/protocol.js";
+import { stage } from "./stage.js";
 import type { RunningTarget } from "./types.js";
 
 function send(message: FromTarget): void {
@@ -14,6 +15,7 @@ function send(message: FromTarget): void {
 
 /** Imported on demand: the bare process must not load the bot's modules (its RSS is reported). */
 async function start(spec: TargetSpec): Promise<RunningTarget> {
+  stage(`loading the ${spec.kind} target's modules`);
   switch (spec.kind) {
     case "bare":
       return (await import("./bare.js")).startBare();
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "null") as TargetSpec | null;
   if (!spec) throw new Error("no target spec given");
   const target = await start(spec);
+  stage("started; reporting ready");
   let profiler: Session | undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
