@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { ACTIONS, unwatchValue } from "../../src/messages/index.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { getsWithin, readsSettled, untilElapsed } from "../support/polls.js";
 
 const TEAM = "T0STANDIN";
 const INTERVAL = 1000;
@@ -39,7 +40,6 @@ beforeEach(async () => {
 });
 
 const json = (v: unknown) => JSON.stringify(v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gets = (id: string) =>
   h.sandbox.requests.filter((r) => r.method === "GET" && r.path === `/v2/livestreams/${id}`).length;
 /** The watch's own posts (chat.postMessage, not threaded): not the command's in-channel answer. */
@@ -123,9 +123,10 @@ describe("/live watching and the App Home", () => {
     await h.press(ACTIONS.watchUnwatch, unwatchValue(CH2, BOUND), { home: true });
     await waitFor(() => h.slack.callsTo("views.publish").length > published, 5000, "home re-published");
     expect(await h.built.watch?.list(TEAM)).toEqual([]);
-    await sleep(300); // a poll under way may finish
+    await readsSettled(h, BOUND); // a poll under way may finish
     const after = gets(BOUND);
-    await sleep(INTERVAL * 2.5);
+    // Not watched: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
     expect(gets(BOUND)).toBe(after);
     expect(json(await run("watching"))).toContain("watches no livestream");
   });
@@ -137,10 +138,8 @@ describe("one read per livestream per interval", () => {
     await run(`watch ${BOUND}`, { channel: CH1 });
     await run(`watch ${BOUND}`, { channel: CH2 });
     await waitFor(() => parents(CH1)[0] && parents(CH2)[0], 5000, "both announced");
-    const start = gets(BOUND);
-    const window = INTERVAL * 5;
-    await sleep(window);
-    const n = gets(BOUND) - start;
+    // A rate: the reads that started in 5 intervals of wall time, as the schedule measures it.
+    const n = await getsWithin(h, BOUND, INTERVAL * 5);
     // ±10 % jitter: 4 to 6 reads in 5 intervals, never one per channel (10).
     expect(n).toBeGreaterThanOrEqual(3);
     expect(n).toBeLessThanOrEqual(6);

@@ -5,6 +5,7 @@ import { workerClientOptions } from "../../src/install/oauth.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { WatchService, type WatchServiceOptions } from "../../src/watch/service.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { afterPolls, getsWithin, nextReadAnswered, untilElapsed } from "../support/polls.js";
 
 const INTERVAL = 200;
 const GRACE = 600;
@@ -57,7 +58,6 @@ const replies = (ch: string) =>
   h.slack.messages(ch).filter((m) => m.thread_ts !== undefined && m.thread_ts !== m.ts);
 const gets = (id: string) =>
   h.sandbox.requests.filter((r) => r.method === "GET" && r.path === `/v2/livestreams/${id}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("live watch", () => {
   it("announces go-live within one interval, updates in place, ends after the grace with a summary", async () => {
@@ -65,7 +65,7 @@ describe("live watch", () => {
     await s.watch({ teamId: team(), channelId: CH1, livestreamId: A, by: "U0ADMIN" });
     await s.watch({ teamId: team(), channelId: CH2, livestreamId: A, by: "U0ADMIN" });
     await s.start();
-    await sleep(2 * INTERVAL);
+    await afterPolls(h, A, 2); // two polls of the off-air livestream handled
     expect(parents(CH1)).toHaveLength(0);
     const t0 = Date.now();
     h.sandbox.live(A, { action: "on_air" });
@@ -96,10 +96,9 @@ describe("live watch", () => {
       await s.watch({ teamId: team(), channelId: ch, livestreamId: A, by: "U0ADMIN" });
     }
     await s.start();
-    await sleep(300);
-    const before = gets(A).length;
-    await sleep(2000);
-    const n = gets(A).length - before;
+    await afterPolls(h, A, 1); // past the start's spread
+    // A rate: the reads that started in 2 s of wall time, as the schedule measures it.
+    const n = await getsWithin(h, A, 2000);
     // 2000 / 200 = 10 intervals (±10 % jitter): one GET each, not three.
     expect(n).toBeGreaterThanOrEqual(7);
     expect(n).toBeLessThanOrEqual(12);
@@ -112,15 +111,19 @@ describe("live watch", () => {
     h.sandbox.live(A, { action: "on_air", at: new Date(Date.now() - 60_000).toISOString() });
     await waitFor(() => parents(CH1).length === 1, 3000, "announcement");
     h.sandbox.live(A, { action: "off_air" });
-    await sleep(GRACE / 2);
+    await nextReadAnswered(h, A); // the poller saw it off air: the grace runs
     h.sandbox.live(A, { action: "on_air" }); // reconnect: airing_at moves (a new second)
-    await sleep(GRACE * 2);
+    // The grace (measured in wall time by the poller) passed twice over, six polls handled (as
+    // many as GRACE * 2 holds), and one more poll handled after that.
+    const onAgain = Date.now();
+    await Promise.all([untilElapsed(onAgain, GRACE * 2), afterPolls(h, A, 6)]);
+    await afterPolls(h, A, 1);
     expect(parents(CH1)).toHaveLength(1);
     expect(parents(CH1)[0]?.text).toContain("is live");
     await s.stop();
     s = service(); // "restart": a new service on the same store
     await s.start();
-    await sleep(INTERVAL * 5);
+    await afterPolls(h, A, 5);
     expect(parents(CH1)).toHaveLength(1);
   });
 
@@ -140,10 +143,8 @@ describe("live watch", () => {
     await s.watch({ teamId: team(), channelId: CH1, livestreamId: B, by: "U0ADMIN" });
     h.sandbox.addFault({ path: `/v2/livestreams/${A}`, status: 429, retryAfterSeconds: 30 });
     await s.start();
-    await sleep(300);
-    const b0 = gets(B).length;
-    await sleep(2000);
-    expect(gets(B).length - b0).toBeGreaterThanOrEqual(7);
+    await afterPolls(h, B, 1);
+    expect(await getsWithin(h, B, 2000)).toBeGreaterThanOrEqual(7);
     expect(s.health().failing.map((f) => f.livestreamId)).toEqual([A]);
   });
 });
@@ -160,11 +161,9 @@ describe("live watch on one Redis, two replicas", () => {
     await r1.watch({ teamId: team(), channelId: CH1, livestreamId: A, by: "U0ADMIN" });
     await r2.watch({ teamId: team(), channelId: CH2, livestreamId: A, by: "U0ADMIN" });
     await Promise.all([r1.start(), r2.start()]);
-    await sleep(300);
-    const before = gets(A).length;
+    await afterPolls(h, A, 1);
     h.sandbox.live(A, { action: "on_air" });
-    await sleep(2000);
-    const n = gets(A).length - before;
+    const n = await getsWithin(h, A, 2000);
     // About 10 polls in 2 s at a 200 ms interval; a loaded machine may manage fewer, never twice as many.
     expect(n).toBeGreaterThanOrEqual(4);
     expect(n).toBeLessThanOrEqual(12); // not twice as many
