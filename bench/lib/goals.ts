@@ -149,10 +149,10 @@ export function goals(m: Measured): Goal[] {
     pass: b ? b.complete === b.videos && b.duplicated === 0 && b.refused === 0 : null,
   });
   out.push({
-    name: "burst: peak RSS of the bot process",
-    target: "< 200 MB",
+    name: "burst: peak RSS of the bot process (compiled, as the image runs it)",
+    target: `≤ ${RSS_GOAL_MB} MB (a small container)`,
     measured: b ? `${Math.round(b.peakRssBytes / MB)} MB` : "–",
-    pass: b ? b.peakRssBytes < 200 * MB : null,
+    pass: b ? b.peakRssBytes <= RSS_GOAL_MB * MB : null,
   });
   const w = m.watch ?? null;
   const scale = w
@@ -182,16 +182,19 @@ export function goals(m: Measured): Goal[] {
     pass: w ? w.cpuShare < 0.1 : null,
   });
   out.push({
-    name: `live watch, ${scale}: RSS of the bot process (peak)`,
-    target: "< 200 MB",
+    name: `live watch, ${scale}: RSS of the bot process (peak; compiled, as the image runs it)`,
+    target: `≤ ${RSS_GOAL_MB} MB (a small container)`,
     measured: w
       ? `${Math.round(w.peakRssBytes / MB)} MB (${Math.round(w.rssBytes / MB)} MB at the end)`
       : "–",
-    pass: w ? w.peakRssBytes < 200 * MB : null,
+    pass: w ? w.peakRssBytes <= RSS_GOAL_MB * MB : null,
   });
   out.push(...scaleGoals(m.scale ?? null));
   return out;
 }
+
+/** The bot's peak RSS: it fits a 128 MB container. */
+const RSS_GOAL_MB = 128;
 
 /** A replica of three pays for coordinating through Redis: at most this much more per delivery. */
 const SCALE_REPLICA_CPU = 1.5;

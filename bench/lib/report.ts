@@ -204,7 +204,7 @@ export function burstTable(b: BurstResult): string {
         "bot RSS at start / peak during burst / at end, MiB",
         `${mib(b.rssAtStartBytes)} / ${mib(b.peakRssBytes)} / ${mib(b.rssAtEndBytes)}`,
       ],
-      ["bot maxRSS incl. start-up (tsx), MiB", mib(b.maxRssBytes)],
+      ["bot maxRSS incl. start-up (compiled), MiB", mib(b.maxRssBytes)],
     ],
   );
 }

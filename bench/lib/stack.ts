@@ -54,23 +54,27 @@ export async function startStack(o: {
   let bot: TargetHandle | undefined;
   const agent = new Agent({ connections: null, keepAliveTimeout: 30_000, pipelining: 1 });
   try {
-    bot = await startTarget({
-      kind: "app",
-      worker: o.worker,
-      env: {
-        ...botEnvForFakes({
-          sandbox,
-          slack,
-          publicUrl: BENCH_PUBLIC_URL,
-          signingSecret: BENCH_SIGNING_SECRET,
-        }),
-        // The benchmarks flood from one user on purpose: read budgets off.
-        USER_READS_PER_MINUTE: "0",
-        WORKSPACE_READS_PER_MINUTE: "0",
-        ...o.env,
+    bot = await startTarget(
+      {
+        kind: "app",
+        worker: o.worker,
+        env: {
+          ...botEnvForFakes({
+            sandbox,
+            slack,
+            publicUrl: BENCH_PUBLIC_URL,
+            signingSecret: BENCH_SIGNING_SECRET,
+          }),
+          // The benchmarks flood from one user on purpose: read budgets off.
+          USER_READS_PER_MINUTE: "0",
+          WORKSPACE_READS_PER_MINUTE: "0",
+          ...o.env,
+        },
+        ...(o.maxWatchesPerTeam ? { maxWatchesPerTeam: o.maxWatchesPerTeam } : {}),
       },
-      ...(o.maxWatchesPerTeam ? { maxWatchesPerTeam: o.maxWatchesPerTeam } : {}),
-    });
+      // As the image runs it: compiled, under plain node (its memory is the bot's own).
+      { compiled: true },
+    );
   } catch (err) {
     await fakes.close();
     await agent.close();

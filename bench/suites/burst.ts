@@ -47,7 +47,7 @@ export interface BurstResult {
   rssAtStartBytes: number;
   peakRssBytes: number;
   rssAtEndBytes: number;
-  /** resourceUsage().maxRSS of the bot process: includes its start-up (tsx compiling the sources). */
+  /** resourceUsage().maxRSS of the bot process: includes its start-up. */
   maxRssBytes: number;
   problems: string[];
 }

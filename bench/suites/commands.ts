@@ -211,12 +211,16 @@ const median = (xs: number[]) => {
 
 /** `o.pairs` rounds of `o.concurrent` commands at once to the bot and to the minimal Bolt app. */
 async function pairs(stack: Stack, o: CommandsOptions, problems: string[]): Promise<SideBySide> {
-  const bolt = await startTarget({
-    kind: "bolt",
-    signingSecret: BENCH_SIGNING_SECRET,
-    botToken: stack.slack.botToken,
-    slackApiUrl: stack.slack.apiUrl,
-  });
+  // Compiled, like the bot it is compared with.
+  const bolt = await startTarget(
+    {
+      kind: "bolt",
+      signingSecret: BENCH_SIGNING_SECRET,
+      botToken: stack.slack.botToken,
+      slackApiUrl: stack.slack.apiUrl,
+    },
+    { compiled: true },
+  );
   const boltUrl = `${bolt.url}/slack/events`;
   const runs: PairRun[] = [];
   try {

@@ -1,0 +1,23 @@
+/**
+ * The bot's targets as the image runs the bot: compiled JavaScript under plain node, not tsx
+ * compiling TypeScript on load (which adds its own memory to the process measured). Compiled once
+ * per bench run with the project's TypeScript (bench/tsconfig.targets.json → bench/.dist/, not
+ * committed), then forked like any target.
+ */
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const CONFIG = fileURLToPath(new URL("../tsconfig.targets.json", import.meta.url));
+const MAIN = fileURLToPath(new URL("../.dist/bench/targets/main.js", import.meta.url));
+
+let compiled: string | undefined;
+
+/** The compiled target entry (bench/targets/main.ts as JavaScript), compiled on first use. */
+export function compiledMain(): string {
+  if (compiled !== undefined) return compiled;
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", CONFIG], { stdio: "inherit" });
+  compiled = MAIN;
+  return compiled;
+}
