@@ -15,6 +15,7 @@
  *                 replica: every video once, CPU per delivery per replica, total rate.
  *   9. flood      time to show another profile's video while one callback is flooded with 1,000
  *                 mixed bodies, against the same with no flood (rounds alternate, sqlite).
+ *  10. notify     time to notify at low load: a delivery's 2xx to its first post, and to an update.
  *
  * Prints the machine, the tables, the targets (PASS/MISS) and any failed check; writes everything
  * as JSON to bench/results/latest.json and bench/results/<start time>.json (git-ignored). Exit
@@ -50,6 +51,7 @@ import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { type FloodResult, runFlood } from "./suites/flood.js";
 import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
+import { type NotifyBenchResult, runNotifyBench } from "./suites/notify.js";
 import { OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
 import { runScale, type ScaleResult } from "./suites/scale.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
@@ -67,6 +69,7 @@ const SUITES = [
   "watch",
   "scale",
   "flood",
+  "notify",
 ] as const;
 const QUICK = process.env.BENCH_QUICK === "1";
 type Suite = (typeof SUITES)[number];
@@ -97,6 +100,7 @@ const HELP = `npm run bench [-- options]
   --watch-interval MS    LIVE_WATCH_INTERVAL_MS of the watch suite (default 30000)
   --watch-duration S     measured seconds of the watch suite (default 90; quick 60)
   --flood-rounds N    flooded rounds of the flood suite, each beside a quiet one (default 3; quick 2)
+  --notify-videos N   videos of the notify suite (default 30; quick 10)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --profile           CPU-profile each bot target during its measured run; prints where the time goes
                       and keeps the .cpuprofile files (open them in Chrome DevTools)
@@ -134,6 +138,7 @@ interface Options {
   watchIntervalMs: number;
   watchDurationS: number;
   floodRounds: number;
+  notifyVideos: number;
   out: string;
 }
 
@@ -186,6 +191,7 @@ function options(argv: string[]): Options | null {
       "watch-interval": { type: "string" },
       "watch-duration": { type: "string" },
       "flood-rounds": { type: "string" },
+      "notify-videos": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -223,6 +229,9 @@ function options(argv: string[]): Options | null {
     ),
     watchDurationS: positive(values["watch-duration"] ?? (QUICK ? "60" : "90"), "watch-duration", 1800),
     floodRounds: Math.round(positive(values["flood-rounds"] ?? (QUICK ? "2" : "3"), "flood-rounds", 20)),
+    notifyVideos: Math.round(
+      positive(values["notify-videos"] ?? (QUICK ? "10" : "30"), "notify-videos", 500),
+    ),
     out: values.out ?? path.join(RESULTS_DIR, "latest.json"),
   };
 }
@@ -245,6 +254,7 @@ interface Report {
   watch: WatchBenchResult | null;
   scale: ScaleResult | null;
   flood: FloodResult | null;
+  notify: NotifyBenchResult | null;
   goals: ReturnType<typeof goals>;
   failures: string[];
   ok: boolean;
@@ -279,6 +289,7 @@ async function main(): Promise<number> {
   let watch: WatchBenchResult | null = null;
   let scale: ScaleResult | null = null;
   let flood: FloodResult | null = null;
+  let notify: NotifyBenchResult | null = null;
   const failed = (suite: string, err: unknown) =>
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
@@ -436,6 +447,17 @@ async function main(): Promise<number> {
     }
   }
 
+  if (opts.suites.includes("notify")) {
+    log(`
+time to notify at low load: ${opts.notifyVideos} videos, 2xx → first post and → update`);
+    try {
+      notify = await runNotifyBench({ videos: opts.notifyVideos, spacingMs: 1_200, log });
+      for (const p of notify.problems) failures.push(`notify: ${p}`);
+    } catch (err) {
+      failed("notify", err);
+    }
+  }
+
   const finished = new Date();
   const { out, ...kept } = opts;
   const report: Report = {
@@ -456,7 +478,21 @@ async function main(): Promise<number> {
     watch,
     scale,
     flood,
-    goals: goals({ ingest, outside, machine, commands, tokens, lifecycle, burst, slow, watch, scale, flood }),
+    notify,
+    goals: goals({
+      ingest,
+      outside,
+      machine,
+      commands,
+      tokens,
+      lifecycle,
+      burst,
+      slow,
+      watch,
+      scale,
+      flood,
+      notify,
+    }),
     failures,
     ok: failures.length === 0,
   };
@@ -512,6 +548,16 @@ async function main(): Promise<number> {
     );
   }
   if (scale) text.push(...scaleText(scale));
+  if (notify) {
+    const l = (x: NotifyBenchResult["firstPost"]) =>
+      `p50 ${x.p50Ms ?? "–"} ms, p99 ${x.p99Ms ?? "–"} ms, max ${x.maxMs ?? "–"} ms (${x.count})`;
+    text.push(
+      "",
+      `Time to notify at low load (bot compiled in its own process, worker at the app's settings; one delivery every ${notify.spacingMs} ms)`,
+      `  2xx → first post: ${l(notify.firstPost)}`,
+      `  2xx → update of the video's message: ${l(notify.update)}`,
+    );
+  }
   if (flood)
     text.push(
       "",

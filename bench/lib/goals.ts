@@ -8,6 +8,7 @@ import type { CommandsResult } from "../suites/commands.js";
 import type { FloodResult } from "../suites/flood.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
+import { GATHER_MS, type NotifyBenchResult } from "../suites/notify.js";
 import { OUTSIDE_GOALS, type OutsideResult } from "../suites/outside.js";
 import type { ScaleResult } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
@@ -36,6 +37,7 @@ export interface Measured {
   watch?: WatchBenchResult | null;
   scale?: ScaleResult | null;
   flood?: FloodResult | null;
+  notify?: NotifyBenchResult | null;
 }
 
 const MB = 1e6;
@@ -190,6 +192,19 @@ export function goals(m: Measured): Goal[] {
     pass: w ? w.peakRssBytes <= RSS_GOAL_MB * MB : null,
   });
   out.push(...scaleGoals(m.scale ?? null));
+  const n = m.notify ?? null;
+  const limit = 100 + GATHER_MS;
+  for (const [what, l] of [
+    ["first post", n?.firstPost],
+    ["update", n?.update],
+  ] as const) {
+    out.push({
+      name: `time to notify at low load: a delivery's 2xx → its ${what} (p99)`,
+      target: `< 100 ms + the ${GATHER_MS} ms gather window`,
+      measured: l?.p99Ms != null ? `${l.p99Ms} ms (p50 ${l.p50Ms} ms, ${l.count} videos)` : "–",
+      pass: l?.p99Ms != null ? l.p99Ms < limit : null,
+    });
+  }
   return out;
 }
 
