@@ -10,7 +10,6 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import KeyvRedis, { createClient } from "@keyv/redis";
 import { type DeserializedData, Keyv } from "keyv";
 import type { StoreUrl } from "../config.js";
 import type { Logger } from "../log.js";
@@ -216,12 +215,17 @@ function sqliteBackend(
   };
 }
 
-function redisBackend(
+/**
+ * Loaded only when the store is Redis: the Redis client is a fifth of a small bot's memory, and
+ * most installations run on the embedded store.
+ */
+async function redisBackend(
   url: string,
   namespace: string,
   opTimeoutMs: number,
   onError: (err: unknown) => void,
-): Backend {
+): Promise<Backend> {
+  const { default: KeyvRedis, createClient } = await import("@keyv/redis");
   const client: RedisClient = createClient({
     url,
     disableOfflineQueue: true,
@@ -269,12 +273,12 @@ function redisBackend(
 }
 
 /** The backend `url` names; StoreUnavailableError when it cannot be opened. */
-function openBackend(
+async function openBackend(
   url: StoreUrl,
   namespace: string,
   opTimeoutMs: number,
   onError: (err: unknown) => void,
-): Backend {
+): Promise<Backend> {
   try {
     switch (url.kind) {
       case "memory":
@@ -282,7 +286,7 @@ function openBackend(
       case "sqlite":
         return sqliteBackend(url.path, namespace, opTimeoutMs, onError);
       case "redis":
-        return redisBackend(url.url, namespace, opTimeoutMs, onError);
+        return await redisBackend(url.url, namespace, opTimeoutMs, onError);
     }
   } catch (err) {
     throw new StoreUnavailableError(`cannot open store ${maskUrl(url.url)}: ${errorMessage(err)}`, {
@@ -342,7 +346,7 @@ export async function openStore(url: StoreUrl, logger: Logger, opts: OpenStoreOp
   const warn = rateLimitedWarn(log, ERROR_LOG_INTERVAL_MS);
   const onError = (err: unknown) => warn(err, `store backend error (${maskUrl(url.url)})`);
 
-  const b = openBackend(url, namespace, opTimeoutMs, onError);
+  const b = await openBackend(url, namespace, opTimeoutMs, onError);
   b.keyv.on("error", onError);
   const store = storeOver(b, opTimeoutMs, warn);
 

@@ -22,7 +22,12 @@ import type { KeyvStoreAdapter, StoredData } from "keyv";
  * have the same API: 13 (the `better-sqlite3-napi` alias) from Node 22 on, 12 before.
  */
 const BINDING = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
-const Sqlite = createRequire(import.meta.url)(BINDING) as typeof Database;
+let binding: typeof Database | undefined;
+/** The binding, loaded on the first database opened (a bot on memory or Redis never loads it). */
+function sqlite(): typeof Database {
+  binding ??= createRequire(import.meta.url)(BINDING) as typeof Database;
+  return binding;
+}
 
 type Statement = Database.Statement<unknown[]>;
 export type Row = Record<string, unknown>;
@@ -63,6 +68,7 @@ export class SqliteDb extends EventEmitter {
   constructor(file: string, busyTimeoutMs: number) {
     super();
     this.file = file;
+    const Sqlite = sqlite();
     this.db = new Sqlite(file, { timeout: busyTimeoutMs });
     try {
       if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
