@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { eventually, waitFor } from "../support/harness.js";
+import { readsSettled, untilElapsed } from "../support/polls.js";
 import { type OAuthBot, startOAuthBot } from "./helper.js";
 
 const TEAM = "T0STANDIN";
@@ -24,7 +25,6 @@ afterEach(async () => {
   b = undefined;
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gets = (bot: OAuthBot) =>
   bot.sandbox.requests.filter((r) => r.method === "GET" && r.path === `/v2/livestreams/${L}`).length;
 
@@ -72,9 +72,10 @@ describe("app_uninstalled whose watch clean-up fails", () => {
     );
     expect(Date.now() - started).toBeLessThan(WITHIN);
     expect(await watch.registry.listTeam(TEAM)).toEqual([]);
-    await sleep(300); // a read under way may finish
+    await readsSettled(bot, L); // a read under way may finish
     const reads = gets(bot);
-    await sleep(INTERVAL * 3);
+    // Not watched: no poll of it to count; 3 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 3);
     expect(gets(bot)).toBe(reads);
     // Nothing more to the workspace (its token is gone): no notice, no DM, no update.
     const after = bot.slack.calls.slice(slackCalls).map((c) => c.method);

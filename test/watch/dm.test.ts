@@ -16,6 +16,7 @@ import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import type { StoreUrl } from "../../src/config.js";
 import { ACTIONS } from "../../src/messages/index.js";
 import { eventually, type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
+import { afterPolls, getsWithin, readsSettled, untilElapsed } from "../support/polls.js";
 
 const TEAM = "T0STANDIN";
 const INTERVAL = 1000;
@@ -30,7 +31,6 @@ const OTTO = "U0OTHER";
 const OTTO_DM = "D0OTHER";
 
 const json = (v: unknown) => JSON.stringify(v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
 beforeAll(async () => {
@@ -103,7 +103,7 @@ describe("a DM watch", () => {
       INTERVAL * 3 + GRACE + 2000,
       "the DM ended in place",
     );
-    await sleep(INTERVAL * 1.5);
+    await afterPolls(h, BOUND, 1); // a poll after the end handled
     // One message in the DM (ended), no thread replies, nothing in any channel.
     expect(shown(MEMBER_DM)).toHaveLength(1);
     expect(posts(MEMBER_DM)).toHaveLength(1);
@@ -127,9 +127,8 @@ describe("a DM watch", () => {
       5000,
       "the channel and both people told",
     );
-    const start = gets(BOUND);
-    await sleep(INTERVAL * 5);
-    const n = gets(BOUND) - start;
+    // A rate: the reads that started in 5 intervals of wall time, as the schedule measures it.
+    const n = await getsWithin(h, BOUND, INTERVAL * 5);
     // ±10 % jitter: 4 to 6 reads in 5 intervals, never one per watcher (15).
     expect(n).toBeGreaterThanOrEqual(3);
     expect(n).toBeLessThanOrEqual(6);
@@ -176,8 +175,17 @@ describe("a DM watch", () => {
     expect(json(home.args)).not.toContain(`"${ACTIONS.watchUnwatch}"`); // not a manager
 
     // Otto pressing Unwatch with the member's livestream stops only Otto's own (he has none there).
+    const ottoBefore = h.slack.callsTo("views.publish").length;
     await h.press(ACTIONS.watchUnwatchDm, BOUND, { home: true, user: OTTO });
-    await sleep(300);
+    await waitFor(
+      () =>
+        h.slack
+          .callsTo("views.publish")
+          .slice(ottoBefore)
+          .find((c) => c.args.user_id === OTTO),
+      5000,
+      "Otto's Home published again (his press handled)",
+    );
     const kept = (await h.built.watch?.registry.watchers(BOUND))?.map((w) => w.channelId).sort();
     expect(kept).toEqual(["@U0MEMBER", "C0NEWS"]);
     before = h.slack.callsTo("views.publish").length;
@@ -204,16 +212,21 @@ describe("a DM watch", () => {
 
   it("waits while Slack cannot confirm the person (not told, not ended), then tells them once", async () => {
     await run(`watch ${BOUND} dm`, { user: MEMBER });
-    await sleep(400); // the membership the command did not ask for is not cached
+    // The first poll (at once) checked the membership, before its read, and its read was answered
+    // (before the go-live below). Then the membership the command did not ask for is not cached:
+    // the cache's 300 ms are wall time, counted from the last users.info call.
+    await waitFor(() => gets(BOUND) >= 2, 5000, "a first poll (after the authorizing read)");
+    await readsSettled(h, BOUND);
+    await untilElapsed(h.slack.callsTo("users.info").at(-1)?.at ?? Date.now(), 400);
     h.slack.addFault({ method: "users.info", error: "internal_error", times: 1000 });
     h.sandbox.live(BOUND, { action: "on_air" });
-    await sleep(INTERVAL * 2.5);
+    await afterPolls(h, BOUND, 2); // two polls of the on-air livestream handled
     expect(h.slack.callsTo("users.info").length).toBeGreaterThanOrEqual(2);
     expect(posts(MEMBER_DM)).toEqual([]);
     expect((await h.built.watch?.registry.watchers(BOUND))?.length).toBe(1);
     h.slack.clearFaults();
     await waitFor(() => posts(MEMBER_DM)[0], INTERVAL * 2 + 1500, "the DM once Slack answers");
-    await sleep(INTERVAL * 1.5);
+    await afterPolls(h, BOUND, 1);
     expect(posts(MEMBER_DM)).toHaveLength(1);
   }, 30_000);
 
@@ -224,9 +237,10 @@ describe("a DM watch", () => {
       INTERVAL * 3 + 1500,
       "the DM watch ended",
     );
-    await sleep(300); // a read under way may finish
+    await readsSettled(h, BOUND); // a read under way may finish
     const reads = gets(BOUND);
-    await sleep(INTERVAL * 2.5);
+    // Not watched: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
     expect(gets(BOUND)).toBe(reads);
   }
 
@@ -279,7 +293,8 @@ describe("a DM watch", () => {
     expect(text).not.toContain(TITLE);
     expect(text).not.toMatch(/on air|live since|recording|ads? /i);
     const reads = gets(BOUND);
-    await sleep(INTERVAL * 2.5);
+    // Not watched: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
     expect(gets(BOUND)).toBe(reads);
     expect(posts(MEMBER_DM)).toHaveLength(1);
     expect(updates(MEMBER_DM)).toEqual([]);
@@ -298,9 +313,11 @@ describe("a DM watch", () => {
       5000,
       "the DM watches gone",
     );
-    await sleep(300);
+    await readsSettled(h, BOUND); // reads under way may finish
+    await readsSettled(h, OTHER);
     const reads = gets(BOUND) + gets(OTHER);
-    await sleep(INTERVAL * 2.5);
+    // Not watched: no poll of them to count; 2.5 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
     expect(gets(BOUND) + gets(OTHER)).toBe(reads);
   }, 30_000);
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { digestsIn } from "../notify/digest-helpers.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { afterPolls } from "../support/polls.js";
 
 const LIVESTREAM = SEED.livestreams.offAir; // of the studio profile
 const PROFILE = SEED.profiles.studio;
@@ -27,7 +28,6 @@ afterAll(async () => {
 });
 
 const json = (v: unknown) => JSON.stringify(v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The watch's own announcements in a channel (not threaded, not a command's answer, not a digest). */
 const announcements = (ch: string) =>
   h.slack
@@ -55,7 +55,7 @@ describe("a paused channel watching a livestream", () => {
 
     h.sandbox.live(LIVESTREAM, { action: "on_air" });
     await waitFor(() => announcements(LIVE)[0], 8000, "the live announcement in the live channel");
-    await sleep(2500); // more than two intervals
+    await afterPolls(h, LIVESTREAM, 2); // two more polls of the on-air livestream handled
     expect(announcements(PAUSED)).toEqual([]);
 
     h.sandbox.live(LIVESTREAM, { action: "off_air" });
@@ -65,7 +65,8 @@ describe("a paused channel watching a livestream", () => {
       10_000,
       "the end in the live channel",
     );
-    await sleep(1500); // the end recorded for the paused channel
+    // The poll that ended it handled in full: the end recorded for the paused channel.
+    await afterPolls(h, LIVESTREAM, 0);
     expect(announcements(PAUSED)).toEqual([]);
 
     expect(json(await command("/webhook", `resume ${PROFILE}`, PAUSED))).toMatch(/resum/i);

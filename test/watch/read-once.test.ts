@@ -15,6 +15,7 @@ import { silentLogger } from "../../src/log.js";
 import { openStore } from "../../src/store/index.js";
 import { MemorySchedule, RedisSchedule, type WatchSchedule } from "../../src/watch/schedule.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
+import { untilElapsed } from "../support/polls.js";
 
 const TEAM = "T0STANDIN";
 /** Long: any second poll read during the test is one too many. */
@@ -24,7 +25,6 @@ const MEMBER = "U0MEMBER";
 const LOOPS = 10;
 
 const json = (v: unknown) => JSON.stringify(v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stores: Array<{ name: string; store: StoreUrl; namespace?: string }> = [
   { name: "memory", store: { kind: "memory", url: "memory://" } },
@@ -74,13 +74,14 @@ describe.each(stores)("a DM watch and unwatch loop on $name", ({ store, namespac
     for (let i = 0; i < LOOPS; i++) {
       expect(await run(`watch ${BOUND} dm`)).toContain("You will get a DM");
       if (i === 0) await waitFor(() => pollReads() === 1, 5000, "the first poll read");
-      // Several ticks: a livestream due again now would be read now.
-      else await sleep(150);
+      // Several ticks: a livestream due again now would be read now. Any read is one too many, so
+      // there is no poll to count: the ticks' 20 ms are wall time.
+      else await untilElapsed(Date.now(), 150);
       expect(await run(`unwatch ${BOUND} dm`)).toContain("You no longer get DMs");
     }
     // Watched again at the end: still not due before the interval is over.
     expect(await run(`watch ${BOUND} dm`)).toContain("You will get a DM");
-    await sleep(300);
+    await untilElapsed(Date.now(), 300); // several ticks (wall time, as above)
     const elapsed = Date.now() - started;
     expect(elapsed).toBeLessThan(INTERVAL * 0.9);
     expect(pollReads()).toBe(1);

@@ -18,6 +18,7 @@ import type { Config, StoreUrl } from "../../src/config.js";
 import { ACTIONS } from "../../src/messages/index.js";
 import { type OAuthBot, startOAuthBot } from "../oauth/helper.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
+import { afterPolls, readsSettled, untilElapsed } from "../support/polls.js";
 
 const A = "T0STANDIN";
 const B = "T0BETA";
@@ -45,7 +46,6 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const json = (v: unknown) => JSON.stringify(v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const env = (allowed: string, bindings: string) => ({
   ALLOWED_WORKSPACES: allowed,
   PROFILE_BINDINGS: bindings,
@@ -107,7 +107,8 @@ async function expectOneNotice(bot: OAuthBot, readsBefore: number) {
   expect(text).toContain("no longer has access");
   expect(text).not.toContain(TITLE);
   expect(text).not.toMatch(/on air|live since|recording|ads? /i);
-  await sleep(INTERVAL * 2.5);
+  // Read for nobody: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+  await untilElapsed(Date.now(), INTERVAL * 2.5);
   expect(channelMessages(bot, "C0NEWS")).toHaveLength(1);
   expect(posts(bot, "C0NEWS")).toHaveLength(1);
   expect(updates(bot, "C0NEWS")).toHaveLength(0);
@@ -175,7 +176,8 @@ describe("the livestream moved to a profile the workspace is not bound to", () =
       expect(json(notice)).toContain("no longer has access");
       expect(json(notice)).not.toContain(TITLE);
       const reads = gets(h, L);
-      await sleep(INTERVAL * 2.5);
+      // Read for nobody: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+      await untilElapsed(Date.now(), INTERVAL * 2.5);
       expect(channelMessages(h, "C0NEWS")).toHaveLength(shown + 1);
       expect(updates(h, "C0NEWS")).toHaveLength(0);
       expect(gets(h, L)).toBe(reads);
@@ -218,7 +220,8 @@ describe("two replicas on one Redis", () => {
     const moved: Config = { ...base, access: { ...base.access, profileBindings: { [A]: [NEWSROOM] } } };
     for (let i = 0; i < 2; i++) bots.push(await startBot(moved, h.logger, { namespace: ns }));
     await waitFor(() => posts(h as Harness, "C0NEWS")[0], WITHIN, "the notice");
-    await sleep(INTERVAL * 2.5);
+    // Read for nobody: no poll of it to count; 2.5 intervals of wall time, as the schedule measures it.
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
     expect(posts(h, "C0NEWS")).toHaveLength(1);
     expect(gets(h, L)).toBe(0);
   }, 60_000);
@@ -243,10 +246,11 @@ describe("app_uninstalled", () => {
       5000,
       "A's watches gone",
     );
-    await sleep(300); // a read under way may finish
+    await readsSettled(bot, L); // a read under way may finish
     const l = gets(b, L);
     const o = gets(b, other);
-    await sleep(INTERVAL * 3);
+    // Three polls of the livestream B still watches handled: L's would have been due meanwhile.
+    await afterPolls(bot, other, 3, o);
     expect(gets(b, L)).toBe(l);
     expect(gets(b, other)).toBeGreaterThanOrEqual(o + 2); // B still watches it
     expect(await b.built.watch?.registry.livestreams()).toEqual([other]);

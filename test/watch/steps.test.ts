@@ -8,6 +8,7 @@ import { SEED } from "../../fakes/platform/server.js";
 import { eventBody, sendSigned } from "../../fakes/slack/index.js";
 import { dmKey } from "../../src/watch/registry.js";
 import { eventually, type Harness, SIGNING_SECRET, startHarness, waitFor } from "../support/harness.js";
+import { POLL_CEILING_MS, untilElapsed } from "../support/polls.js";
 import { completion, completionsOf, runStep } from "../support/steps.js";
 
 const TEAM = "T0STANDIN";
@@ -15,7 +16,6 @@ const INTERVAL = 1000;
 const GRACE = 1000;
 const OFF = SEED.livestreams.offAir;
 const ON = SEED.livestreams.onAirAdBreak;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
 beforeAll(async () => {
@@ -71,13 +71,19 @@ describe("waiting steps", () => {
     expect(c).toMatchObject({ outcome: "success", by: "bot" });
     expect(c.outputs).toMatchObject({ livestream_id: OFF, on_air: true });
     expect(String(c.outputs?.on_air_since)).toMatch(/^\d{4}-/);
-    await sleep(2 * INTERVAL);
+    // Completed, nobody else watches it: no poll of it to count; wall time, as the schedule measures it.
+    await eventually(
+      async () => (await waiting()).length === 0,
+      POLL_CEILING_MS,
+      "the step no longer waiting",
+    );
+    await untilElapsed(Date.now(), 2 * INTERVAL);
     expect(completionsOf(h.slack, id)).toHaveLength(1);
     expect(await waiting()).toEqual([]);
     // Nobody else watched it: no channel was told, and it is read no more.
     expect(h.slack.callsTo("chat.postMessage")).toEqual([]);
     const reads = pollReads(OFF);
-    await sleep(1.5 * INTERVAL);
+    await untilElapsed(Date.now(), 1.5 * INTERVAL);
     expect(pollReads(OFF)).toBe(reads);
   }, 20_000);
 
@@ -98,7 +104,13 @@ describe("waiting steps", () => {
     const c = await completion(h.slack, id, 1200 + 2 * INTERVAL + 2000);
     expect(c).toMatchObject({ outcome: "error", by: "bot" });
     expect(c.error).toBe("The livestream did not go on air within 0.02 minutes.");
-    await sleep(INTERVAL);
+    // Failed, nobody else watches it: no poll of it to count; wall time, as the schedule measures it.
+    await eventually(
+      async () => (await waiting()).length === 0,
+      POLL_CEILING_MS,
+      "the step no longer waiting",
+    );
+    await untilElapsed(Date.now(), INTERVAL);
     expect(completionsOf(h.slack, id)).toHaveLength(1);
     expect(await waiting()).toEqual([]);
   }, 20_000);
@@ -113,7 +125,8 @@ describe("waiting steps", () => {
     await waitFor(() => pollReads(OFF) >= 1, 5000, "the first poll");
     const from = pollReads(OFF);
     const started = Date.now();
-    await sleep(4 * INTERVAL);
+    // Four poll reads (as many as four intervals hold), then the intervals they took.
+    await waitFor(() => pollReads(OFF) >= from + 4, POLL_CEILING_MS, "four more poll reads");
     const intervals = (Date.now() - started) / (0.9 * INTERVAL);
     expect(pollReads(OFF) - from).toBeLessThanOrEqual(Math.ceil(intervals));
     expect(pollReads(OFF) - from).toBeGreaterThanOrEqual(2);

@@ -121,7 +121,10 @@ describe("live watch", () => {
     expect(parents(CH1)).toHaveLength(1);
     expect(parents(CH1)[0]?.text).toContain("is live");
     await s.stop();
-    s = service(); // "restart": a new service on the same store
+    // "Restart": a new service on the same store. The memory registry lives in its service, not
+    // in the store (src/watch/registry-for.ts), so it is handed over as a persistent store keeps it;
+    // without it the new service watches nothing and no poll would ever come to count.
+    s = service({ registry: s.registry });
     await s.start();
     await afterPolls(h, A, 5);
     expect(parents(CH1)).toHaveLength(1);
