@@ -8,7 +8,9 @@
  * otherwise. What the user sees: every video whose deliveries were answered 200 shows once, late by
  * the outage. A delivery answered 503 whose write Redis still applied after its pause is answered
  * "duplicate" when retried, and shown once all the same. "Once" is judged after the outbox is empty
- * and a settling pause of several worker rounds, so a duplicate posted by a later round is seen.
+ * (nothing pending) and the worker has then polled several times and found nothing
+ * (test/support/settle.ts), so a duplicate posted by a later round is seen. Redis stays down until
+ * a delivery was refused.
  * (test/store/redis-outage.test.ts covers the store calls themselves: timeouts, reconnects.)
  */
 
@@ -19,6 +21,7 @@ import { StoreUnavailableError } from "../../src/store/index.js";
 import { AofRedis } from "../support/aof-redis.js";
 import { type Harness, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
+import { settled } from "../support/settle.js";
 import { configureProfile, type Delivery, postRetrying, shortLifecycle, shownOnce } from "./support.js";
 
 const NEWS = "C0NEWS";
@@ -72,18 +75,22 @@ function lifecycles(prefix: string, count: number): { ids: string[]; deliveries:
 }
 
 const WORKER = { coalesceMs: 200, postIntervalMs: 30, pollMs: 20, leaseMs: 3000 };
-/** Several worker rounds (coalescing and polling included): long enough for a later round to post. */
-const SETTLE_MS = 5 * (WORKER.coalesceMs + WORKER.pollMs);
+/**
+ * Empty polls covering several worker rounds, coalescing included (5 × (200 + 20) ms, counted in
+ * the worker's own 20 ms polls): a later round that would post again, even one held back by the
+ * coalescing window or a video still scheduled, has run by then.
+ */
+const SETTLE_POLLS = (5 * (WORKER.coalesceMs + WORKER.pollMs)) / WORKER.pollMs;
 
 /**
- * Every video shown once, judged when nothing is left to do: the outbox empty, nothing dead, then
- * a pause of several rounds (a duplicate parent from a round that lost its state write would come
- * then), and every video still shown once, with exactly one parent each.
+ * Every video shown once, judged when nothing is left to do: the outbox empty, then several worker
+ * polls that found nothing (a duplicate parent from a round that lost its state write would come
+ * before them), nothing dead, and every video still shown once, with exactly one parent each.
  */
 async function checkShownOnceSettled(h: Harness, ids: readonly string[]): Promise<void> {
   await waitFor(() => ids.every((id) => shownOnce(h, NEWS, id)), 15_000, "every video shown once");
-  await eventuallyEmpty(h);
-  await sleep(SETTLE_MS);
+  // Depth 0 (as before: a video may stay scheduled after the outage), then idle polls.
+  await settled(h.outbox, { polls: SETTLE_POLLS, timeoutMs: 15_000, unscheduled: false });
   expect(await h.outbox.stats()).toMatchObject({ depth: 0, dead: 0 });
   const parents = ids.map((id) => h.slack.messages(NEWS).filter((m) => !m.thread_ts && m.text.includes(id)));
   expect(
@@ -91,16 +98,6 @@ async function checkShownOnceSettled(h: Harness, ids: readonly string[]): Promis
     "parents per video",
   ).toEqual(ids.map(() => 1));
   for (const id of ids) expect(shownOnce(h, NEWS, id), `${id} shown once`).toBe(true);
-}
-
-async function eventuallyEmpty(h: Harness): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const stats = await h.outbox.stats();
-    if (stats.depth === 0) return;
-    if (Date.now() > deadline) throw new Error(`the outbox still holds ${JSON.stringify(stats)}`);
-    await sleep(50);
-  }
 }
 
 async function harness(worker: { manual?: boolean }): Promise<Harness> {
@@ -127,7 +124,17 @@ describe("Redis frozen, then killed and restarted, mid-burst", () => {
       const refusedWhilePaused = b.refused();
       expect(refusedWhilePaused).toBeGreaterThan(0);
       await redis.kill();
-      await sleep(800);
+      // Down until a sender was refused by the killed Redis (the outage the bot must answer 503 to),
+      // or the burst is over (nothing left to refuse: the check below then fails).
+      let over = false;
+      void b.done.then(() => {
+        over = true;
+      });
+      await waitFor(
+        () => b.refused() > refusedWhilePaused || over,
+        10_000,
+        "a delivery refused while Redis is down",
+      );
       await redis.start();
       await b.done;
 
@@ -158,15 +165,25 @@ describe("Redis frozen, then killed and restarted, mid-burst", () => {
       const { ids, deliveries } = lifecycles("x7rw", 12);
       const b = burst(hook, deliveries, 4, 30);
       await waitFor(() => b.answered200() >= 15, 10_000, "the burst to start");
+      const refusedBefore = b.refused();
       await redis.kill();
-      await sleep(500);
+      // Down until the bot felt it: a sender refused (or the burst over: nothing left to refuse).
+      let over = false;
+      void b.done.then(() => {
+        over = true;
+      });
+      await waitFor(
+        () => b.refused() > refusedBefore || over,
+        10_000,
+        "a delivery refused while Redis is down",
+      );
       await redis.start();
       await b.done;
       expect(b.statuses.every((s) => s.at(-1) === 200)).toBe(true);
 
       // Nothing lost, nothing doubled: a post whose state write the kill caught is recorded later
       // (src/notify/unsaved.ts) or found in Slack by its marker (src/notify/posted.ts). Judged once
-      // the outbox is empty and after a pause: a round after the first "shown once" posts nothing.
+      // the outbox is empty and the worker idle: a round after the first "shown once" posts nothing.
       await checkShownOnceSettled(h, ids);
     } finally {
       await h.close();
@@ -212,7 +229,7 @@ describe("the state write after a Slack post fails once", () => {
         10_000,
         "the video to complete",
       );
-      await sleep(500);
+      await settled(h.outbox, { polls: SETTLE_POLLS });
       const parents = h.slack.messages(NEWS).filter((m) => !m.thread_ts && m.text.includes("x7blink"));
       expect(parents).toHaveLength(1);
     } finally {

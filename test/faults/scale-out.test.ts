@@ -18,7 +18,9 @@
  * post carried and updates it, instead of posting a second one (src/notify/posted.ts).
  *
  * The burst is smaller than the bench's 10,000 deliveries (bench/suites/scale.ts) so that it fits a
- * loaded 2-core machine; the kill and the restart are the same.
+ * loaded 2-core machine; the kill and the restart are the same. Redis stays down until a delivery
+ * was refused 503 (the outage reached the replicas), not for a fixed time; the senders' pacing and
+ * retry intervals are the platform's, the load itself, and stay fixed.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +35,7 @@ import { silentLogger } from "../../src/log.js";
 import { createOutbox } from "../../src/outbox/index.js";
 import { openStore } from "../../src/store/index.js";
 import { AofRedis } from "../support/aof-redis.js";
-import { PUBLIC_URL, waitFor } from "../support/harness.js";
+import { eventually, PUBLIC_URL, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
 import { RoundRobinProxy } from "../support/round-robin.js";
 import { knownSecrets, scanForSecrets } from "../support/secret-scan.js";
@@ -146,11 +148,15 @@ function shownOnce(id: string, events: number): boolean {
  * Like the platform: sent again until answered 200 (503 while Redis is down, no answer or the
  * proxy's 502 when a replica dies with the request). Every status seen, in order.
  */
-async function sendRetrying(url: () => string, d: Delivery): Promise<number[]> {
+async function sendRetrying(
+  url: () => string,
+  d: Delivery,
+  onStatus?: (status: number) => void,
+): Promise<number[]> {
   const seen: number[] = [];
   const deadline = Date.now() + 60_000;
   for (;;) {
-    seen.push(...(await postRetrying(url, d, 100, 60_000)));
+    seen.push(...(await postRetrying(url, d, 100, 60_000, onStatus)));
     if (seen.at(-1) !== 502 || Date.now() > deadline) return seen;
     await sleep(100);
   }
@@ -212,17 +218,24 @@ describe("three replicas behind one address on one Redis", () => {
       const statuses: number[][] = deliveries.map(() => []);
       let next = 0;
       let answered = 0;
+      let refused = 0;
+      let over = false;
+      const count = (status: number) => {
+        if (status === 503) refused++;
+      };
       // Paced (about 40 deliveries/s): the burst lasts long enough for the watches to be read
       // through both faults.
       const sender = async () => {
         for (let i = next++; i < deliveries.length; i = next++) {
           const url = () => `${proxy.url}${path}`;
-          statuses[i] = await sendRetrying(url, deliveries[i] as Delivery);
+          statuses[i] = await sendRetrying(url, deliveries[i] as Delivery, count);
           if (statuses[i]?.at(-1) === 200) answered++;
           await sleep(150);
         }
       };
-      const burst = Promise.all(Array.from({ length: 6 }, sender));
+      const burst = Promise.all(Array.from({ length: 6 }, sender)).then(() => {
+        over = true;
+      });
       /** Slack holds the answers of the next posts: the faults below land while posts are in flight. */
       const holdPosts = async (ms: number) => {
         const from = fakes.slack.calls.length;
@@ -241,8 +254,10 @@ describe("three replicas behind one address on one Redis", () => {
       const killedAt = answered;
       await waitFor(() => answered >= deliveries.length * 0.55, 60_000, "over half of the burst");
       const heldAtRestart = await holdPosts(1000);
+      const refusedBefore = refused;
       await redis.kill();
-      await sleep(700);
+      // Down until a replica answered 503 for it (or the burst is over: nothing left to refuse).
+      await waitFor(() => refused > refusedBefore || over, 15_000, "a delivery refused while Redis is down");
       await redis.start();
       const restartedAt = answered;
       await burst;
@@ -265,7 +280,7 @@ describe("three replicas behind one address on one Redis", () => {
           throw new Error(`${String(err)}\n${wrong.join("\n")}\n${errors.join("\n")}`);
         },
       );
-      await waitFor(
+      await eventually(
         async () => {
           const s = await outboxStats(namespace);
           return s.depth === 0 && s.scheduled === 0;

@@ -8,6 +8,11 @@
  *    Slack, it is posted once; when Slack refuses the lookup, it is posted again (at least once);
  *  - two bots on one Redis: as many digests as periods that had entries (two at least), each
  *    naming its own period, whichever bot took the deliveries.
+ * The periods run on the wall clock (the digest log and runner read Date.now; no clock a test can
+ * inject), so the waits for "a digest time passed" wait for the clock to pass a period's end, not
+ * a fixed time; "nothing more is posted" is judged once the digest runner, after that, has looked
+ * for due digests several times and found none (test/support/settle.ts). The two-bot test's half
+ * periods between deliveries are its input (entries spread over periods) and stay.
  */
 
 import { randomUUID } from "node:crypto";
@@ -16,9 +21,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { digestKeyOf } from "../../src/domain/index.js";
 import { type Bot, eventually, type Harness, startBot, startHarness, waitFor } from "../support/harness.js";
+import { idlePolls } from "../support/settle.js";
 import { scratchStores } from "../support/stores.js";
 import { digestLists, digestsIn, listedComplete, videoPosts } from "./digest-helpers.js";
-import { entryTimes, expectOnePerPeriod, expectPeriodsCovered } from "./digest-periods.js";
+import { entryTimes, expectOnePerPeriod, expectPeriodsCovered, periodsOf } from "./digest-periods.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const LIVE = "C0NEWS";
@@ -27,6 +33,18 @@ const PERIOD_MS = 2000;
 const WORKER = { coalesceMs: 200, postIntervalMs: 10, pollMs: 10 };
 const ENV = { DIGEST_PERIOD: "2s" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The end of the last period (from `since`) that had entries recorded at `times`. */
+function lastPeriodEnd(times: readonly number[], since: number): number {
+  return since + (Math.max(...periodsOf(times, since, PERIOD_MS)) + 1) * PERIOD_MS;
+}
+
+/** Until the wall clock is at `at` or later (the periods' clock). */
+const clockPast = (at: number) => waitFor(() => Date.now() >= at, 20_000, `the clock past ${at}`);
+
+/** The end of the `n`-th period boundary (from `since`) after now. */
+const boundaryAfter = (since: number, n: number) =>
+  since + (Math.floor((Date.now() - since) / PERIOD_MS) + n) * PERIOD_MS;
 
 const { storeFor, cleanup } = scratchStores("digest-durable");
 afterAll(cleanup);
@@ -94,8 +112,8 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
       );
       await h.built.stop();
       expect(digestsIn(h, DIGEST)).toEqual([]);
-      // Down over a digest time.
-      await sleep(PERIOD_MS + 200);
+      // Down over a digest time: the clock past the end of the period the entries fall in.
+      await clockPast(lastPeriodEnd(times, since));
 
       second = await startBot(h.config, h.logger, { ...s, worker: WORKER });
       entryTimes(second.built.digests.log, DIGEST, times);
@@ -108,7 +126,9 @@ describe.each(["sqlite", "redis"] as const)("the bot down when a digest is due (
 
       third = await startBot(h.config, h.logger, { ...s, worker: WORKER });
       const count = digestsIn(h, DIGEST).length;
-      await sleep(2 * PERIOD_MS + 300);
+      // Two digest times pass with this bot up, and its runner then finds nothing due.
+      await clockPast(boundaryAfter(since, 2));
+      await idlePolls(third.built.digests.log);
       expect(digestsIn(h, DIGEST)).toHaveLength(count);
       checkOnce(h, [...first, ...more]);
       // The late digest names every period it covers; the periods with entries (two at least:
@@ -188,7 +208,8 @@ async function crashedWhilePosting(o: {
     10_000,
     "settled",
   );
-  await sleep(PERIOD_MS);
+  // Anything more it would post is posted before its runner finds nothing due, several times over.
+  await idlePolls(next.built.digests.log);
   return { h, next };
 }
 
@@ -255,7 +276,9 @@ describe("two bots on one Redis", () => {
         await sleep(PERIOD_MS / 2);
       }
       await waitFor(() => covered(h, ids), 20_000, "every video in a digest");
-      await sleep(PERIOD_MS + 300);
+      // The last period with entries over, then both runners find nothing due.
+      await clockPast(lastPeriodEnd(times, since));
+      await Promise.all([idlePolls(h.built.digests.log), idlePolls(b.built.digests.log)]);
       // As many digests as periods that had entries, each naming its own period.
       expect(expectOnePerPeriod(digestsIn(h, DIGEST), times, since, PERIOD_MS).length).toBeGreaterThanOrEqual(
         2,

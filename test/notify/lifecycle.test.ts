@@ -2,6 +2,8 @@
  * Video lifecycles from the sandbox, over real HTTP, to the running bot and into the Slack
  * stand-in's channel: one parent per video kept up to date, milestones in its thread, coalesced
  * progress, duplicates shown once, out-of-order never backwards, Slack storms lose nothing.
+ * "Once" and "not again" are judged once the outbox is empty and the worker idle
+ * (test/support/settle.ts), not after a fixed pause.
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +11,7 @@ import { SEED } from "../../fakes/platform/server.js";
 import { sampleLifecycle } from "../../src/notify/sample.js";
 import { eventually, type Harness, PUBLIC_URL, startHarness, waitFor } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
+import { settled } from "../support/settle.js";
 
 const CHANNEL = "C0NEWS";
 let h: Harness;
@@ -101,7 +104,7 @@ describe("one video, one tidy message", () => {
       15_000,
       "complete",
     );
-    await new Promise((r) => setTimeout(r, 400));
+    await settled(h.outbox);
     const milestones = videoMessages("x7shuf").thread.map((m) => m.text);
     expect(milestones.filter((t) => /published/i.test(t))).toHaveLength(1);
     expect(milestones.filter((t) => /complete/i.test(t))).toHaveLength(1);
@@ -175,7 +178,11 @@ describe("Slack trouble", () => {
     const dead = await h.outbox.listDead(h.slack.teamId, 100);
     expect(dead.length).toBeGreaterThan(0);
     expect(dead.every((d) => d.reason === "not_in_channel")).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    // Both managers told, then the worker idle: a second notice would have come by then.
+    const toldTo = (user: string) =>
+      h.slack.calls.some((c) => c.method === "chat.postMessage" && c.args.channel === user);
+    await waitFor(() => toldTo("U0ADMIN") && toldTo("U0OTHER"), 15_000, "the managers told");
+    await settled(h.outbox);
     const dms = h.slack.calls.filter((c) => c.method === "chat.postMessage" && c.args.channel === "U0ADMIN");
     expect(dms).toHaveLength(1);
     expect(String(dms[0]?.args.text)).toMatch(/not_in_channel/);
@@ -184,7 +191,8 @@ describe("Slack trouble", () => {
     );
     expect(added).toHaveLength(1);
     const attempts = h.slack.calls.filter((c) => c.args.channel === "C0PRIVATE").length;
-    await new Promise((r) => setTimeout(r, 500));
+    // Several more worker polls that find nothing: no retry comes.
+    await settled(h.outbox);
     expect(h.slack.calls.filter((c) => c.args.channel === "C0PRIVATE").length).toBe(attempts);
     expect(PUBLIC_URL).toContain("https://");
   });

@@ -24,6 +24,7 @@ import type { Outbox } from "../../src/outbox/types.js";
 import { ChannelGate } from "../../src/posting/pacing.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
+import { settled } from "../support/settle.js";
 import { type StoreKind as Kind, scratchStores } from "../support/stores.js";
 
 const CHANNEL = "C0NEWS";
@@ -111,7 +112,7 @@ describe.each<Kind>(["memory", "sqlite", "redis"])("a poisoned item (%s)", (kind
       );
       expect(parent[0]?.text).not.toMatch(/720p/);
       // A few more polls: nothing is retried, nothing dead-lettered twice.
-      await new Promise((r) => setTimeout(r, 300));
+      await settled(h.outbox);
       const dead = await h.outbox.listDead(h.slack.teamId, 10);
       expect(dead).toHaveLength(1);
       expect(dead[0]?.reason).toMatch(/nests deeper than \d+ levels/);
@@ -218,7 +219,8 @@ describe.each<Kind>(["memory", "sqlite"])("an uninstalled workspace (%s)", (kind
       await h.built.worker.drain();
       expect(h.slack.calls.length - before).toBe(1);
       expect(await h.outbox.listDead(h.slack.teamId, 10)).toHaveLength(2);
-      // More deliveries, for this video and others; three polls' worth of worker rounds.
+      // More deliveries, for this video and others; worker rounds until every item is handled
+      // (due once its gathering is over), then three more.
       await send("video.complete", T + 20, "x9gone1");
       await send("video.created", T + 30, "x9gone2");
       // A poisoned item in the same batch is a dead letter once, for its own reason.
@@ -229,10 +231,15 @@ describe.each<Kind>(["memory", "sqlite"])("an uninstalled workspace (%s)", (kind
         data: { owner_id: PROFILE, video_id: "x9gone2", x: deep(100) },
       });
       await send("video.created", T + 40, "x9gone3");
-      for (let poll = 0; poll < 3; poll++) {
-        await h.built.worker.drain();
-        await new Promise((r) => setTimeout(r, 3 * WORKER.pollMs));
-      }
+      await eventually(
+        async () => {
+          await h.built.worker.drain();
+          return (await h.outbox.stats()).depth === 0;
+        },
+        10_000,
+        "every item handled",
+      );
+      for (let poll = 0; poll < 3; poll++) await h.built.worker.drain();
       expect(h.slack.calls.length - before).toBe(1);
       expect(slackWrites(h).filter((c) => c.ok && JSON.stringify(c.args).includes("x9gone"))).toEqual([]);
       const dead = await h.outbox.listDead(h.slack.teamId, 10);

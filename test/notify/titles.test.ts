@@ -6,6 +6,8 @@
  * never waits more than 2 s for it; a failing read keeps the id; a video the platform does not
  * have (404) is marked so and never pings; a key without `video.read` loses titles and mentions
  * (nothing confirms a video); an answer without the owning profile is answered as a 404.
+ * "Nothing more is written" is judged once the outbox is empty and the worker idle
+ * (test/support/settle.ts); a token's expiry is waited for from when it was granted, not slept.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { lifecycleEvents } from "../../fakes/platform/deliver.js";
@@ -24,12 +26,16 @@ import {
   startHarness,
   waitFor,
 } from "../support/harness.js";
+import { idlePolls, settled } from "../support/settle.js";
 import { scratchStores } from "../support/stores.js";
 
 const PROFILE = SEED.profiles.newsroom;
 const NEWS = "C0NEWS";
 const GENERAL = "C0GENERAL";
 const WORKER = { coalesceMs: 100, postIntervalMs: 10, pollMs: 10 };
+
+/** Lifetime of the sandbox's tokens in the test that narrows the key (tokenLifetimeSeconds). */
+const TOKEN_LIFETIME_MS = 2_000;
 
 const { storeFor, cleanup } = scratchStores("titles");
 afterAll(cleanup);
@@ -234,7 +240,7 @@ describe("a slow or refusing platform never holds a message back", () => {
       expect(v.parents).toHaveLength(1);
       expect(videoReads(h, videoId)).toBe(1);
       // Nothing more was coming (complete before the title): one chat.update brought it, the last one.
-      await new Promise((r) => setTimeout(r, 1_500));
+      await settled(h.outbox);
       const updates = h.slack.calls.filter((c) => c.method === "chat.update" && c.args.channel === NEWS);
       expect(updates.filter((c) => json(c.args.blocks).includes('"header"'))).toHaveLength(1);
       expect(json(updates.at(-1)?.args.blocks)).toContain('"header"');
@@ -268,7 +274,8 @@ describe("a slow or refusing platform never holds a message back", () => {
         10_000,
         "the slow title read",
       );
-      await new Promise((r) => setTimeout(r, 2_000));
+      // The worker had its chance with the title: several polls since that found nothing due.
+      await idlePolls(h.outbox, { polls: 10 });
       expect(writes()).toHaveLength(1);
       expect(headerOf(videoMessages(h, NEWS, videoId).parent)).toBeUndefined();
       // The next events: their update carries the title, at once.
@@ -420,7 +427,10 @@ describe("a delivery naming a video the answer does not show is the profile's", 
 describe("a key without video.read", () => {
   it("loses titles and mentions: no video read, every message posted, no ping (nothing confirms the video)", async () => {
     // Short-lived tokens: the next token after the key loses `video.read` comes within seconds.
-    const h = await startHarness({ worker: WORKER, sandbox: { tokenLifetimeSeconds: 2 } });
+    const h = await startHarness({
+      worker: WORKER,
+      sandbox: { tokenLifetimeSeconds: TOKEN_LIFETIME_MS / 1000 },
+    });
     try {
       await h.configureProfile({ channel: NEWS });
       await subscribe(h, GENERAL, "format.error mention=@here");
@@ -450,7 +460,12 @@ describe("a key without video.read", () => {
 
       // The key loses `video.read`; the next token is granted without it.
       h.sandbox.setKeyScopes({ scopes: ["live.read", "profile.manage"], onMissing: "narrow" });
-      await new Promise((r) => setTimeout(r, 2_100));
+      // Until every token granted so far has expired (a lifetime after the last token request):
+      // the bot needs the next one.
+      const granted = h.sandbox.requests.filter((x) => x.path === "/v2/token").map((x) => x.at);
+      if (granted.length === 0) throw new Error("no token was requested");
+      const expiry = Math.max(...granted) + TOKEN_LIFETIME_MS;
+      await waitFor(() => Date.now() >= expiry, 10_000, "the tokens granted so far to expire");
       const reads = h.sandbox.requests.filter((x) => x.path.startsWith("/v2/videos/")).length;
       const v = await send("x7noscope", false);
       expect(headerOf(v.parent)).toBeUndefined();
@@ -494,8 +509,10 @@ describe("titles are user content", () => {
       expect(videoReads(h, sample)).toBe(0);
 
       // The App Home names the last video by its title (recorded once the worker's pass ends).
+      let published = h.slack.callsTo("views.publish").length;
       const home = await eventually(
         async () => {
+          published = h.slack.callsTo("views.publish").length;
           const opened = await sendSigned(
             h.eventsUrl,
             eventBody({
@@ -505,7 +522,7 @@ describe("titles are user content", () => {
             SIGNING_SECRET,
           );
           expect(opened.status).toBe(200);
-          await new Promise((r) => setTimeout(r, 100));
+          await waitFor(() => h.slack.callsTo("views.publish").length > published, 5_000, "a home view");
           const view = json(h.slack.homeView("U0ADMIN") ?? null);
           return view.includes(SAMPLE_TITLE) ? view : undefined;
         },

@@ -3,6 +3,8 @@
  * that expire (and refuses them with token_expired afterwards) with single-use refresh tokens.
  * The bot refreshes an expiring token before using it, for Bolt's requests (commands, events) and
  * for the notification worker; a refresh that fails is a clear log line and an App Home notice.
+ * "Expired" is waited for, not slept: until the wall clock (the stand-in's and the bot's) is past
+ * the token's expiry as the installation records it.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
@@ -18,6 +20,18 @@ afterEach(async () => {
   bot = undefined;
 });
 
+/**
+ * Until the workspace's current bot token is expired at the stand-in: the installation records
+ * its expiry in whole seconds (floored when it was received), the stand-in in ms from when it
+ * issued it, so a second past the recorded one is past both.
+ */
+async function untilExpired(b: OAuthBot): Promise<void> {
+  const expiresAt = (await b.installations.find({ teamId: TEAM }))?.bot?.expiresAt;
+  if (expiresAt === undefined) throw new Error("the installation records no expiry");
+  const at = (expiresAt + 1) * 1000;
+  await waitFor(() => Date.now() >= at, 10_000, "the token to expire");
+}
+
 const refreshCalls = (b: OAuthBot) =>
   b.slack.callsTo("oauth.v2.access").filter((c) => c.args.grant_type === "refresh_token");
 
@@ -32,7 +46,7 @@ describe("token rotation", () => {
     expect(first?.bot?.refreshToken).toBeTruthy();
     expect(first?.bot?.expiresAt).toBeTypeOf("number");
     // Let it expire at the stand-in (it now answers token_expired to it).
-    await new Promise((r) => setTimeout(r, 1300));
+    await untilExpired(b);
 
     // A command that needs the workspace's token (users.info for the manager check).
     const res = await b.slash("/webhook", `set ${SEED.profiles.newsroom}`, {
@@ -48,7 +62,7 @@ describe("token rotation", () => {
     expect(b.slack.calls.some((c) => c.error === "token_expired")).toBe(false);
 
     // The worker after expiry again: its post goes out with a refreshed token.
-    await new Promise((r) => setTimeout(r, 1300));
+    await untilExpired(b);
     expect(await deliverCreated(b, SEED.profiles.newsroom, "x7rot1")).toBe(200);
     const post = await waitFor(
       () => b.slack.callsTo("chat.postMessage").find((c) => JSON.stringify(c.args).includes("x7rot1")),

@@ -2,6 +2,8 @@
  * src/slack/router.ts: listeners registered by name are found with one lookup instead of Bolt
  * trying each listener's chain, and get what Bolt would have given them. A real Bolt app (HTTP
  * receiver, signature checks) on 127.0.0.1, the Slack stand-in for its auth.test, signed requests.
+ * What ran for a request is read once Bolt is done with it (a first global middleware counts the
+ * requests whose middleware and listeners have all finished), not after a fixed wait.
  */
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
@@ -16,6 +18,7 @@ import {
   viewSubmissionBody,
 } from "../../fakes/slack/index.js";
 import { routedApp } from "../../src/slack/router.js";
+import { waitFor } from "../support/harness.js";
 
 const SECRET = "router-test-secret-0123456789abcdef";
 
@@ -26,6 +29,8 @@ let url: string;
 /** What each listener was called with: its name, and the names of its arguments. */
 const calls: Array<{ who: string; keys: string[] }> = [];
 const seen = (who: string, args: object) => calls.push({ who, keys: Object.keys(args).sort() });
+/** Requests Bolt is done with: every middleware and listener that ran for them has finished. */
+let handled = 0;
 
 beforeAll(async () => {
   slack = await startSlackStandin();
@@ -36,6 +41,15 @@ beforeAll(async () => {
     logLevel: LogLevel.ERROR,
     clientOptions: { slackApiUrl: slack.apiUrl },
     convoStore: false,
+  });
+  // First of the global middleware (the router's is the last): its `next` resolves once the
+  // router's listener, or every one of Bolt's listeners that matched, has finished.
+  app.use(async ({ next }) => {
+    try {
+      await next();
+    } finally {
+      handled++;
+    }
   });
   const routed = routedApp(app);
   routed.command("/named", async ({ ack, ...rest }) => {
@@ -71,10 +85,10 @@ afterAll(async () => {
 
 async function send(body: string): Promise<void> {
   calls.length = 0;
+  const before = handled;
   expect((await sendSigned(url, body, SECRET)).status).toBe(200);
-  // The listener records after its ack.
-  for (let i = 0; i < 100 && calls.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 50));
+  // The listeners record after their ack: read them once Bolt is done with the request.
+  await waitFor(() => handled > before, 8000, "Bolt done with the request");
 }
 
 const command = (name: string) =>
