@@ -5,6 +5,7 @@
  * committed), then forked like any target.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
@@ -20,4 +21,21 @@ export function compiledMain(): string {
   execFileSync(process.execPath, [tsc, "-p", CONFIG], { stdio: "inherit" });
   compiled = MAIN;
   return compiled;
+}
+
+const DOCKERFILE = fileURLToPath(new URL("../../Dockerfile", import.meta.url));
+
+/**
+ * The node flags the image starts the bot with: the flags between `node` and the script in the
+ * Dockerfile's last `CMD ["node", …, "dist/index.js"]`, so the bench runs the bot as the image does.
+ */
+export function imageNodeFlags(): string[] {
+  const cmd = readFileSync(DOCKERFILE, "utf8")
+    .split("\n")
+    .filter((l) => /^CMD\s+\[/.test(l))
+    .at(-1);
+  if (cmd === undefined) return [];
+  const args = JSON.parse(cmd.replace(/^CMD\s+/, "")) as string[];
+  if (args[0] !== "node") return [];
+  return args.slice(1, -1).filter((a) => a.startsWith("--"));
 }

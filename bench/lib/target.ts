@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { compiledMain } from "./compiled.js";
+import { compiledMain, imageNodeFlags } from "./compiled.js";
 import type { FromTarget, TargetCounts, TargetSpec, ToTarget } from "./protocol.js";
 
 const MAIN = fileURLToPath(new URL("../targets/main.ts", import.meta.url));
@@ -29,15 +29,16 @@ export interface StartTargetOptions {
   execArgv?: string[];
   readyTimeoutMs?: number;
   /**
-   * Run the target compiled, under plain node, as the image runs the bot (bench/lib/compiled.ts),
-   * instead of under tsx: its memory is then the bot's own, not the TypeScript compiler's too.
+   * Run the target compiled, under plain node with the image's node flags, as the image runs the
+   * bot (bench/lib/compiled.ts), instead of under tsx: its memory is then the bot's own, not the
+   * TypeScript compiler's too.
    */
   compiled?: boolean;
 }
 
 export async function startTarget(spec: TargetSpec, opts: StartTargetOptions = {}): Promise<TargetHandle> {
   const child: ChildProcess = fork(opts.compiled ? compiledMain() : MAIN, [JSON.stringify(spec)], {
-    execArgv: [...(opts.compiled ? [] : process.execArgv), ...(opts.execArgv ?? [])],
+    execArgv: [...(opts.compiled ? imageNodeFlags() : process.execArgv), ...(opts.execArgv ?? [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
