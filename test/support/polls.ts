@@ -12,9 +12,36 @@ export const POLL_CEILING_MS = 15_000;
 
 type WithSandbox = Pick<Harness, "sandbox">;
 
-/** The GETs of the livestream that reached the platform sandbox so far, oldest first. */
+/**
+ * The sandbox's request log indexed by GET path, built incrementally: the waits below probe every
+ * 10 ms, and filtering a log of thousands of requests each time would itself load the machine
+ * the other tests run on. The log only grows (a reset empties it: the index starts again).
+ */
+interface GetIndex {
+  scanned: number;
+  byPath: Map<string, RequestLogEntry[]>;
+}
+const indexes = new WeakMap<RequestLogEntry[], GetIndex>();
+
+function getsOf(log: RequestLogEntry[], path: string): RequestLogEntry[] {
+  let index = indexes.get(log);
+  if (index === undefined || index.scanned > log.length) {
+    index = { scanned: 0, byPath: new Map() };
+    indexes.set(log, index);
+  }
+  for (; index.scanned < log.length; index.scanned++) {
+    const r = log[index.scanned] as RequestLogEntry;
+    if (r.method !== "GET") continue;
+    const list = index.byPath.get(r.path);
+    if (list) list.push(r);
+    else index.byPath.set(r.path, [r]);
+  }
+  return index.byPath.get(path) ?? [];
+}
+
+/** The GETs of the livestream that reached the platform sandbox so far, oldest first (a copy). */
 export function livestreamGets(h: WithSandbox, id: string): RequestLogEntry[] {
-  return h.sandbox.requests.filter((r) => r.method === "GET" && r.path === `/v2/livestreams/${id}`);
+  return [...getsOf(h.sandbox.requests, `/v2/livestreams/${id}`)];
 }
 
 /**
