@@ -3,6 +3,16 @@ import { type Sandbox, SEED } from "../../fakes/platform/server.js";
 import { api, call, tokenFor } from "./helpers.js";
 import { sandboxForFile } from "./per-file.js";
 
+/** Polls an asynchronous condition every 20 ms until it holds; throws after `timeoutMs`. */
+async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 let sb: Sandbox;
 sandboxForFile((s) => {
   sb = s;
@@ -64,17 +74,17 @@ describe("live-show controls", () => {
       livestream_id: ID,
       steps: [
         { afterMs: 0, step: { action: "on_air" } },
-        { afterMs: 100, step: { action: "recording", status: "started" } },
+        // Far apart, so that the state between two steps is seen on a loaded machine too.
+        { afterMs: 1_500, step: { action: "recording", status: "started" } },
         { afterMs: 100, step: { action: "off_air" } },
       ],
     });
     expect(r.status).toBe(202);
-    await new Promise((res) => setTimeout(res, 50));
-    expect((await read()).status?.onair).toBe(true);
+    // The first step at once; the second not before its delay.
+    await until(async () => (await read()).status?.onair === true, 5_000, "on air");
     expect((await read()).recording?.status).not.toBe("started");
-    await new Promise((res) => setTimeout(res, 400));
-    const ls = await read();
-    expect(ls.status?.onair).toBe(false);
-    expect(ls.recording?.status).toBe("stopped");
+    // Then the rest, in order: recording started, then off air (which stops the recording).
+    await until(async () => (await read()).status?.onair === false, 10_000, "off air");
+    expect((await read()).recording?.status).toBe("stopped");
   });
 });
