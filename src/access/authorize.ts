@@ -77,21 +77,26 @@ export interface ReadSharing {
 /** The profile field read with every video (the binding is checked on it). */
 export const VIDEO_PROFILE_FIELD = "profile.profile_id";
 
+/** The bot's one "does not exist" of a livestream or a video (see below): no correlation id. */
+function notFound(kind: "livestream" | "video", id: string): PlatformError {
+  return new PlatformError({
+    kind: "http",
+    status: 404,
+    code: "RESOURCE_NOT_FOUND",
+    message: `The ${kind} "${id}" was not found`,
+    details: { object_id: id, reason: "not_found", object_type: kind, param: "id" },
+    method: "GET",
+    path: `/${kind}s/${id}`,
+  });
+}
+
 /**
  * The one "does not exist" of a livestream: thrown for a livestream the platform does not have AND
  * for one whose profile is not bound to the workspace, so both are answered byte for byte the same.
  * No correlation id: the platform's would tell the two apart, and the bot never makes one up.
  */
 export function livestreamNotFound(id: string): PlatformError {
-  return new PlatformError({
-    kind: "http",
-    status: 404,
-    code: "RESOURCE_NOT_FOUND",
-    message: `The livestream "${id}" was not found`,
-    details: { object_id: id, reason: "not_found", object_type: "livestream", param: "id" },
-    method: "GET",
-    path: `/livestreams/${id}`,
-  });
+  return notFound("livestream", id);
 }
 
 /**
@@ -99,15 +104,7 @@ export function livestreamNotFound(id: string): PlatformError {
  * have and one whose profile is not bound to the workspace (or whose answer does not name it).
  */
 export function videoNotFound(id: string): PlatformError {
-  return new PlatformError({
-    kind: "http",
-    status: 404,
-    code: "RESOURCE_NOT_FOUND",
-    message: `The video "${id}" was not found`,
-    details: { object_id: id, reason: "not_found", object_type: "video", param: "id" },
-    method: "GET",
-    path: `/videos/${id}`,
-  });
+  return notFound("video", id);
 }
 
 /** The platform's "does not exist" (404): an answer, shared like one. */
