@@ -20,6 +20,17 @@ afterEach(async () => {
 async function lifecycle(env: Record<string, string>, videoId: string) {
   h = await startHarness({ env, worker: { coalesceMs: 100, postIntervalMs: 20, pollMs: 10 } });
   await h.configureProfile({ channel: CHANNEL });
+  // The upload is shown first, so the rest of the lifecycle is written by chat.update: delivered
+  // all at once, a fast bot can gather the whole lifecycle into its first post.
+  const created = await h.sandbox.deliver(
+    SEED.profiles.newsroom,
+    { type: "video.created", data: { owner_id: SEED.profiles.newsroom, video_id: videoId } },
+    { deliverTo: h.url, force: true },
+  );
+  expect(created.status).toBe(200);
+  const posted = () =>
+    h?.slack.messages(CHANNEL).some((m) => !m.thread_ts && JSON.stringify(m).includes(videoId));
+  await waitFor(() => posted() || undefined, 10_000, "the video's first message");
   const results = await h.sandbox.deliverLifecycle(SEED.profiles.newsroom, {
     videoId,
     presets: ["240p", "720p"],
