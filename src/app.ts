@@ -4,7 +4,8 @@
  * (the worker, the delivery ingestor, the listeners' deps) and hands them in.
  */
 import type { Server } from "node:http";
-import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import { App, type Authorize, type CustomRoute, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import { WebClient } from "@slack/web-api";
 import type { Config } from "./config.js";
 import { frontListener } from "./deliveries/front.js";
 import type { Ingestor } from "./deliveries/receive.js";
@@ -18,6 +19,7 @@ import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
 import { registerListeners } from "./slack/listeners/index.js";
 import { routedApp } from "./slack/router.js";
+import { singleTokenAuthorize } from "./slack/single-token.js";
 
 export interface AppParts {
   /** What every listener receives. */
@@ -52,13 +54,16 @@ export function buildApp(config: Config, p: AppParts): BoltApp {
   const turns = p.turns ?? new AcksFirst();
   const clientOptions = webClientOptions(config, turns);
   const oauth = oauthOptions(config, p);
+  // Without installations, the one bot token, authorized by our own function rather than given to
+  // Bolt as `token` (src/slack/single-token.ts says why).
   const token = oauth ? undefined : config.slack.botToken;
+  const single = token ? singleTokenAuthorize(new WebClient(undefined, clientOptions), token) : undefined;
   const http = httpReceiver(config, p, blogger, oauth);
   // No conversation store (convoStore: false): nothing reads it, and Bolt's default builds an
   // Error per request.
   const launch = config.slack.appToken
-    ? socketModeLaunch(config, config.slack.appToken, http, p, { token, blogger, clientOptions })
-    : httpLaunch(config, http, p, { token, blogger, clientOptions });
+    ? socketModeLaunch(config, config.slack.appToken, http, p, { single, blogger, clientOptions })
+    : httpLaunch(config, http, p, { single, blogger, clientOptions });
   const { app } = launch;
 
   acksFirst(app, turns);
@@ -84,7 +89,8 @@ type OAuthOptions = ReturnType<typeof oauthReceiverOptions>;
 
 /** What both receivers' Apps are built with besides the receiver. */
 interface AppOptions {
-  token: string | undefined;
+  /** The one bot token's authorization (no installations), or undefined with OAuth. */
+  single: Authorize<boolean> | undefined;
   blogger: ReturnType<typeof boltLogger>;
   clientOptions: WebClientOptions;
 }
@@ -163,7 +169,7 @@ function socketModeLaunch(
   appToken: string,
   http: HTTPReceiver,
   p: AppParts,
-  { token, blogger, clientOptions }: AppOptions,
+  { single, blogger, clientOptions }: AppOptions,
 ): Launch {
   const receiver = new SocketModeReceiver({
     appToken,
@@ -174,8 +180,7 @@ function socketModeLaunch(
   // OAuth: the HTTP side's installer authorizes each workspace's requests.
   const app = new App({
     receiver,
-    token,
-    authorize: http.installer?.authorize,
+    authorize: single ?? http.installer?.authorize,
     logger: blogger,
     clientOptions,
     convoStore: false,
@@ -203,9 +208,15 @@ function httpLaunch(
   config: Config,
   http: HTTPReceiver,
   p: AppParts,
-  { token, blogger, clientOptions }: AppOptions,
+  { single, blogger, clientOptions }: AppOptions,
 ): Launch {
-  const app = new App({ receiver: http, token, logger: blogger, clientOptions, convoStore: false });
+  const app = new App({
+    receiver: http,
+    authorize: single,
+    logger: blogger,
+    clientOptions,
+    convoStore: false,
+  });
   const start = async () => {
     const server = await http.start({ port: config.port, host: config.host });
     applyServerTimeouts(server, p.httpTimeouts);

@@ -130,6 +130,25 @@ describe("live watch", () => {
     expect(parents(CH1)).toHaveLength(1);
   });
 
+  it("the off-air grace runs on the service's clock: the default 60 s, passed by moving the clock, not by waiting", async () => {
+    let offset = 0;
+    const s = service({ graceMs: 60_000, now: () => Date.now() + offset });
+    await s.watch({ teamId: team(), channelId: CH1, livestreamId: A, by: "U0ADMIN" });
+    await s.start();
+    h.sandbox.live(A, { action: "on_air" });
+    await waitFor(() => parents(CH1).length === 1, 10_000, "announcement");
+    h.sandbox.live(A, { action: "off_air" });
+    await afterPolls(h, A, 1); // a poll saw it off air: the grace runs from there
+    offset += 59_000; // one second short of the grace
+    await afterPolls(h, A, 2);
+    expect(parents(CH1)[0]?.text).toContain("is live");
+    expect(parents(CH1)[0]?.text).not.toContain("ended");
+    offset += 2_000; // past it
+    await afterPolls(h, A, 2);
+    expect(parents(CH1)[0]?.text).toContain("ended");
+    expect(parents(CH1)).toHaveLength(1);
+  });
+
   it("a broadcast that started while the bot was down is announced as live since its real start", async () => {
     const real = new Date(Date.now() - 30 * 60_000).toISOString();
     h.sandbox.live(A, { action: "on_air", at: real });
