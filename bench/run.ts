@@ -102,8 +102,9 @@ const HELP = `npm run bench [-- options]
   --flood-rounds N    flooded rounds of the flood suite, each beside a quiet one (default 3; quick 2)
   --notify-videos N   videos of the notify suite (default 30; quick 10)
   --redis-url URL     Redis for the redis target (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
-  --profile           CPU-profile each bot target during its measured run; prints where the time goes
-                      and keeps the .cpuprofile files (open them in Chrome DevTools)
+  --profile           CPU-profile each bot target during its measured run (ingest; outside: one more
+                      round, not counted); prints where the time goes and keeps the .cpuprofile files
+                      (open them in Chrome DevTools)
   --out FILE          JSON results (default bench/results/latest.json, plus a copy named by the start time)
 
   BENCH_QUICK=1       shorter run: 3 s loads, 5 s of steady commands, a burst of 20 videos
@@ -329,6 +330,7 @@ async function main(): Promise<number> {
         warmupS: opts.warmupS,
         rounds: opts.rounds,
         redisUrl: opts.redisUrl,
+        ...(profileDir ? { profileDir } : {}),
         log,
       });
       for (const t of outside.targets) {

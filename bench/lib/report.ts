@@ -205,6 +205,7 @@ export function burstTable(b: BurstResult): string {
         `${mib(b.rssAtStartBytes)} / ${mib(b.peakRssBytes)} / ${mib(b.rssAtEndBytes)}`,
       ],
       ["bot maxRSS incl. start-up (compiled), MiB", mib(b.maxRssBytes)],
+      ["a minimal Bolt app's RSS, idle (compiled), MiB", mib(b.boltIdleRssBytes)],
     ],
   );
 }
@@ -278,6 +279,9 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
         { header: "check" },
       ],
       rows,
+    ),
+    ...outside.targets.flatMap((t) =>
+      t.profile ? ["", profileText(`${t.label} (one more round, not counted)`, t.profile)] : [],
     ),
   ];
 }

@@ -39,6 +39,12 @@ export interface Stack {
   answer(responseUrl: string, n?: number, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** `/webhook set <profile>` in `channel` as an admin; the bot-side path of the callback URL. */
   setWebhook(profileId: string, channel: string): Promise<string>;
+  /**
+   * The idle RSS of a minimal Bolt app (bench/targets/bolt.ts, compiled like the bot, the same
+   * Slack stand-in), started, left idle for a second, measured and stopped: the floor of any Bolt
+   * app's memory, said beside the bot's.
+   */
+  boltIdleRss(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -128,6 +134,23 @@ export async function startStack(o: {
         if (Date.now() - started > timeoutMs)
           throw new Error(`no answer ${n} on a response_url within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async boltIdleRss() {
+      const bolt = await startTarget(
+        {
+          kind: "bolt",
+          signingSecret: BENCH_SIGNING_SECRET,
+          botToken: slack.botToken,
+          slackApiUrl: slack.apiUrl,
+        },
+        { compiled: true },
+      );
+      try {
+        await new Promise((r) => setTimeout(r, 1_000));
+        return (await bolt.counts()).rssBytes;
+      } finally {
+        await bolt.close();
       }
     },
     async setWebhook(profileId, channel) {

@@ -49,6 +49,8 @@ export interface BurstResult {
   rssAtEndBytes: number;
   /** resourceUsage().maxRSS of the bot process: includes its start-up. */
   maxRssBytes: number;
+  /** A minimal Bolt app's RSS, idle, measured after the burst (Stack.boltIdleRss). */
+  boltIdleRssBytes: number;
   problems: string[];
 }
 
@@ -162,6 +164,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
     if (final.complete < o.videos)
       problems.push(`${o.videos - final.complete} videos do not show their last event`);
     const failedWrites = writes.filter((c) => !c.ok).length;
+    const boltIdleRssBytes = await stack.boltIdleRss();
     return {
       videos: o.videos,
       deliveries: bodies.length,
@@ -181,6 +184,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       peakRssBytes: counts.peakRssBytes,
       rssAtEndBytes: counts.rssBytes,
       maxRssBytes: counts.maxRssBytes,
+      boltIdleRssBytes,
       problems,
     };
   } finally {

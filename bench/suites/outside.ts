@@ -9,8 +9,10 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { deliveryGenerator } from "../lib/deliveries.js";
 import { type LoadResult, runLoad } from "../lib/load.js";
+import { type ProfileSummary, summarizeProfile } from "../lib/profile.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
 import {
   check,
@@ -34,6 +36,11 @@ export interface OutsideOptions {
   warmupS: number;
   rounds: number;
   redisUrl: string;
+  /**
+   * CPU-profile each target in one more round after the measured ones (a profile's sampling
+   * costs CPU of its own, so that round is not counted), written to this folder.
+   */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -52,6 +59,8 @@ export interface OutsideTargetResult {
   /** usPerDelivery / the durable floor's (bench/targets/floor.ts). */
   vsFloor: number | null;
   check: IngestCheck | null;
+  /** Where its CPU went during the profiled round (with profileDir). */
+  profile: ProfileSummary | null;
   error: string | null;
 }
 
@@ -117,6 +126,7 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
     vsBare: null,
     vsFloor: null,
     check: null,
+    profile: null,
     error: null,
   });
   try {
@@ -173,6 +183,18 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       o.log(
         `  round ${round + 1}: ${running.map((r) => `${r.name} ${fmt(r.result.rounds.at(-1))}`).join(", ")}`,
       );
+    }
+    if (o.profileDir !== undefined) {
+      for (const r of running) {
+        try {
+          await r.target.startProfile();
+          const run = await load(r, o.durationS);
+          const file = await r.target.stopProfile(path.join(o.profileDir, `outside-${r.name}.cpuprofile`));
+          r.result.profile = await summarizeProfile(file, run.answered);
+        } catch (err) {
+          r.result.error ??= err instanceof Error ? err.message : String(err);
+        }
+      }
     }
     for (const r of running) {
       try {

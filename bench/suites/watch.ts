@@ -42,6 +42,8 @@ export interface WatchBenchResult {
   cpuShare: number;
   rssBytes: number;
   peakRssBytes: number;
+  /** A minimal Bolt app's RSS, idle (Stack.boltIdleRss). */
+  boltIdleRssBytes: number;
   livePosts: number;
   problems: string[];
 }
@@ -96,7 +98,10 @@ export async function runWatchBench(o: WatchBenchOptions): Promise<WatchBenchRes
     );
     const setupS = (Date.now() - setupStarted) / 1000;
     if (failed > 0) problems.push(`${failed} /live watch commands were not confirmed`);
-    o.log(`    watched in ${setupS.toFixed(1)} s; waiting one interval…`);
+    const afterSetup = await stack.bot.counts();
+    o.log(
+      `    watched in ${setupS.toFixed(1)} s (bot RSS ${(afterSetup.rssBytes / 1e6).toFixed(0)} MB, peak so far ${(afterSetup.peakRssBytes / 1e6).toFixed(0)} MB); waiting one interval…`,
+    );
     await new Promise((r) => setTimeout(r, o.intervalMs));
 
     const isRead = (path: string) => path.startsWith("/v2/livestreams/xwatch");
@@ -121,6 +126,7 @@ export async function runWatchBench(o: WatchBenchOptions): Promise<WatchBenchRes
     if (livePosts !== expectedPosts)
       problems.push(`${livePosts} "is live" posts for ${expectedPosts} livestreams on air`);
     const gets = window.length;
+    const boltIdleRssBytes = await stack.boltIdleRss();
     const result: WatchBenchResult = {
       livestreams: o.livestreams,
       intervalMs: o.intervalMs,
@@ -137,6 +143,7 @@ export async function runWatchBench(o: WatchBenchOptions): Promise<WatchBenchRes
       cpuShare: (after.cpuUs - before.cpuUs) / 1e6 / wallS,
       rssBytes: after.rssBytes,
       peakRssBytes: after.peakRssBytes,
+      boltIdleRssBytes,
       livePosts,
       problems,
     };

@@ -89,6 +89,9 @@ async function startBotWith(
   const bot = await startComposedBot(config, logger, {
     worker: spec.worker ? {} : { manual: true },
     namespace: spec.namespace,
+    // A saturating load on one route passes the per-profile quota of waiting items (20,000) in
+    // 2–3 s and is then answered 429, cheaply: raised here so that the load measures storing.
+    profileQuota: 1_000_000,
   });
   stage("registering the delivery route");
   try {
