@@ -7,7 +7,7 @@
  * needs it, its answer kept once Slack gave one, and asked again on the next request after a
  * failure (requests meanwhile share the one call under way).
  */
-import type { Authorize, AuthorizeResult } from "@slack/bolt";
+import type { Authorize } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 
 interface Identity {
@@ -15,9 +15,15 @@ interface Identity {
   botUserId: string | undefined;
 }
 
+/** What Bolt puts in every request's context: only these fields, no open-ended record. */
+interface SingleTokenAuthorization extends Identity {
+  isEnterpriseInstall: boolean;
+  botToken: string;
+}
+
 export function singleTokenAuthorize(client: WebClient, token: string): Authorize<boolean> {
   let identity: Promise<Identity> | undefined;
-  return async ({ isEnterpriseInstall }): Promise<AuthorizeResult> => {
+  return async ({ isEnterpriseInstall }): Promise<SingleTokenAuthorization> => {
     identity ??= client.auth.test({ token }).then((r) => ({ botId: r.bot_id, botUserId: r.user_id }));
     const asked = identity;
     try {

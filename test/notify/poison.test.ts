@@ -24,7 +24,7 @@ import type { Outbox } from "../../src/outbox/types.js";
 import { ChannelGate } from "../../src/posting/pacing.js";
 import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { RECENT } from "../support/recent.js";
-import { settled } from "../support/settle.js";
+import { drainedByHand, settled } from "../support/settle.js";
 import { type StoreKind as Kind, scratchStores } from "../support/stores.js";
 
 const CHANNEL = "C0NEWS";
@@ -231,14 +231,7 @@ describe.each<Kind>(["memory", "sqlite"])("an uninstalled workspace (%s)", (kind
         data: { owner_id: PROFILE, video_id: "x9gone2", x: deep(100) },
       });
       await send("video.created", T + 40, "x9gone3");
-      await eventually(
-        async () => {
-          await h.built.worker.drain();
-          return (await h.outbox.stats()).depth === 0;
-        },
-        10_000,
-        "every item handled",
-      );
+      await drainedByHand(h.built.worker, h.outbox);
       for (let poll = 0; poll < 3; poll++) await h.built.worker.drain();
       expect(h.slack.calls.length - before).toBe(1);
       expect(slackWrites(h).filter((c) => c.ok && JSON.stringify(c.args).includes("x9gone"))).toEqual([]);

@@ -8,7 +8,8 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { configureProfile } from "../faults/support.js";
-import { eventually, type Harness, startHarness } from "../support/harness.js";
+import { type Harness, startHarness } from "../support/harness.js";
+import { drainedByHand } from "../support/settle.js";
 
 const OWNER = SEED.profiles.newsroom;
 
@@ -129,14 +130,7 @@ describe("hostile deliveries", () => {
     expect((await h.outbox.stats()).depth).toBe(5);
     expect(await refusedCount(h, "over_quota")).toBe(3);
     // The worker drains the route (each item once its gather window has passed): room again.
-    await eventually(
-      async () => {
-        await h.built.worker.drain();
-        return (await h.outbox.stats()).depth === 0;
-      },
-      10_000,
-      "the route drained",
-    );
+    await drainedByHand(h.built.worker, h.outbox);
     const again = await post(
       hook,
       JSON.stringify({

@@ -65,3 +65,22 @@ export async function settled(
   };
   await idlePolls(outbox, { polls: 5, ...opts, ready });
 }
+
+/**
+ * For a manual worker (`worker: { manual: true }`): drains until the outbox holds no item. One
+ * drain is not enough: items still inside their gather window are not due yet.
+ */
+export async function drainedByHand(
+  worker: { drain(): Promise<void> },
+  outbox: Outbox,
+  timeoutMs = 10_000,
+): Promise<void> {
+  await eventually(
+    async () => {
+      await worker.drain();
+      return (await outbox.stats()).depth === 0;
+    },
+    timeoutMs,
+    "the outbox drained",
+  );
+}
