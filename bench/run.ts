@@ -32,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { goals } from "./lib/goals.js";
 import { type MachineInfo, machineInfo } from "./lib/machine.js";
+import { perfAvailable } from "./lib/perf.js";
 import {
   burstTable,
   commandsNotes,
@@ -85,7 +86,8 @@ const HELP = `npm run bench [-- options]
   --backlog N         videos waiting for Slack before each bot target's second run (default 10000; 0 = skip)
   --no-worker         ingest: the bot's worker off (the route alone; default: on, as users run it)
   --outside-rate N    outside: deliveries per second sent to each target (default 1000)
-  --outside-duration S  outside: measured seconds per round and target (default 10; quick 3)
+  --outside-duration S  outside: measured seconds per round and target (default 10; quick 4)
+  --outside-rounds N  outside: measured rounds per target, the median taken (default 5; quick 3)
   --commands N        concurrent /live status commands sent at once (default 1000)
   --command-rate N    steady /live status commands per second (default 100)
   --command-duration S  steady command load, seconds (default 10; quick 5)
@@ -105,6 +107,8 @@ const HELP = `npm run bench [-- options]
   --profile           CPU-profile each bot target during its measured run (ingest; outside: one more
                       round, not counted); prints where the time goes and keeps the .cpuprofile files
                       (open them in Chrome DevTools)
+  --perf              outside: one more round per target recorded by Linux perf (every thread and the
+                      kernel, CPU time only, bench/lib/perf.ts); prints where the CPU goes
   --out FILE          JSON results (default bench/results/latest.json, plus a copy named by the start time)
 
   BENCH_QUICK=1       shorter run: 3 s loads, 5 s of steady commands, a burst of 20 videos
@@ -123,8 +127,10 @@ interface Options {
   worker: boolean;
   redisUrl: string;
   profile: boolean;
+  perf: boolean;
   outsideRate: number;
   outsideDurationS: number;
+  outsideRounds: number;
   commands: number;
   commandRate: number;
   commandDurationS: number;
@@ -176,8 +182,10 @@ function options(argv: string[]): Options | null {
       "no-worker": { type: "boolean" },
       "redis-url": { type: "string" },
       profile: { type: "boolean" },
+      perf: { type: "boolean" },
       "outside-rate": { type: "string" },
       "outside-duration": { type: "string" },
+      "outside-rounds": { type: "string" },
       commands: { type: "string" },
       "command-rate": { type: "string" },
       "command-duration": { type: "string" },
@@ -209,8 +217,12 @@ function options(argv: string[]): Options | null {
     worker: !(values["no-worker"] ?? false),
     redisUrl: values["redis-url"] ?? process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
     profile: values.profile ?? false,
+    perf: values.perf ?? false,
     outsideRate: Math.round(positive(values["outside-rate"] ?? "1000", "outside-rate", 100_000)),
-    outsideDurationS: positive(values["outside-duration"] ?? (QUICK ? "3" : "10"), "outside-duration", 600),
+    outsideDurationS: positive(values["outside-duration"] ?? (QUICK ? "4" : "10"), "outside-duration", 600),
+    outsideRounds: Math.round(
+      positive(values["outside-rounds"] ?? (QUICK ? "3" : "5"), "outside-rounds", 20),
+    ),
     commands: Math.round(positive(values.commands ?? "1000", "commands", 5000)),
     commandRate: positive(values["command-rate"] ?? "100", "command-rate", 2000),
     commandDurationS: positive(values["command-duration"] ?? (QUICK ? "5" : "10"), "command-duration", 120),
@@ -295,6 +307,11 @@ async function main(): Promise<number> {
     failures.push(`${suite}: ${err instanceof Error ? err.message : String(err)}`);
   let profileDir: string | undefined;
   if (opts.profile) profileDir = await mkdtemp(path.join(os.tmpdir(), "bench-profile-"));
+  let perfDir: string | undefined;
+  if (opts.perf) {
+    if (perfAvailable()) perfDir = profileDir ?? (await mkdtemp(path.join(os.tmpdir(), "bench-profile-")));
+    else log("--perf: Linux perf is not installed or not allowed here (perf_event_paranoid); left out");
+  }
 
   if (opts.suites.includes("ingest") && opts.targets.length > 0) {
     log(`\nwebhook ingest (${opts.targets.join(", ")})`);
@@ -328,9 +345,10 @@ async function main(): Promise<number> {
         connections: opts.connections,
         durationS: opts.outsideDurationS,
         warmupS: opts.warmupS,
-        rounds: opts.rounds,
+        rounds: opts.outsideRounds,
         redisUrl: opts.redisUrl,
         ...(profileDir ? { profileDir } : {}),
+        ...(perfDir ? { perfDir } : {}),
         log,
       });
       for (const t of outside.targets) {

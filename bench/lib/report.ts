@@ -9,6 +9,7 @@ import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
 import type { Goal } from "./goals.js";
 import type { MachineInfo } from "./machine.js";
+import type { PerfSummary } from "./perf.js";
 import type { ProfileSummary } from "./profile.js";
 import { int, mib, ms, pct, table, times } from "./table.js";
 
@@ -96,6 +97,22 @@ export function profileText(name: string, p: ProfileSummary): string {
     `(${p.file})`,
   ];
   return lines.join("\n");
+}
+
+export function perfText(name: string, p: PerfSummary): string {
+  const perReq = p.usPerRequest === null ? "" : `, ${p.usPerRequest.toFixed(0)} µs of CPU per request`;
+  return [
+    `perf of ${name} (one more round, not counted): ${p.samples} samples${perReq}`,
+    table(
+      [{ header: "CPU by where the code is" }, { header: "share", align: "right" }],
+      p.byWhere.map((s) => [s.name, pct(s.share)]),
+    ),
+    table(
+      [{ header: "including callees: own code and landmarks" }, { header: "share", align: "right" }],
+      p.inclusive.slice(0, 14).map((s) => [s.name, pct(s.share)]),
+    ),
+    `(${p.file}; perf report -i FILE)`,
+  ].join("\n");
 }
 
 export function machineLine(m: MachineInfo): string {
@@ -257,6 +274,7 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
   const rows = outside.targets.map((t) => [
     t.label,
     t.usPerDelivery === null ? "–" : String(Math.round(t.usPerDelivery)),
+    t.systemUsPerDelivery === null ? "–" : String(Math.round(t.systemUsPerDelivery)),
     t.rounds.map((r) => (r.usPerDelivery === null ? "–" : Math.round(r.usPerDelivery))).join(" → "),
     t.vsBare === null ? "" : `${t.vsBare.toFixed(2)}×`,
     t.vsFloor === null ? "" : `${t.vsFloor.toFixed(2)}×`,
@@ -266,11 +284,12 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
   ]);
   return [
     "",
-    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered; ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
+    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn${outside.pinned ? " (the servers on core 0, the load on core 1)" : ""}, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered, the median of the rounds (of which system: stime alone); ratios: the median of each round's ratio; ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
     table(
       [
         { header: "target" },
         { header: "µs/delivery", align: "right" },
+        { header: "system", align: "right" },
         { header: "by round", align: "right" },
         { header: "vs bare", align: "right" },
         { header: "vs floor", align: "right" },
@@ -283,6 +302,7 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
     ...outside.targets.flatMap((t) =>
       t.profile ? ["", profileText(`${t.label} (one more round, not counted)`, t.profile)] : [],
     ),
+    ...outside.targets.flatMap((t) => (t.perf ? ["", perfText(t.label, t.perf)] : [])),
   ];
 }
 

@@ -9,9 +9,11 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { deliveryGenerator } from "../lib/deliveries.js";
 import { type LoadResult, runLoad } from "../lib/load.js";
+import { type PerfSummary, recordPerf, summarizePerf } from "../lib/perf.js";
 import { type ProfileSummary, summarizeProfile } from "../lib/profile.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
 import {
@@ -41,30 +43,47 @@ export interface OutsideOptions {
    * costs CPU of its own, so that round is not counted), written to this folder.
    */
   profileDir?: string;
+  /**
+   * Records each target with Linux perf in one more round (not counted), written to this folder
+   * (bench/lib/perf.ts): the targets start with --perf-basic-prof, so their JavaScript is named.
+   */
+  perfDir?: string;
   log: (line: string) => void;
 }
 
 export interface OutsideTargetResult {
   name: OutsideTargetName;
   label: string;
-  /** CPU ticks (user + system) of the server process per round, and deliveries answered. */
-  rounds: Array<{ ticks: number; answered: number; usPerDelivery: number | null }>;
-  /** Over all rounds: CPU µs per answered delivery. */
+  /** CPU ticks (user + system, and the system part) of the server process per round, and deliveries answered. */
+  rounds: Array<{ ticks: number; systemTicks: number; answered: number; usPerDelivery: number | null }>;
+  /**
+   * CPU µs per answered delivery: the median of the rounds' (one round caught by a burst of the
+   * machine's own work, a disk flush or another process, moves a sum and not a median).
+   */
   usPerDelivery: number | null;
+  /** Of which in the kernel (stime: syscalls, the disk syncs), the median of the rounds. */
+  systemUsPerDelivery: number | null;
   /** Deliveries answered per second over the rounds (should be the rate). */
   answeredPerSecond: number | null;
   p99Ms: number | null;
-  /** usPerDelivery / bare's. */
+  /**
+   * Its CPU per delivery over bare's: the median of the rounds' ratios, each round's two figures
+   * taken a few seconds apart (the machine's drift touches both alike).
+   */
   vsBare: number | null;
-  /** usPerDelivery / the durable floor's (bench/targets/floor.ts). */
+  /** The same over the durable floor's (bench/targets/floor.ts). */
   vsFloor: number | null;
   check: IngestCheck | null;
   /** Where its CPU went during the profiled round (with profileDir). */
   profile: ProfileSummary | null;
+  /** Where its CPU went by perf, in one more round (with perfDir). */
+  perf: PerfSummary | null;
   error: string | null;
 }
 
 export interface OutsideResult {
+  /** Whether the servers ran on core 0 and the load on core 1 (taskset, 2 cores or more). */
+  pinned: boolean;
   rate: number;
   connections: number;
   durationS: number;
@@ -82,12 +101,29 @@ function clockTicks(): number {
   }
 }
 
-/** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
-export function processTicks(pid: number): number {
+/** CPU lists for taskset: the servers', the load's, and all (to undo); null when it cannot pin. */
+function pinning(): { server: string; load: string; all: string } | null {
+  const cores = availableParallelism();
+  if (process.platform !== "linux" || cores < 2) return null;
+  try {
+    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+  } catch {
+    return null;
+  }
+  return { server: "0", load: "1", all: `0-${cores - 1}` };
+}
+
+/** Every thread of `pid` on the cores of `list` (new threads inherit it). */
+function pinTo(pid: number, list: string): void {
+  execFileSync("taskset", ["-a", "-cp", list, String(pid)], { stdio: "ignore" });
+}
+
+/** utime and stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+export function processTicks(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(rest[11]) + Number(rest[12]);
+  return { user: Number(rest[11]), system: Number(rest[12]) };
 }
 
 interface Running {
@@ -116,17 +152,24 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
   };
   const running: Running[] = [];
   const failed: OutsideTargetResult[] = [];
+  // The servers on one core, this runner (the load) on another: as when deliveries come over the
+  // network, the sender never runs on the server's core, and waking it never preempts the server
+  // (unpinned, the bot's response writes cost up to 2× bare's in context switches alone).
+  const pin = pinning();
+  if (pin) pinTo(process.pid, pin.load);
   const blank = (name: OutsideTargetName): OutsideTargetResult => ({
     name,
     label: name === "bare" || name === "floor" ? TARGET_LABELS[name] : `${TARGET_LABELS[name]}, worker on`,
     rounds: [],
     usPerDelivery: null,
+    systemUsPerDelivery: null,
     answeredPerSecond: null,
     p99Ms: null,
     vsBare: null,
     vsFloor: null,
     check: null,
     profile: null,
+    perf: null,
     error: null,
   });
   try {
@@ -135,8 +178,12 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       let prepared: Prepared | undefined;
       try {
         prepared = await prepare(name, ingestOpts, runTag, 0);
-        const target = await startTarget(prepared.spec, { readyTimeoutMs: 60_000 });
+        const target = await startTarget(prepared.spec, {
+          readyTimeoutMs: 60_000,
+          ...(o.perfDir !== undefined ? { execArgv: ["--perf-basic-prof"] } : {}),
+        });
         const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+        if (pin) pinTo(target.pid, pin.server);
         running.push({ name, prepared, target, body: gen.body, next: 0, loads: [], result });
       } catch (err) {
         result.error = err instanceof Error ? err.message : String(err);
@@ -159,8 +206,9 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       r.loads.push(run);
       return run;
     };
-    // At least 3 s: at a fixed rate 1 s is too few requests for the JIT to settle.
-    const warmupS = Math.max(3, o.warmupS);
+    // At least 6 s: at a fixed rate fewer requests leave the JIT, the heap's growth and the page
+    // cache unsettled (with 3 s every target's first round cost 1.3–1.8× its later ones).
+    const warmupS = Math.max(6, o.warmupS);
     o.log(`  warm-up ${warmupS} s each at ${o.rate}/s…`);
     for (const r of running) await load(r, warmupS);
     for (let round = 0; round < Math.max(1, o.rounds); round++) {
@@ -170,9 +218,12 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
         try {
           const before = processTicks(r.target.pid);
           const run = await load(r, o.durationS);
-          const ticks = processTicks(r.target.pid) - before;
+          const after = processTicks(r.target.pid);
+          const systemTicks = after.system - before.system;
+          const ticks = after.user - before.user + systemTicks;
           r.result.rounds.push({
             ticks,
+            systemTicks,
             answered: run.answered,
             usPerDelivery: run.answered > 0 ? (ticks / hz) * 1e6 * (1 / run.answered) : null,
           });
@@ -196,6 +247,19 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
         }
       }
     }
+    if (o.perfDir !== undefined) {
+      for (const r of running) {
+        try {
+          const file = path.join(o.perfDir, `outside-${r.name}.perf.data`);
+          const recording = await recordPerf(r.target.pid, file);
+          const run = await load(r, o.durationS);
+          await recording.stop();
+          r.result.perf = await summarizePerf(file, run.answered);
+        } catch (err) {
+          r.result.error ??= err instanceof Error ? err.message : String(err);
+        }
+      }
+    }
     for (const r of running) {
       try {
         const counts = await settledCounts(r.target);
@@ -203,15 +267,21 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       } catch (err) {
         r.result.error ??= err instanceof Error ? err.message : String(err);
       }
-      const ticks = r.result.rounds.reduce((n, x) => n + x.ticks, 0);
       const answered = r.result.rounds.reduce((n, x) => n + x.answered, 0);
-      const measured = r.loads.slice(1);
+      // The measured rounds' loads: after the warm-up, before the profiled round.
+      const measured = r.loads.slice(1, 1 + r.result.rounds.length);
       const seconds = measured.reduce((n, l) => n + l.durationS, 0);
-      r.result.usPerDelivery = answered > 0 ? ((ticks / hz) * 1e6) / answered : null;
+      r.result.usPerDelivery = median(
+        r.result.rounds.flatMap((x) => (x.usPerDelivery === null ? [] : [x.usPerDelivery])),
+      );
+      r.result.systemUsPerDelivery = median(
+        r.result.rounds.flatMap((x) => (x.answered > 0 ? [((x.systemTicks / hz) * 1e6) / x.answered] : [])),
+      );
       r.result.answeredPerSecond = seconds > 0 ? answered / seconds : null;
       r.result.p99Ms = measured.length > 0 ? Math.max(...measured.map((l) => l.latencyMs.p99)) : null;
     }
   } finally {
+    if (pin) pinTo(process.pid, pin.all);
     for (const r of running) {
       await r.target.close();
       try {
@@ -223,13 +293,14 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
     }
   }
   const all = [...running.map((r) => r.result), ...failed];
-  const bare = all.find((t) => t.name === "bare")?.usPerDelivery ?? null;
-  const floor = all.find((t) => t.name === "floor")?.usPerDelivery ?? null;
+  const bare = all.find((t) => t.name === "bare");
+  const floor = all.find((t) => t.name === "floor");
   for (const t of all) {
-    t.vsBare = bare && t.usPerDelivery !== null ? t.usPerDelivery / bare : null;
-    t.vsFloor = floor && t.usPerDelivery !== null ? t.usPerDelivery / floor : null;
+    t.vsBare = bare ? pairedRatio(t, bare) : null;
+    t.vsFloor = floor ? pairedRatio(t, floor) : null;
   }
   return {
+    pinned: pin !== null,
     rate: o.rate,
     connections: o.connections,
     durationS: o.durationS,
@@ -237,6 +308,26 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
     clockTicksPerSecond: hz,
     targets: o.targets.flatMap((name) => all.filter((t) => t.name === name)),
   };
+}
+
+/** The median over rounds of `t`'s CPU per delivery over `base`'s in the same round. */
+export function pairedRatio(t: OutsideTargetResult, base: OutsideTargetResult): number | null {
+  const ratios: number[] = [];
+  for (const [i, r] of t.rounds.entries()) {
+    const b = base.rounds[i]?.usPerDelivery;
+    if (r.usPerDelivery !== null && b) ratios.push(r.usPerDelivery / b);
+  }
+  return median(ratios);
+}
+
+/** The median of `xs` (the mean of the middle two for an even count); null when empty. */
+export function median(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function fmt(r: { usPerDelivery: number | null } | undefined): string {
