@@ -92,8 +92,9 @@ function whereOf(sym: string, dso: string): string {
     if (/Scaveng|Marking|Sweep|Evacuat|Compact|MarkCompact|GCTracer|Heap::|MemoryAllocator/.test(sym))
       return "V8: garbage collection";
     if (sym.startsWith("Builtins_")) return "V8: builtins (property access, calls, promises, strings)";
-    return "V8 and Node: C++ (parser, streams, crypto, JSON, sqlite binding…)";
+    return "V8 and Node: C++ (the HTTP parser, streams, crypto, JSON…)";
   }
+  if (/better_sqlite3\.node$/.test(dso)) return "sqlite (better-sqlite3's library)";
   if (/libc\.so|libc-/.test(dso)) return "libc";
   return "other libraries";
 }
