@@ -18,7 +18,6 @@ const LEAN_TABLES = {
 /** The indexes of the lean tables (a rebuild drops them with the old table). */
 const LEAN_INDEXES = [
   "CREATE INDEX IF NOT EXISTS outbox_schedule_due_key ON outbox_schedule (due_at, video_key)",
-  "CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)",
 ];
 
 /** Created if missing, one statement each. */
@@ -38,7 +37,9 @@ export const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS outbox_state (
   video_key TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE IF NOT EXISTS outbox_dedupe (${LEAN_TABLES.outbox_dedupe}) WITHOUT ROWID`,
-  `CREATE INDEX IF NOT EXISTS outbox_dedupe_expiry ON outbox_dedupe (expires_at)`,
+  // No index on expires_at: every delivery wrote a page of it. The sweep walks the keys instead,
+  // a bounded slice at a time (DEDUPE_SWEEP_END); a key past its expiry is taken over anyway.
+  `DROP INDEX IF EXISTS outbox_dedupe_expiry`,
   `CREATE TABLE IF NOT EXISTS outbox_dead (
   id INTEGER PRIMARY KEY AUTOINCREMENT, team_id TEXT NOT NULL, at INTEGER NOT NULL,
   reason TEXT NOT NULL, json TEXT NOT NULL)`,
@@ -143,6 +144,16 @@ export const KEEP_STATE = "UPDATE outbox_state SET expires_at = MAX(expires_at, 
 export const STATS = `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth,
   (SELECT MIN(received_at) FROM outbox_items) AS oldest,
   (SELECT COUNT(*) FROM outbox_schedule) AS scheduled, (SELECT COUNT(*) FROM outbox_dead) AS dead`;
+
+/**
+ * Dedupe keys one sweep looks at, in key order from where the previous sweep of this process
+ * stopped (4 per insertion between sweeps: a pass over every key takes a quarter of the
+ * insertions that filled the table, so an expired key lasts about 1.25 dedupe windows at most).
+ */
+export const DEDUPE_SWEEP_ROWS = 2_000;
+
+/** The last key of the next sweep's slice. Parameters: after (the previous slice's end), rows − 1. */
+export const DEDUPE_SWEEP_END = "SELECT key FROM outbox_dedupe WHERE key > ? ORDER BY key LIMIT 1 OFFSET ?";
 
 /** Expired dedupe / once rows are deleted after this many insertions by this process. */
 export const SWEEP_EVERY = 500;

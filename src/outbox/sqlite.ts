@@ -32,6 +32,8 @@ import {
   ANY_DUE,
   CLAIM_DUE,
   DEAD_TRIM,
+  DEDUPE_SWEEP_END,
+  DEDUPE_SWEEP_ROWS,
   DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
@@ -61,6 +63,8 @@ export class SqliteOutbox implements Outbox {
   private readonly profileQuota: number;
   private readonly spacingMs: number;
   private nextStateSweepAt = 0;
+  /** Where the last dedupe sweep stopped (the last key it looked at; "" from the start). */
+  private dedupeSweptTo = "";
   private closed = false;
 
   private constructor(
@@ -366,9 +370,32 @@ export class SqliteOutbox implements Outbox {
     return this.db.get<{ lease_until: number }>(HELD, key, owner, this.now())?.lease_until;
   }
 
-  /** Deletes expired rows of a TTL table now and then (each process counts its own insertions). */
+  /**
+   * Deletes expired rows of a TTL table now and then (each process counts its own insertions).
+   * The dedupe table, the large one, a slice of DEDUPE_SWEEP_ROWS keys at a time, each sweep
+   * going on from where the last stopped, round and round: it has no index on expiry to find
+   * them by (each delivery would write a page of it).
+   */
   private sweep(table: "outbox_dedupe" | "outbox_once" | "outbox_notes", now: number): void {
-    if (++this.insertions % SWEEP_EVERY === 0) this.db.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
+    if (++this.insertions % SWEEP_EVERY !== 0) return;
+    if (table !== "outbox_dedupe") {
+      this.db.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
+      return;
+    }
+    const after = this.dedupeSweptTo;
+    const end = this.db.get<{ key: string }>(DEDUPE_SWEEP_END, after, DEDUPE_SWEEP_ROWS - 1)?.key;
+    if (end === undefined) {
+      this.db.run("DELETE FROM outbox_dedupe WHERE key > ? AND expires_at <= ?", after, now);
+      this.dedupeSweptTo = "";
+    } else {
+      this.db.run(
+        "DELETE FROM outbox_dedupe WHERE key > ? AND key <= ? AND expires_at <= ?",
+        after,
+        end,
+        now,
+      );
+      this.dedupeSweptTo = end;
+    }
   }
 
   /** A read, now, bounded by `store.run()`. */
