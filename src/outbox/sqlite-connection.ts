@@ -153,7 +153,21 @@ export const STATS = `SELECT (SELECT COUNT(*) FROM outbox_items) AS depth,
 export const DEDUPE_SWEEP_ROWS = 2_000;
 
 /** The last key of the next sweep's slice. Parameters: after (the previous slice's end), rows − 1. */
-export const DEDUPE_SWEEP_END = "SELECT key FROM outbox_dedupe WHERE key > ? ORDER BY key LIMIT 1 OFFSET ?";
+const DEDUPE_SWEEP_END = "SELECT key FROM outbox_dedupe WHERE key > ? ORDER BY key LIMIT 1 OFFSET ?";
+
+/**
+ * Deletes the expired among the DEDUPE_SWEEP_ROWS dedupe keys after `after` (key order); returns
+ * where the next sweep goes on from ("" once the slice reached the last key: round again).
+ */
+export function sweepDedupeSlice(db: SqliteDb, after: string, now: number): string {
+  const end = db.get<{ key: string }>(DEDUPE_SWEEP_END, after, DEDUPE_SWEEP_ROWS - 1)?.key;
+  if (end === undefined) {
+    db.run("DELETE FROM outbox_dedupe WHERE key > ? AND expires_at <= ?", after, now);
+    return "";
+  }
+  db.run("DELETE FROM outbox_dedupe WHERE key > ? AND key <= ? AND expires_at <= ?", after, end, now);
+  return end;
+}
 
 /** Expired dedupe / once rows are deleted after this many insertions by this process. */
 export const SWEEP_EVERY = 500;

@@ -32,8 +32,6 @@ import {
   ANY_DUE,
   CLAIM_DUE,
   DEAD_TRIM,
-  DEDUPE_SWEEP_END,
-  DEDUPE_SWEEP_ROWS,
   DEDUPE_TAKE,
   HELD,
   KEEP_STATE,
@@ -51,6 +49,7 @@ import {
   STATS,
   SWEEP_EVERY,
   SWEEP_STATES,
+  sweepDedupeSlice,
 } from "./sqlite-connection.js";
 import type { DeadLetter, EnqueueOutcome, NewOutboxItem, Outbox, OutboxItem, OutboxStats } from "./types.js";
 
@@ -382,20 +381,7 @@ export class SqliteOutbox implements Outbox {
       this.db.run(`DELETE FROM ${table} WHERE expires_at <= ?`, now);
       return;
     }
-    const after = this.dedupeSweptTo;
-    const end = this.db.get<{ key: string }>(DEDUPE_SWEEP_END, after, DEDUPE_SWEEP_ROWS - 1)?.key;
-    if (end === undefined) {
-      this.db.run("DELETE FROM outbox_dedupe WHERE key > ? AND expires_at <= ?", after, now);
-      this.dedupeSweptTo = "";
-    } else {
-      this.db.run(
-        "DELETE FROM outbox_dedupe WHERE key > ? AND key <= ? AND expires_at <= ?",
-        after,
-        end,
-        now,
-      );
-      this.dedupeSweptTo = end;
-    }
+    this.dedupeSweptTo = sweepDedupeSlice(this.db, this.dedupeSweptTo, now);
   }
 
   /** A read, now, bounded by `store.run()`. */
