@@ -24,6 +24,12 @@ export function deliveryGenerator(
   ownerId: string,
   runTag: string,
   baseTimestamp = Date.now(),
+  /**
+   * Called once per video before the first of its bodies is built (in order of video number): the
+   * platform only tells of videos it has, so the bench's sandbox adds it here, as the platform
+   * would have it before its first event.
+   */
+  onVideo?: (videoId: string) => void,
 ): DeliveryGenerator {
   const events = lifecycleEvents(
     ownerId,
@@ -37,11 +43,16 @@ export function deliveryGenerator(
       .split(new RegExp(`${TS}|${VID}`)),
   );
   const tag = runTag.replace(/[^a-z0-9]/gi, "").slice(0, 8);
+  const videoIdOf = (n: number) => `xb${tag}_${n.toString(36)}`;
+  /** Videos 0..known-1 were handed to onVideo. */
+  let known = 0;
   return {
     perVideo: templates.length,
     body(i: number): string {
       const parts = templates[i % templates.length] ?? [];
-      const videoId = `xb${tag}_${Math.floor(i / templates.length).toString(36)}`;
+      const n = Math.floor(i / templates.length);
+      if (onVideo) for (; known <= n; known++) onVideo(videoIdOf(known));
+      const videoId = videoIdOf(n);
       let out = parts[0] ?? "";
       out += String(baseTimestamp + i);
       for (let p = 1; p < parts.length - 1; p++) out += (parts[p] ?? "") + videoId;

@@ -43,6 +43,11 @@ export type TargetSpec =
   | {
       kind: "bot";
       store: StoreKind;
+      /**
+       * The bot's variables for the platform sandbox and the Slack stand-in (fakes/env.ts), which
+       * run in the runner: the target process holds the bot alone.
+       */
+      env: Record<string, string>;
       /** redis: the server URL; a unique namespace isolates the run. */
       redisUrl?: string;
       namespace?: string;

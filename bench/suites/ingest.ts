@@ -22,12 +22,16 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { botEnvForFakes } from "../../fakes/env.js";
+import { startFakes } from "../../fakes/stack.js";
 import { deliveryGenerator } from "../lib/deliveries.js";
 import { type LoadResult, runLoad } from "../lib/load.js";
 import { type ProfileSummary, summarizeProfile } from "../lib/profile.js";
 import type { TargetSpec } from "../lib/protocol.js";
 import { dropNamespace, pingRedis } from "../lib/redis.js";
+import { BENCH_PUBLIC_URL, BENCH_SIGNING_SECRET } from "../lib/stack.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
+import { BENCH_OWNER, SEED_VIDEO_PREFIX } from "../targets/owner.js";
 
 export const INGEST_TARGETS = ["bare", "fastify", "floor", "memory", "redis", "sqlite"] as const;
 export type IngestTargetName = (typeof INGEST_TARGETS)[number];
@@ -124,6 +128,8 @@ export interface IngestResult {
 export interface Prepared {
   spec: TargetSpec;
   cleanup: () => Promise<string | null>;
+  /** The platform sandbox adds each video of the load before its first delivery (bot targets). */
+  onVideo?: (videoId: string) => void;
 }
 
 export async function prepare(
@@ -132,7 +138,43 @@ export async function prepare(
   runTag: string,
   backlog: number,
 ): Promise<Prepared> {
-  const bot = { worker: o.worker, ...(backlog > 0 ? { backlog } : {}) };
+  if (name === "bare" || name === "fastify" || name === "floor") return prepareBaseline(name);
+  // The platform sandbox and the Slack stand-in the bot talks to (its title reads, its posts) run
+  // here, in the runner, as remote services do: the target process's CPU is then the bot's own.
+  const fakes = await startFakes();
+  try {
+    const env = botEnvForFakes({
+      sandbox: fakes.sandbox,
+      slack: fakes.slack,
+      publicUrl: BENCH_PUBLIC_URL,
+      signingSecret: BENCH_SIGNING_SECRET,
+    });
+    // The backlog's videos (bench/targets/bot.ts, seed) are the platform's too.
+    for (let i = 0; i < backlog; i++) {
+      fakes.sandbox.putVideo({ video_id: `${SEED_VIDEO_PREFIX}${i.toString(36)}`, profile_id: BENCH_OWNER });
+    }
+    const bot = { env, worker: o.worker, ...(backlog > 0 ? { backlog } : {}) };
+    const prepared = await prepareBot(name, o, runTag, backlog, bot);
+    return {
+      spec: prepared.spec,
+      onVideo: (videoId) => {
+        fakes.sandbox.putVideo({ video_id: videoId, profile_id: BENCH_OWNER });
+      },
+      cleanup: async () => {
+        try {
+          return await prepared.cleanup();
+        } finally {
+          await fakes.close();
+        }
+      },
+    };
+  } catch (err) {
+    await fakes.close();
+    throw err;
+  }
+}
+
+async function prepareBaseline(name: "bare" | "fastify" | "floor"): Promise<Prepared> {
   switch (name) {
     case "bare":
       return { spec: { kind: "bare" }, cleanup: async () => null };
@@ -148,6 +190,19 @@ export async function prepare(
         },
       };
     }
+  }
+}
+
+type BotPart = Pick<Extract<TargetSpec, { kind: "bot" }>, "env" | "worker" | "backlog">;
+
+async function prepareBot(
+  name: "memory" | "redis" | "sqlite",
+  o: IngestOptions,
+  runTag: string,
+  backlog: number,
+  bot: BotPart,
+): Promise<Prepared> {
+  switch (name) {
     case "memory":
       return { spec: { kind: "bot", store: "memory", ...bot }, cleanup: async () => null };
     case "sqlite": {
@@ -248,7 +303,12 @@ async function measure(
     result.spec = prepared.spec;
     if (backlog > 0) o.log(`  ${name}: storing ${backlog} waiting videos before the load…`);
     target = await startTarget(prepared.spec, { readyTimeoutMs: 330_000 });
-    const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+    const gen = deliveryGenerator(
+      target.ownerId,
+      `${runTag}${name.slice(0, 1)}`,
+      Date.now(),
+      prepared.onVideo,
+    );
     const common = { url: target.url, path: target.path, connections: o.connections, body: gen.body };
     o.log(`  ${name}: warm-up ${o.warmupS} s, then ${o.durationS} s with ${o.connections} connections…`);
     result.warmup = await runLoad({

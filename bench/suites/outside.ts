@@ -182,7 +182,12 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
           readyTimeoutMs: 60_000,
           ...(o.perfDir !== undefined ? { execArgv: ["--perf-basic-prof"] } : {}),
         });
-        const gen = deliveryGenerator(target.ownerId, `${runTag}${name.slice(0, 1)}`);
+        const gen = deliveryGenerator(
+          target.ownerId,
+          `${runTag}${name.slice(0, 1)}`,
+          Date.now(),
+          prepared.onVideo,
+        );
         if (pin) pinTo(target.pid, pin.server);
         running.push({ name, prepared, target, body: gen.body, next: 0, loads: [], result });
       } catch (err) {

@@ -5,6 +5,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
 const ANSWER = JSON.stringify({ status: "stored" });
@@ -27,7 +28,7 @@ export async function startBare(): Promise<RunningTarget> {
   return {
     url: `http://127.0.0.1:${port}`,
     path: "/hooks/platform/bare",
-    ownerId: "x2bench",
+    ownerId: BENCH_OWNER,
     counts: async () => ({ stored: answered, logLines: 0 }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,16 +7,14 @@
  * videos (one delivery each) before the load, and waits until the worker has only their posts
  * left, so the load meets a channel with thousands of videos waiting.
  *
- * Like the harness, the process also runs the Slack stand-in (Bolt calls auth.test when it starts)
- * and the platform sandbox; both sit idle during the load, as nothing on the ingest path calls
- * them. The route is registered through CallbackRepo, as `/webhook set` does.
+ * The platform sandbox and the Slack stand-in run in the runner (`env` holds their addresses), as
+ * remote services do: the worker reads each new video's title from the one and posts to the other,
+ * and the work of answering is theirs, not the bot's, so it is not in this process's CPU.
+ * The route is registered through CallbackRepo, as `/webhook set` does.
  * The logger logs at info (the production default) into a counter, so logging cost is included
  * without flooding the runner's output.
  */
 
-import { botEnvForFakes } from "../../fakes/env.js";
-import { type Sandbox, startSandbox } from "../../fakes/platform/server.js";
-import { type SlackStandin, startSlackStandin } from "../../fakes/slack/index.js";
 import { type ComposedBot, startComposedBot } from "../../src/compose.js";
 import { type Config, loadConfig, type StoreUrl } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
@@ -24,10 +22,16 @@ import { outboxItemOf } from "../../src/notify/item.js";
 import { parseDelivery } from "../../src/platform/index.js";
 import { CallbackRepo, newCallbackToken } from "../../src/store/index.js";
 import type { TargetSpec } from "../lib/protocol.js";
+import { BENCH_OWNER, SEED_VIDEO_PREFIX } from "./owner.js";
 import { stage } from "./stage.js";
 import type { RunningTarget } from "./types.js";
 
-export const BENCH_ROUTE = { teamId: "T0BENCH", profileId: "x2bench", channelId: "C0BENCH" } as const;
+/**
+ * The load's route: the Slack stand-in's workspace and a channel the bot is in
+ * (fakes/slack/seed.ts), and the sandbox's profile, so that the worker's title reads and posts
+ * succeed as they do for a user, rather than take an error path on every video.
+ */
+export const BENCH_ROUTE = { teamId: "T0STANDIN", profileId: BENCH_OWNER, channelId: "C0GENERAL" } as const;
 
 function storeUrl(spec: Extract<TargetSpec, { kind: "bot" }>): StoreUrl {
   switch (spec.store) {
@@ -44,37 +48,7 @@ function storeUrl(spec: Extract<TargetSpec, { kind: "bot" }>): StoreUrl {
 }
 
 export async function startBotTarget(spec: Extract<TargetSpec, { kind: "bot" }>): Promise<RunningTarget> {
-  stage("starting the platform sandbox and the Slack stand-in");
-  const sandbox = await startSandbox();
-  const slack = await startSlackStandin();
-  const closeAround = async () => {
-    await slack.close();
-    await sandbox.close();
-  };
-  try {
-    return await startBotWith(spec, sandbox, slack, closeAround);
-  } catch (err) {
-    await closeAround();
-    throw err;
-  }
-}
-
-async function startBotWith(
-  spec: Extract<TargetSpec, { kind: "bot" }>,
-  sandbox: Sandbox,
-  slack: SlackStandin,
-  closeAround: () => Promise<void>,
-): Promise<RunningTarget> {
-  const base = loadConfig({
-    ...botEnvForFakes({
-      sandbox,
-      slack,
-      publicUrl: "https://bot.bench.invalid",
-      signingSecret: "bench-signing-secret-0123456789abcdef",
-      store: "memory://",
-      logLevel: "info",
-    }),
-  });
+  const base = loadConfig({ ...spec.env, STORE_URL: "memory://", LOG_LEVEL: "info" });
   const config: Config = { ...base, port: 0, host: "127.0.0.1", store: storeUrl(spec) };
   let logLines = 0;
   const logger = createLogger({
@@ -116,7 +90,6 @@ async function startBotWith(
       counts: async () => ({ stored, scheduled: (await bot.outbox.stats()).scheduled, logLines }),
       close: async () => {
         await bot.close();
-        await closeAround();
       },
     };
   } catch (err) {
@@ -138,7 +111,7 @@ async function seed(bot: ComposedBot, n: number, worker: boolean): Promise<void>
         const d = parseDelivery({
           type: "video.created",
           timestamp: base + i + j,
-          data: { owner_id: BENCH_ROUTE.profileId, video_id: `xseed${(i + j).toString(36)}` },
+          data: { owner_id: BENCH_ROUTE.profileId, video_id: `${SEED_VIDEO_PREFIX}${(i + j).toString(36)}` },
         });
         if (!d.ok) throw new Error("the seed delivery does not parse");
         const { item, dedupeKey } = outboxItemOf(BENCH_ROUTE, d.value, base);

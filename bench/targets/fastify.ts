@@ -4,6 +4,7 @@
  * by parameter; nothing is stored. What a lean framework costs for this request shape.
  */
 import Fastify from "fastify";
+import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
 export async function startFastify(): Promise<RunningTarget> {
@@ -17,7 +18,7 @@ export async function startFastify(): Promise<RunningTarget> {
   return {
     url: address,
     path: "/hooks/platform/fastify",
-    ownerId: "x2bench",
+    ownerId: BENCH_OWNER,
     counts: async () => ({ stored: answered, logLines: 0 }),
     close: () => app.close(),
   };

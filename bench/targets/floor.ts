@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type Database from "better-sqlite3";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
+import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
 const BINDING = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
@@ -127,7 +128,7 @@ export async function startFloor(spec: { sqlitePath: string }): Promise<RunningT
   return {
     url: `http://127.0.0.1:${port}`,
     path: `${PREFIX}floor`,
-    ownerId: "x2bench",
+    ownerId: BENCH_OWNER,
     counts: async () => ({ stored: (count.get() as { n: number }).n, logLines: 0 }),
     close: async () => {
       await new Promise<void>((resolve) => {
