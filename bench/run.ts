@@ -84,7 +84,8 @@ const HELP = `npm run bench [-- options]
   --warmup S          warm-up seconds per target, not measured (default 1)
   --rounds N          measured runs per ingest target, one after the other (default 3; quick 1)
   --backlog N         videos waiting for Slack before each bot target's second run (default 10000; 0 = skip)
-  --no-worker         ingest: the bot's worker off (the route alone; default: on, as users run it)
+  --no-worker         ingest, outside: the bot's worker off (the route alone; default: on, as users
+                      run it; the outside goals are then not run)
   --outside-rate N    outside: deliveries per second sent to each target (default 1000)
   --outside-duration S  outside: measured seconds per round and target (default 10; quick 4)
   --outside-rounds N  outside: measured rounds per target, the median taken (default 5; quick 3)
@@ -347,6 +348,7 @@ async function main(): Promise<number> {
         warmupS: opts.warmupS,
         rounds: opts.outsideRounds,
         redisUrl: opts.redisUrl,
+        worker: opts.worker,
         ...(profileDir ? { profileDir } : {}),
         ...(perfDir ? { perfDir } : {}),
         log,

@@ -287,7 +287,8 @@ function outsideGoals(outside: OutsideResult | null, machine: MachineInfo | unde
     const t = find(store);
     const { vs, limit } = OUTSIDE_GOALS[store];
     const base = find(vs)?.usPerDelivery ?? null;
-    const ratio = (vs === "bare" ? t?.vsBare : t?.vsFloor) ?? null;
+    // The goals are about the bot as users run it: with its worker off they are not run.
+    const ratio = outside?.worker === false ? null : ((vs === "bare" ? t?.vsBare : t?.vsFloor) ?? null);
     const us = t?.usPerDelivery ?? null;
     return {
       name: `${store}: CPU per delivery, measured from outside (/proc, ${outside?.rate ?? 1000}/s${where}), vs ${vs === "bare" ? "bare node:http" : "the durable floor"}`,

@@ -39,6 +39,11 @@ export interface OutsideOptions {
   rounds: number;
   redisUrl: string;
   /**
+   * The bot's worker on, as users run it (the goals are about that); off (`--no-worker`), the
+   * route alone: the difference is what the worker costs a delivery.
+   */
+  worker: boolean;
+  /**
    * CPU-profile each target in one more round after the measured ones (a profile's sampling
    * costs CPU of its own, so that round is not counted), written to this folder.
    */
@@ -84,6 +89,8 @@ export interface OutsideTargetResult {
 export interface OutsideResult {
   /** Whether the servers ran on core 0 and the load on core 1 (taskset, 2 cores or more). */
   pinned: boolean;
+  /** The bot targets' worker was on. */
+  worker: boolean;
   rate: number;
   connections: number;
   durationS: number;
@@ -147,7 +154,7 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
     redisUrl: o.redisUrl,
     backlog: 0,
     rounds: o.rounds,
-    worker: true,
+    worker: o.worker,
     log: o.log,
   };
   const running: Running[] = [];
@@ -159,7 +166,10 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
   if (pin) pinTo(process.pid, pin.load);
   const blank = (name: OutsideTargetName): OutsideTargetResult => ({
     name,
-    label: name === "bare" || name === "floor" ? TARGET_LABELS[name] : `${TARGET_LABELS[name]}, worker on`,
+    label:
+      name === "bare" || name === "floor"
+        ? TARGET_LABELS[name]
+        : `${TARGET_LABELS[name]}, worker ${o.worker ? "on" : "off"}`,
     rounds: [],
     usPerDelivery: null,
     systemUsPerDelivery: null,
@@ -306,6 +316,7 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
   }
   return {
     pinned: pin !== null,
+    worker: o.worker,
     rate: o.rate,
     connections: o.connections,
     durationS: o.durationS,
