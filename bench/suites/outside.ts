@@ -221,9 +221,11 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       r.loads.push(run);
       return run;
     };
-    // At least 6 s: at a fixed rate fewer requests leave the JIT, the heap's growth and the page
-    // cache unsettled (with 3 s every target's first round cost 1.3–1.8× its later ones).
-    const warmupS = Math.max(6, o.warmupS);
+    // At least 20 s: at a fixed rate fewer requests leave the JIT, the heap's growth and the page
+    // cache unsettled. With 3 s every target's first round cost 1.3–1.8× its later ones; with 6 s
+    // the bot's still cost 1.2–1.6× its third (200 → 149 → 123 µs on memory): its worker, which
+    // runs a few passes a second, had not had its code optimized yet.
+    const warmupS = Math.max(20, o.warmupS);
     o.log(`  warm-up ${warmupS} s each at ${o.rate}/s…`);
     for (const r of running) await load(r, warmupS);
     for (let round = 0; round < Math.max(1, o.rounds); round++) {
