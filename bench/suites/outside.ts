@@ -221,13 +221,15 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
       r.loads.push(run);
       return run;
     };
-    // At least 20 s: at a fixed rate fewer requests leave the JIT, the heap's growth and the page
-    // cache unsettled. With 3 s every target's first round cost 1.3–1.8× its later ones; with 6 s
-    // the bot's still cost 1.2–1.6× its third (200 → 149 → 123 µs on memory): its worker, which
-    // runs a few passes a second, had not had its code optimized yet.
-    const warmupS = Math.max(20, o.warmupS);
-    o.log(`  warm-up ${warmupS} s each at ${o.rate}/s…`);
+    // At least 6 s each: at a fixed rate fewer requests leave the JIT, the heap's growth and the
+    // page cache unsettled (with 3 s every target's first round cost 1.3–1.8× its later ones).
+    const warmupS = Math.max(6, o.warmupS);
+    o.log(`  warm-up ${warmupS} s each at ${o.rate}/s, then one round not counted…`);
     for (const r of running) await load(r, warmupS);
+    // Then one round in turn, as the measured ones go, not counted: after the warm-ups the first
+    // round still cost every target, bare included, 1.2–2.2× its third (bare 128 → 102 → 57 µs
+    // with 20 s warm-ups), whatever the warm-up's length; the rounds after it agree.
+    for (const r of running) await load(r, o.durationS);
     for (let round = 0; round < Math.max(1, o.rounds); round++) {
       // Each round starts with the next target: none always runs first.
       for (let k = 0; k < running.length; k++) {
@@ -285,8 +287,9 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
         r.result.error ??= err instanceof Error ? err.message : String(err);
       }
       const answered = r.result.rounds.reduce((n, x) => n + x.answered, 0);
-      // The measured rounds' loads: after the warm-up, before the profiled round.
-      const measured = r.loads.slice(1, 1 + r.result.rounds.length);
+      // The measured rounds' loads: after the warm-up and the round not counted, before the
+      // profiled round.
+      const measured = r.loads.slice(2, 2 + r.result.rounds.length);
       const seconds = measured.reduce((n, l) => n + l.durationS, 0);
       r.result.usPerDelivery = median(
         r.result.rounds.flatMap((x) => (x.usPerDelivery === null ? [] : [x.usPerDelivery])),
