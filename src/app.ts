@@ -14,6 +14,7 @@ import { applyServerTimeouts, type ServerTimeouts } from "./http/timeouts.js";
 import { oauthReceiverOptions } from "./install/oauth.js";
 import type { TokenRotation } from "./install/rotation.js";
 import type { Metrics } from "./metrics.js";
+import { slackFetch } from "./posting/index.js";
 import { AcksFirst, acksFirst } from "./slack/acks-first.js";
 import { boltLogger } from "./slack/bolt-logger.js";
 import { countCommands } from "./slack/command-metrics.js";
@@ -105,7 +106,7 @@ interface Launch {
 /** The Web API client's options: calls go through the acks-first turns, bounded in time. */
 function webClientOptions(config: Config, turns: AcksFirst) {
   return {
-    fetch: turns.fetch(),
+    fetch: turns.fetch(slackFetch),
     slackApiUrl: config.slack.apiUrl,
     // Bounded: a Web API call never keeps a listener for minutes.
     timeout: 10_000,
@@ -175,7 +176,9 @@ function socketModeLaunch(
     appToken,
     logger: blogger,
     // apps.connections.open goes to SLACK_API_URL, like every other Web API call.
-    installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 } },
+    installerOptions: {
+      clientOptions: { slackApiUrl: config.slack.apiUrl, fetch: slackFetch, timeout: 10_000 },
+    },
   });
   // OAuth: the HTTP side's installer authorizes each workspace's requests.
   const app = new App({

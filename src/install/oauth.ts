@@ -9,6 +9,7 @@ import type { HTTPReceiverOptions, Installation } from "@slack/bolt";
 import { WebClient, type WebClientOptions, LogLevel as WebLogLevel } from "@slack/web-api";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import { slackFetch } from "../posting/index.js";
 import { InstallationMissingError, type InstallationRepo } from "../store/index.js";
 import { rotatingInstallationStore, type TokenRotation } from "./rotation.js";
 
@@ -34,6 +35,7 @@ export const REDIRECT_PATH = "/slack/oauth_redirect";
 export function workerClientOptions(apiUrl: string): WebClientOptions {
   return {
     slackApiUrl: apiUrl,
+    fetch: slackFetch,
     timeout: 10_000,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
@@ -165,7 +167,7 @@ export function oauthReceiverOptions(
       redirectUriPath: REDIRECT_PATH,
       directInstall: true,
       // oauth.v2.access and auth.test go to SLACK_API_URL, like every other Web API call.
-      clientOptions: { slackApiUrl: config.slack.apiUrl, timeout: 10_000 },
+      clientOptions: { slackApiUrl: config.slack.apiUrl, fetch: slackFetch, timeout: 10_000 },
       callbackOptions: callbackOptions(logger, allowed),
     },
   };

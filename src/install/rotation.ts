@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { Logger } from "../log.js";
-import { slackErrorText } from "../posting/index.js";
+import { slackErrorText, slackFetch } from "../posting/index.js";
 import { InstallationMissingError, type InstallationRepo, queryOf } from "../store/index.js";
 
 /** Refresh at least this long before expiry (what Bolt uses: 2 hours). */
@@ -83,6 +83,7 @@ export class TokenRotation {
   constructor(private readonly opts: TokenRotationOptions) {
     this.client = new WebClient(undefined, {
       slackApiUrl: opts.apiUrl,
+      fetch: slackFetch,
       timeout: 10_000,
       retryConfig: { retries: 1 },
     });

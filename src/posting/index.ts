@@ -12,6 +12,7 @@ export {
   slackErrorText,
   slackRefused,
 } from "./slack-errors.js";
+export { slackFetch } from "./transport.js";
 export {
   type ClientOf,
   DEFAULT_USERS_TTL_MS,
