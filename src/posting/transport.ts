@@ -21,7 +21,7 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * Fails the way fetch fails, so the client and src/posting/slack-errors.ts see the same errors:
  * a request that did not go through rejects with `TypeError("fetch failed")` and its cause
  * (`ECONNREFUSED`...), an aborted one with the signal's reason (the client's timeout). No
- * redirect is followed (the client asks for none): a 3xx is an answer like any other.
+ * redirect is followed (the client asks for none): a 3xx is answered to the client as it came.
  */
 export const slackFetch: FetchFunction = async (input, init) => {
   const body = init?.body;
