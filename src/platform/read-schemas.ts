@@ -27,7 +27,7 @@ export const VideoSchema = z.object({
   visibility: lenient(z.string()),
   category: lenient(z.string()),
   language: lenient(z.string().nullable()),
-  /** Values not listed anywhere we rely on: any string. */
+  /** Values not listed anywhere we rely on: every string is taken. */
   status: lenient(z.string()),
   duration: lenient(z.number().nonnegative()),
   profile: lenient(ProfileSchema),
