@@ -50,10 +50,16 @@ import {
 import { type BurstResult, runBurst } from "./suites/burst.js";
 import { type CommandsResult, runCommands } from "./suites/commands.js";
 import { type FloodResult, runFlood } from "./suites/flood.js";
-import { INGEST_TARGETS, type IngestResult, type IngestTargetName, runIngest } from "./suites/ingest.js";
+import {
+  DEFAULT_INGEST_TARGETS,
+  INGEST_TARGETS,
+  type IngestResult,
+  type IngestTargetName,
+  runIngest,
+} from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
 import { type NotifyBenchResult, runNotifyBench } from "./suites/notify.js";
-import { OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
+import { FLOOR_OF, OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
 import { runScale, type ScaleResult } from "./suites/scale.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
@@ -77,7 +83,7 @@ type Suite = (typeof SUITES)[number];
 
 const HELP = `npm run bench [-- options]
 
-  --targets LIST      ingest targets, comma-separated (default ${INGEST_TARGETS.join(",")})
+  --targets LIST      targets, comma-separated: ${INGEST_TARGETS.join(",")} (default ${DEFAULT_INGEST_TARGETS.join(",")}; the outside suite adds bare and each store's floor)
   --only LIST         suites to run: ${SUITES.join(",")} (default all)
   --connections N     autocannon connections (default 10)
   --duration S        measured seconds per target (default 5)
@@ -208,7 +214,7 @@ function options(argv: string[]): Options | null {
   });
   if (values.help) return null;
   return {
-    targets: listOf(values.targets ?? INGEST_TARGETS.join(","), INGEST_TARGETS, "target"),
+    targets: listOf(values.targets ?? DEFAULT_INGEST_TARGETS.join(","), INGEST_TARGETS, "target"),
     suites: listOf(values.only ?? SUITES.join(","), SUITES, "suite"),
     connections: Math.round(positive(values.connections ?? "10", "connections", 1000)),
     durationS: positive(values.duration ?? (QUICK ? "3" : "5"), "duration", 600),
@@ -334,9 +340,15 @@ async function main(): Promise<number> {
     }
   }
   if (opts.suites.includes("outside")) {
-    // Bare always; the durable floor beside the sqlite store (its goal is a ratio to it).
+    // Bare always; each store's floor beside it (sqlite's goal is a ratio to its floor; the
+    // others' floors say how much of their goal against bare the least receiver takes).
     const targets = OUTSIDE_TARGETS.filter(
-      (t) => t === "bare" || opts.targets.includes(t) || (t === "floor" && opts.targets.includes("sqlite")),
+      (t) =>
+        t === "bare" ||
+        opts.targets.includes(t) ||
+        Object.entries(FLOOR_OF).some(
+          ([store, floor]) => floor === t && opts.targets.includes(store as IngestTargetName),
+        ),
     );
     log(`\nCPU per delivery from outside, ${opts.outsideRate}/s (${targets.join(", ")})`);
     try {

@@ -9,7 +9,7 @@ import type { FloodResult } from "../suites/flood.js";
 import type { IngestResult } from "../suites/ingest.js";
 import type { LifecycleResult } from "../suites/lifecycle.js";
 import { GATHER_MS, type NotifyBenchResult } from "../suites/notify.js";
-import { OUTSIDE_GOALS, type OutsideResult } from "../suites/outside.js";
+import { FLOOR_OF, OUTSIDE_GOALS, type OutsideResult } from "../suites/outside.js";
 import type { ScaleResult } from "../suites/scale.js";
 import type { SlowResult } from "../suites/slow.js";
 import type { TokenSimResult } from "../suites/tokens.js";
@@ -290,12 +290,18 @@ function outsideGoals(outside: OutsideResult | null, machine: MachineInfo | unde
     // The goals are about the bot as users run it: with its worker off they are not run.
     const ratio = outside?.worker === false ? null : ((vs === "bare" ? t?.vsBare : t?.vsFloor) ?? null);
     const us = t?.usPerDelivery ?? null;
+    // Against bare: how much of the goal the store's own floor takes, and the bot over its floor.
+    const floor = find(FLOOR_OF[store]);
+    const floorNote =
+      vs === "bare" && floor?.vsBare != null && t?.vsFloor != null
+        ? `; its floor ${floor.vsBare.toFixed(2)}× bare, the bot ${t.vsFloor.toFixed(2)}× its floor`
+        : "";
     return {
       name: `${store}: CPU per delivery, measured from outside (/proc, ${outside?.rate ?? 1000}/s${where}), vs ${vs === "bare" ? "bare node:http" : "the durable floor"}`,
       target: `≤ ${limit}×`,
       measured:
         ratio !== null && us !== null && base !== null
-          ? `${ratio.toFixed(2)}× (medians ${Math.round(us)} / ${Math.round(base)} µs)`
+          ? `${ratio.toFixed(2)}× (medians ${Math.round(us)} / ${Math.round(base)} µs${floorNote})`
           : "–",
       pass: ratio === null ? null : ratio <= limit,
     };

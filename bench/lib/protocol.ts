@@ -27,6 +27,10 @@ export type TargetSpec =
    * sqlite file (group commit), answer once synced. What the bot on sqlite is compared with.
    */
   | { kind: "floor"; sqlitePath: string }
+  /** The memory floor (bench/targets/floor.ts): the same, kept in a Map in the process. */
+  | { kind: "memory-floor" }
+  /** The Redis floor (bench/targets/floor.ts): the same, one SET NX a delivery, answered on the reply. */
+  | { kind: "redis-floor"; redisUrl: string; namespace: string }
   /**
    * The bot alone (store, outbox, platform client, app, worker), configured by `env` like
    * production: the platform sandbox and the Slack stand-in it talks to run in the runner.

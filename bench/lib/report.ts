@@ -284,7 +284,7 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
   ]);
   return [
     "",
-    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn${outside.pinned ? " (the servers on core 0, the load on core 1)" : ""}, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered, the median of the rounds (of which system: stime alone); ratios: the median of each round's ratio; ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
+    `CPU per delivery, measured from outside: ${outside.rate} deliveries/s from the runner (autocannon, ${outside.connections} connections) to each target in turn${outside.pinned ? " (the servers on core 0, the load on core 1)" : ""}, ${outside.rounds} × ${outside.durationS} s each; CPU = utime + stime from /proc/<pid>/stat of the server process (${outside.clockTicksPerSecond} ticks/s) / deliveries answered, the median of the rounds (of which system: stime alone); ratios: the median of each round's ratio (a bot target's floor: its store's, bench/targets/floor.ts); ${machine.cpuModel}, ${machine.cores} cores, load ${machine.loadAverage1m} at the start`,
     table(
       [
         { header: "target" },
@@ -292,7 +292,7 @@ export function outsideText(outside: OutsideResult, machine: MachineInfo): strin
         { header: "system", align: "right" },
         { header: "by round", align: "right" },
         { header: "vs bare", align: "right" },
-        { header: "vs floor", align: "right" },
+        { header: "vs its floor", align: "right" },
         { header: "answered/s", align: "right" },
         { header: "p99 ms", align: "right" },
         { header: "check" },

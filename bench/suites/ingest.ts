@@ -33,13 +33,38 @@ import { BENCH_PUBLIC_URL, BENCH_SIGNING_SECRET } from "../lib/stack.js";
 import { startTarget, type TargetHandle } from "../lib/target.js";
 import { BENCH_OWNER, SEED_VIDEO_PREFIX } from "../targets/owner.js";
 
-export const INGEST_TARGETS = ["bare", "fastify", "floor", "memory", "redis", "sqlite"] as const;
+export const INGEST_TARGETS = [
+  "bare",
+  "fastify",
+  "floor",
+  "memory-floor",
+  "redis-floor",
+  "memory",
+  "redis",
+  "sqlite",
+] as const;
 export type IngestTargetName = (typeof INGEST_TARGETS)[number];
+/** The ingest suite's targets unless --targets says otherwise (the floors of memory and Redis are the outside suite's). */
+export const DEFAULT_INGEST_TARGETS: readonly IngestTargetName[] = [
+  "bare",
+  "fastify",
+  "floor",
+  "memory",
+  "redis",
+  "sqlite",
+];
+/** The baselines: not the bot. */
+const BASELINES = ["bare", "fastify", "floor", "memory-floor", "redis-floor"] as const;
+type BaselineName = (typeof BASELINES)[number];
+const isBaseline = (name: IngestTargetName): name is BaselineName =>
+  (BASELINES as readonly string[]).includes(name);
 
 export const TARGET_LABELS: Record<IngestTargetName, string> = {
   bare: "bare node:http (baseline)",
   fastify: "fastify 5 minimal route",
   floor: "durable floor (sqlite WAL, synced)",
+  "memory-floor": "memory floor (kept in a Map)",
+  "redis-floor": "Redis floor (SET NX, on the reply)",
   memory: "bot, memory store",
   redis: "bot, Redis store",
   sqlite: "bot, sqlite store",
@@ -138,7 +163,7 @@ export async function prepare(
   runTag: string,
   backlog: number,
 ): Promise<Prepared> {
-  if (name === "bare" || name === "fastify" || name === "floor") return prepareBaseline(name);
+  if (isBaseline(name)) return prepareBaseline(name, o, runTag);
   // The platform sandbox and the Slack stand-in the bot talks to (its title reads, its posts) run
   // here, in the runner, as remote services do: the target process's CPU is then the bot's own.
   const fakes = await startFakes();
@@ -174,8 +199,18 @@ export async function prepare(
   }
 }
 
-async function prepareBaseline(name: "bare" | "fastify" | "floor"): Promise<Prepared> {
+async function prepareBaseline(name: BaselineName, o: IngestOptions, runTag: string): Promise<Prepared> {
   switch (name) {
+    case "memory-floor":
+      return { spec: { kind: "memory-floor" }, cleanup: async () => null };
+    case "redis-floor": {
+      await pingRedis(o.redisUrl);
+      const namespace = `bench-${runTag}-floor`;
+      return {
+        spec: { kind: "redis-floor", redisUrl: o.redisUrl, namespace },
+        cleanup: () => dropRedisNamespace(o.redisUrl, namespace),
+      };
+    }
     case "bare":
       return { spec: { kind: "bare" }, cleanup: async () => null };
     case "fastify":
@@ -220,14 +255,17 @@ async function prepareBot(
       const namespace = `bench-${runTag}-b${backlog}`;
       return {
         spec: { kind: "bot", store: "redis", redisUrl: o.redisUrl, namespace, ...bot },
-        cleanup: async () => {
-          const { deleted, left } = await dropNamespace(o.redisUrl, namespace);
-          if (left > 0) throw new Error(`${left} keys of namespace ${namespace} are left in Redis`);
-          return `deleted ${deleted} keys of namespace ${namespace}`;
-        },
+        cleanup: () => dropRedisNamespace(o.redisUrl, namespace),
       };
     }
   }
+}
+
+/** Deletes a run's namespace from Redis, checked to be empty; what was done. */
+async function dropRedisNamespace(url: string, namespace: string): Promise<string> {
+  const { deleted, left } = await dropNamespace(url, namespace);
+  if (left > 0) throw new Error(`${left} keys of namespace ${namespace} are left in Redis`);
+  return `deleted ${deleted} keys of namespace ${namespace}`;
 }
 
 /** Polls until the target's stored count stops moving (writes in flight have landed). */
@@ -267,7 +305,7 @@ export function check(loads: LoadResult[], stored: number): IngestCheck {
   return { ok: problems.length === 0, accepted, stored, cutOff, non2xx, errors, problems };
 }
 
-const isBot = (name: IngestTargetName) => name !== "bare" && name !== "fastify" && name !== "floor";
+const isBot = (name: IngestTargetName) => !isBaseline(name);
 
 async function measure(
   name: IngestTargetName,

@@ -26,8 +26,25 @@ import {
   TARGET_LABELS,
 } from "./ingest.js";
 
-export const OUTSIDE_TARGETS = ["bare", "floor", "memory", "redis", "sqlite"] as const;
+export const OUTSIDE_TARGETS = [
+  "bare",
+  "floor",
+  "memory-floor",
+  "redis-floor",
+  "memory",
+  "redis",
+  "sqlite",
+] as const;
 export type OutsideTargetName = (typeof OUTSIDE_TARGETS)[number];
+type BotStore = "memory" | "redis" | "sqlite";
+
+/** Each store's floor (bench/targets/floor.ts): the least a receiver keeping what the bot keeps does. */
+export const FLOOR_OF: Record<BotStore, "floor" | "memory-floor" | "redis-floor"> = {
+  memory: "memory-floor",
+  redis: "redis-floor",
+  sqlite: "floor",
+};
+const isBotStore = (name: string): name is BotStore => name in FLOOR_OF;
 
 export interface OutsideOptions {
   targets: readonly OutsideTargetName[];
@@ -76,7 +93,7 @@ export interface OutsideTargetResult {
    * taken a few seconds apart (the machine's drift touches both alike).
    */
   vsBare: number | null;
-  /** The same over the durable floor's (bench/targets/floor.ts). */
+  /** A bot target's: the same over its store's floor's (FLOOR_OF); null for the baselines. */
   vsFloor: number | null;
   check: IngestCheck | null;
   /** Where its CPU went during the profiled round (with profileDir). */
@@ -166,10 +183,9 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
   if (pin) pinTo(process.pid, pin.load);
   const blank = (name: OutsideTargetName): OutsideTargetResult => ({
     name,
-    label:
-      name === "bare" || name === "floor"
-        ? TARGET_LABELS[name]
-        : `${TARGET_LABELS[name]}, worker ${o.worker ? "on" : "off"}`,
+    label: !isBotStore(name)
+      ? TARGET_LABELS[name]
+      : `${TARGET_LABELS[name]}, worker ${o.worker ? "on" : "off"}`,
     rounds: [],
     usPerDelivery: null,
     systemUsPerDelivery: null,
@@ -314,9 +330,9 @@ export async function runOutside(o: OutsideOptions): Promise<OutsideResult> {
   }
   const all = [...running.map((r) => r.result), ...failed];
   const bare = all.find((t) => t.name === "bare");
-  const floor = all.find((t) => t.name === "floor");
   for (const t of all) {
     t.vsBare = bare ? pairedRatio(t, bare) : null;
+    const floor = isBotStore(t.name) ? all.find((f) => f.name === FLOOR_OF[t.name as BotStore]) : undefined;
     t.vsFloor = floor ? pairedRatio(t, floor) : null;
   }
   return {
@@ -358,9 +374,11 @@ function fmt(r: { usPerDelivery: number | null } | undefined): string {
 /**
  * The goal per store, at the same fixed rate: CPU per delivery vs what keeps as much (`vs`). The
  * memory and Redis stores against bare node:http (nothing is as cheap as keeping nothing); sqlite
- * against the durable floor, which keeps the same on the same disk.
+ * against the durable floor, which keeps the same on the same disk. Each store's floor is measured
+ * beside it in the same run (FLOOR_OF), and its own figure vs bare says how much of a goal against
+ * bare the least receiver already takes.
  */
-export const OUTSIDE_GOALS: Record<"memory" | "redis" | "sqlite", { vs: "bare" | "floor"; limit: number }> = {
+export const OUTSIDE_GOALS: Record<BotStore, { vs: "bare" | "floor"; limit: number }> = {
   memory: { vs: "bare", limit: 1.5 },
   redis: { vs: "bare", limit: 2 },
   sqlite: { vs: "floor", limit: 1.3 },

@@ -1,34 +1,145 @@
 /**
- * The durable floor: the least a receiver can do and still promise what the bot's 2xx promises for
- * a delivery on the default store. It reads the body, parses the JSON, checks it is a delivery
- * (the bot's own fast check, src/platform/delivery-check.ts: same rules, same cost), deduplicates
- * it by a hash of the body (sha256, the row's primary key: a second copy changes nothing), stores
- * it in a WAL sqlite file with every request of one event-loop turn in one transaction (a group
- * commit), and answers 2xx only once the WAL is synced (fsync on the thread pool, as the bot does).
+ * The floors: the least a receiver can do and still promise what the bot's 2xx promises for a
+ * delivery, one per store. Each reads the body, parses the JSON, checks it is a delivery (the bot's
+ * own fast check, src/platform/delivery-check.ts: same rules, same cost), deduplicates it by a hash
+ * of the body (sha256: a second copy changes nothing) and keeps it where the store keeps things:
+ *
+ * - the durable floor (sqlite): in a WAL sqlite file, the hash the row's primary key, every request
+ *   of one event-loop turn in one transaction (a group commit), answered 2xx only once the WAL is
+ *   synced (fsync on the thread pool, as the bot does);
+ * - the memory floor: in a Map in the process, answered at once;
+ * - the Redis floor: one `SET <hash> <body> NX PX <one day>` a delivery on the client the bot uses
+ *   (@keyv/redis's, which sends the commands of one turn together), answered once Redis replied.
+ *
  * No routing beyond the path prefix, no outbox, no worker, no logging: what is left of the bot's
- * work once everything it adds for its users is taken away. The bot on sqlite is compared with it.
+ * work once everything it adds for its users is taken away. The bot on each store is compared with
+ * that store's floor.
  */
 import { createHash } from "node:crypto";
 import { closeSync, fsync, openSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { createClient } from "@keyv/redis";
 import type Database from "better-sqlite3";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
+import type { RedisClient } from "../../src/store/index.js";
 import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
 const BINDING = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
-const Sqlite = createRequire(import.meta.url)(BINDING) as typeof Database;
 
 const STORED = JSON.stringify({ status: "stored" });
 const DUPLICATE = JSON.stringify({ status: "duplicate" });
 const MAX_BODY = 64 * 1024;
 const PREFIX = "/hooks/platform/";
+/** The Redis floor's dedupe window: the bot's (src/outbox/common.ts, DEFAULT_DEDUPE_TTL_MS). */
+const DAY_MS = 86_400_000;
 
 function answer(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** Keeps one checked delivery (its body's hash and text) and answers `res` once it is kept. */
+type Keep = (hash: Buffer, body: string, res: ServerResponse) => void;
+
+/**
+ * The floors' one server: every POST under the prefix read (64 KiB at most), parsed and checked,
+ * then handed to `keep`; anything else answered 4xx. Listens on 127.0.0.1.
+ */
+async function floorServer(
+  name: string,
+  keep: Keep,
+  counts: () => Promise<number>,
+  closeStore: () => Promise<void>,
+): Promise<RunningTarget> {
+  const server = createServer((req, res) => {
+    if (req.method !== "POST" || !req.url?.startsWith(PREFIX)) {
+      req.resume();
+      answer(res, 404, JSON.stringify({ error: "not found" }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => {
+      if (size > MAX_BODY) return answer(res, 413, JSON.stringify({ error: "too large" }));
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString("utf8");
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return answer(res, 400, JSON.stringify({ error: "not JSON" }));
+      }
+      if (fastDelivery(parsed) === undefined)
+        return answer(res, 400, JSON.stringify({ error: "not a delivery" }));
+      keep(createHash("sha256").update(raw).digest(), body, res);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    path: `${PREFIX}${name}`,
+    ownerId: BENCH_OWNER,
+    counts: async () => ({ stored: await counts(), logLines: 0 }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await closeStore();
+    },
+  };
+}
+
+/** The memory floor: a Map from the body's hash to the body. */
+export function startMemoryFloor(): Promise<RunningTarget> {
+  const kept = new Map<string, string>();
+  return floorServer(
+    "memory-floor",
+    (hash, body, res) => {
+      const key = hash.toString("base64");
+      if (kept.has(key)) return answer(res, 200, DUPLICATE);
+      kept.set(key, body);
+      answer(res, 200, STORED);
+    },
+    async () => kept.size,
+    async () => kept.clear(),
+  );
+}
+
+/** The Redis floor: `SET <namespace>:floor:<hash> <body> NX PX <one day>`, answered on Redis's reply. */
+export async function startRedisFloor(spec: { redisUrl: string; namespace: string }): Promise<RunningTarget> {
+  const client: RedisClient = createClient({ url: spec.redisUrl, disableOfflineQueue: true });
+  client.on("error", () => {});
+  await client.connect();
+  const prefix = `${spec.namespace}:floor:`;
+  let stored = 0;
+  return floorServer(
+    "redis-floor",
+    (hash, body, res) => {
+      client.set(`${prefix}${hash.toString("base64")}`, body, { NX: true, PX: DAY_MS }).then(
+        (reply) => {
+          if (reply === "OK") stored++;
+          answer(res, 200, reply === "OK" ? STORED : DUPLICATE);
+        },
+        () => answer(res, 503, JSON.stringify({ error: "not stored" })),
+      );
+    },
+    async () => stored,
+    async () => {
+      await client.close().catch(() => client.destroy());
+    },
+  );
 }
 
 interface Pending {
@@ -37,7 +148,8 @@ interface Pending {
   res: ServerResponse;
 }
 
-export async function startFloor(spec: { sqlitePath: string }): Promise<RunningTarget> {
+export function startFloor(spec: { sqlitePath: string }): Promise<RunningTarget> {
+  const Sqlite = createRequire(import.meta.url)(BINDING) as typeof Database;
   const db = new Sqlite(spec.sqlitePath);
   db.pragma("journal_mode = WAL");
   // NORMAL: each commit's WAL is synced below, off the event loop, before anyone is answered.
@@ -93,50 +205,16 @@ export async function startFloor(spec: { sqlitePath: string }): Promise<RunningT
     setImmediate(flush);
   };
 
-  const server = createServer((req, res) => {
-    if (req.method !== "POST" || !req.url?.startsWith(PREFIX)) {
-      req.resume();
-      answer(res, 404, JSON.stringify({ error: "not found" }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on("end", () => {
-      if (size > MAX_BODY) return answer(res, 413, JSON.stringify({ error: "too large" }));
-      const raw = Buffer.concat(chunks);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.toString("utf8"));
-      } catch {
-        return answer(res, 400, JSON.stringify({ error: "not JSON" }));
-      }
-      if (fastDelivery(parsed) === undefined)
-        return answer(res, 400, JSON.stringify({ error: "not a delivery" }));
-      queue.push({ hash: createHash("sha256").update(raw).digest(), body: raw.toString("utf8"), res });
+  return floorServer(
+    "floor",
+    (hash, body, res) => {
+      queue.push({ hash, body, res });
       flushSoon();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    path: `${PREFIX}floor`,
-    ownerId: BENCH_OWNER,
-    counts: async () => ({ stored: (count.get() as { n: number }).n, logLines: 0 }),
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+    },
+    async () => (count.get() as { n: number }).n,
+    async () => {
       if (walFd !== undefined) closeSync(walFd);
       db.close();
     },
-  };
+  );
 }

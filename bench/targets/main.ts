@@ -23,6 +23,10 @@ async function start(spec: TargetSpec): Promise<RunningTarget> {
       return (await import("./fastify.js")).startFastify();
     case "floor":
       return (await import("./floor.js")).startFloor(spec);
+    case "memory-floor":
+      return (await import("./floor.js")).startMemoryFloor();
+    case "redis-floor":
+      return (await import("./floor.js")).startRedisFloor(spec);
     case "bot":
       return (await import("./bot.js")).startBotTarget(spec);
     case "app":
