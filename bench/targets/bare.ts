@@ -4,7 +4,7 @@
  * machine can do for this request shape, given the same load generator.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocally } from "./local-server.js";
 import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
@@ -20,20 +20,12 @@ export async function startBare(): Promise<RunningTarget> {
       res.end(ANSWER);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenLocally(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     path: "/hooks/platform/bare",
     ownerId: BENCH_OWNER,
     counts: async () => ({ stored: answered, logLines: 0 }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }

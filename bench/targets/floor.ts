@@ -19,11 +19,11 @@ import { createHash } from "node:crypto";
 import { closeSync, fsync, openSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { createClient } from "@keyv/redis";
 import type Database from "better-sqlite3";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
 import type { RedisClient } from "../../src/store/index.js";
+import { listenLocally } from "./local-server.js";
 import { BENCH_OWNER } from "./owner.js";
 import type { RunningTarget } from "./types.js";
 
@@ -81,21 +81,14 @@ async function floorServer(
       keep(createHash("sha256").update(raw).digest(), body, res);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenLocally(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     path: `${PREFIX}${name}`,
     ownerId: BENCH_OWNER,
     counts: async () => ({ stored: await counts(), logLines: 0 }),
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
       await closeStore();
     },
   };
