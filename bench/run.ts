@@ -59,7 +59,7 @@ import {
 } from "./suites/ingest.js";
 import { type LifecycleResult, runLifecycle } from "./suites/lifecycle.js";
 import { type NotifyBenchResult, runNotifyBench } from "./suites/notify.js";
-import { FLOOR_OF, OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
+import { FLOOR_OF, isBotStore, OUTSIDE_TARGETS, type OutsideResult, runOutside } from "./suites/outside.js";
 import { runScale, type ScaleResult } from "./suites/scale.js";
 import { runSlow, type SlowResult } from "./suites/slow.js";
 import { runTokenSim, type TokenSimResult } from "./suites/tokens.js";
@@ -342,14 +342,12 @@ async function main(): Promise<number> {
   if (opts.suites.includes("outside")) {
     // Bare always; each store's floor beside it (sqlite's goal is a ratio to its floor; the
     // others' floors say how much of their goal against bare the least receiver takes).
-    const targets = OUTSIDE_TARGETS.filter(
-      (t) =>
-        t === "bare" ||
-        opts.targets.includes(t) ||
-        Object.entries(FLOOR_OF).some(
-          ([store, floor]) => floor === t && opts.targets.includes(store as IngestTargetName),
-        ),
-    );
+    const wanted = new Set<string>([
+      "bare",
+      ...opts.targets,
+      ...opts.targets.flatMap((t) => (isBotStore(t) ? [FLOOR_OF[t]] : [])),
+    ]);
+    const targets = OUTSIDE_TARGETS.filter((t) => wanted.has(t));
     log(`\nCPU per delivery from outside, ${opts.outsideRate}/s (${targets.join(", ")})`);
     try {
       outside = await runOutside({

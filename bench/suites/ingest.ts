@@ -45,14 +45,9 @@ export const INGEST_TARGETS = [
 ] as const;
 export type IngestTargetName = (typeof INGEST_TARGETS)[number];
 /** The ingest suite's targets unless --targets says otherwise (the floors of memory and Redis are the outside suite's). */
-export const DEFAULT_INGEST_TARGETS: readonly IngestTargetName[] = [
-  "bare",
-  "fastify",
-  "floor",
-  "memory",
-  "redis",
-  "sqlite",
-];
+export const DEFAULT_INGEST_TARGETS: readonly IngestTargetName[] = INGEST_TARGETS.filter(
+  (t) => t !== "memory-floor" && t !== "redis-floor",
+);
 /** The baselines: not the bot. */
 const BASELINES = ["bare", "fastify", "floor", "memory-floor", "redis-floor"] as const;
 type BaselineName = (typeof BASELINES)[number];

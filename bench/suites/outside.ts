@@ -41,7 +41,7 @@ export const FLOOR_OF: Record<BotStore, "floor" | "memory-floor" | "redis-floor"
   redis: "redis-floor",
   sqlite: "floor",
 };
-const isBotStore = (name: string): name is BotStore => Object.hasOwn(FLOOR_OF, name);
+export const isBotStore = (name: string): name is BotStore => Object.hasOwn(FLOOR_OF, name);
 
 export interface OutsideOptions {
   targets: readonly OutsideTargetName[];

@@ -21,6 +21,7 @@ import { createServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { createClient } from "@keyv/redis";
 import type Database from "better-sqlite3";
+import { DEFAULT_DEDUPE_TTL_MS } from "../../src/outbox/index.js";
 import { fastDelivery } from "../../src/platform/delivery-check.js";
 import type { RedisClient } from "../../src/store/index.js";
 import { listenLocally } from "./local-server.js";
@@ -33,8 +34,6 @@ const STORED = JSON.stringify({ status: "stored" });
 const DUPLICATE = JSON.stringify({ status: "duplicate" });
 const MAX_BODY = 64 * 1024;
 const PREFIX = "/hooks/platform/";
-/** The Redis floor's dedupe window: the bot's (src/outbox/common.ts, DEFAULT_DEDUPE_TTL_MS). */
-const DAY_MS = 86_400_000;
 
 function answer(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
@@ -110,7 +109,10 @@ export function startMemoryFloor(): Promise<RunningTarget> {
   );
 }
 
-/** The Redis floor: `SET <namespace>:floor:<hash> <body> NX PX <one day>`, answered on Redis's reply. */
+/**
+ * The Redis floor: `SET <namespace>:floor:<hash> <body> NX PX <the bot's dedupe window>`, answered on
+ * Redis's reply.
+ */
 export async function startRedisFloor(spec: { redisUrl: string; namespace: string }): Promise<RunningTarget> {
   const client: RedisClient = createClient({ url: spec.redisUrl, disableOfflineQueue: true });
   client.on("error", () => {});
@@ -120,7 +122,7 @@ export async function startRedisFloor(spec: { redisUrl: string; namespace: strin
   return floorServer(
     "redis-floor",
     (hash, body, res) => {
-      client.set(`${prefix}${hash.toString("base64")}`, body, { NX: true, PX: DAY_MS }).then(
+      client.set(`${prefix}${hash.toString("base64")}`, body, { NX: true, PX: DEFAULT_DEDUPE_TTL_MS }).then(
         (reply) => {
           if (reply === "OK") stored++;
           answer(res, 200, reply === "OK" ? STORED : DUPLICATE);
