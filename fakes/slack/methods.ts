@@ -273,7 +273,8 @@ export const METHODS: Record<string, Method> = {
       team_id: ws.teamId,
       user_id: STANDIN.botUserId,
       bot_id: STANDIN.botId,
-      is_enterprise_install: false,
+      ...(ws.orgWide !== undefined ? { enterprise_id: ws.orgWide } : {}),
+      is_enterprise_install: ws.orgWide !== undefined,
     }),
   },
 

@@ -348,6 +348,9 @@ export async function startSlackStandin(opts: SlackStandinOptions = {}): Promise
     addUser: (u) => {
       ws.users.set(u.id, { ...u });
     },
+    installOrgWide: (enterpriseId) => {
+      ws.orgWide = enterpriseId;
+    },
     channels: ws.channels,
     newResponseUrl: (channel, userId, originalTs) =>
       createResponseUrl(ws, baseUrl, channel, userId, originalTs),

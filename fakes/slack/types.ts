@@ -183,6 +183,12 @@ export interface SlackStandin {
   callsTo(method: string): RecordedCall[];
   users: Map<string, SlackUser>;
   addUser(u: SlackUser): void;
+  /**
+   * Makes the bot token an organization-wide install of `enterpriseId` (auth.test says so), whose
+   * requests may come from several workspaces; undefined: back to one workspace. Before the bot's
+   * first request: it asks auth.test once.
+   */
+  installOrgWide(enterpriseId: string | undefined): void;
   channels: StandinChannels;
   /**
    * A unique response_url (url + "/response/<id>"). Bound to a channel, its in_channel and

@@ -125,6 +125,11 @@ export class Workspace {
   readonly workflowTokens = new Map<string, string>();
   readonly completions: RecordedCompletion[] = [];
   rotation: TokenRotation | undefined;
+  /**
+   * The organization of an organization-wide install (one bot token for every workspace of an
+   * Enterprise Grid organization): auth.test then says so. Undefined: a one-workspace install.
+   */
+  orgWide: string | undefined;
   private readonly messagesByChannel = new Map<string, StoredMessage[]>();
   private lastMicros = 0;
   private seq = 0;
@@ -152,6 +157,7 @@ export class Workspace {
     this.workflowTokens.clear();
     this.completions.length = 0;
     this.rotation = undefined;
+    this.orgWide = undefined;
     this.messagesByChannel.clear();
     // The clock and the sequence keep going: a ts or an id is never handed out twice.
   }

@@ -146,6 +146,8 @@ describe("restart with the profile moved from workspace A to B (PROFILE_BINDINGS
       store,
       worker: WORKER,
       env: { PROFILE_BINDINGS: `${A}=${PROFILE};${B}=${OTHER}` },
+      // One bot token for two workspaces: an organization-wide install.
+      orgWide: "E0ORG",
     });
     h.slack.addUser({ id: B_ADMIN.user, team_id: B, name: "beta-admin", is_admin: true });
     let second: Bot | undefined;

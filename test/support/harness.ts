@@ -42,6 +42,12 @@ export interface HarnessOptions {
    * and an installation store (test/oauth/helper.ts adds the install flow on top).
    */
   oauth?: { clientId: string; clientSecret: string; stateSecret: string; encryptionKey?: string };
+  /**
+   * The bot token an organization-wide install of this enterprise id (the stand-in's auth.test
+   * says so), for tests whose requests come from several workspaces under one token; without it
+   * every request is decided for the token's one workspace (src/slack/single-token.ts).
+   */
+  orgWide?: string;
 }
 
 export interface Harness extends FakesAndBotParts {
@@ -150,6 +156,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     compose: composeOptions(opts),
   });
   const { sandbox, slack, bot, config, logger, logs } = stack;
+  if (opts.orgWide !== undefined) slack.installOrgWide(opts.orgWide);
   const { store, outbox, platform, built, url } = bot;
   const eventsUrl = `${url}/slack/events`;
   const team = slack.teamId;

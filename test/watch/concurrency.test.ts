@@ -32,6 +32,8 @@ const CHANNELS = ["C0A", "C0B", "C0C", "C0D", "C0E"];
 const RACE = Array.from({ length: 12 }, (_, i) => `xrace${String(i).padStart(2, "0")}`);
 const MORE = Array.from({ length: 12 }, (_, i) => `xmore${String(i).padStart(2, "0")}`);
 const LIVE_WATCH_MAX = 16;
+/** Several workspaces under one bot token: an organization-wide install. */
+const ORG = "E0ORG";
 const ENV = {
   MANAGER_USER_IDS: "U0ADMIN",
   LIVE_WATCH_MAX: String(LIVE_WATCH_MAX),
@@ -170,7 +172,7 @@ describe("three bot processes on one Redis", () => {
   }
 
   beforeAll(async () => {
-    h = await startHarness({ store, namespace: NS, env: ENV, watch: { manual: true } });
+    h = await startHarness({ store, namespace: NS, env: ENV, watch: { manual: true }, orgWide: ORG });
     addLivestreams(h, [...RACE, ...MORE]);
     const env = {
       ...botEnvForFakes({
@@ -315,7 +317,12 @@ describe("one process on a sqlite file", () => {
   });
 
   it("200 concurrent changes lose nothing, the workspace cap holds, and a restart reads every watch", async () => {
-    h = await startHarness({ store, env: { ...ENV, LIVE_WATCH_MAX: "1000" }, watch: { manual: true } });
+    h = await startHarness({
+      store,
+      env: { ...ENV, LIVE_WATCH_MAX: "1000" },
+      watch: { manual: true },
+      orgWide: ORG,
+    });
     addLivestreams(h, RACE);
     const p = plan();
     const one = [h.url];
@@ -341,7 +348,7 @@ describe("one process on a sqlite file", () => {
 
     // Restarted on the same file with the poller on: every watched livestream is read within about
     // one interval (first reads are spread over one), and none that nobody watches.
-    h = await startHarness({ store, env: ENV });
+    h = await startHarness({ store, env: ENV, orgWide: ORG });
     addLivestreams(h, RACE);
     const read = (ls: string) =>
       h?.sandbox.requests.some((r) => r.method === "GET" && r.path === `/v2/livestreams/${ls}`);

@@ -348,6 +348,8 @@ describe.each(stores)("the caps on $name", ({ store, namespace }) => {
     c = await startHarness({
       store,
       ...(namespace ? { namespace } : {}),
+      // Two workspaces under one bot token: an organization-wide install.
+      orgWide: "E0ORG",
       env: {
         LIVE_WATCH_INTERVAL_MS: String(INTERVAL),
         LIVE_WATCH_MAX: "14",
