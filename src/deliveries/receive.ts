@@ -31,8 +31,20 @@ export interface ReceiveOptions {
 export interface IngestResult {
   status: 200 | 400 | 403 | 404 | 413 | 429 | 503;
   body: Record<string, unknown>;
-  /** Why a hostile delivery was refused (a 400 of src/deliveries/body-limits.ts, or 429 "over_quota"). */
-  reason?: RefusalReason | "over_quota";
+  /**
+   * Why a delivery was refused: a 400 of src/deliveries/body-limits.ts, 429 "over_quota", or 400
+   * "incomplete_body" (the sender closed the connection, or was closed by the time limits, before
+   * its body ended: nobody is left to read the answer).
+   */
+  reason?: RefusalReason | "over_quota" | "incomplete_body";
+}
+
+/** The sender went away before its body ended (closed, reset, or cut by the server's time limits). */
+class SenderGoneError extends Error {
+  constructor(cause?: unknown) {
+    super("the request was closed before its body ended", cause === undefined ? undefined : { cause });
+    this.name = "SenderGoneError";
+  }
 }
 
 const result = (status: IngestResult["status"], body: Record<string, unknown>): IngestResult => ({
@@ -45,6 +57,13 @@ const refused = (status: 400 | 429, reason: IngestResult["reason"], error: strin
   body: { error },
   reason,
 });
+
+/** A body the sender stopped sending: counted, never answered (the connection is gone). */
+const INCOMPLETE: IngestResult = {
+  status: 400,
+  body: { error: "the request ended before its body did" },
+  reason: "incomplete_body",
+};
 
 /** Seconds a profile over its quota is told to wait (the worker drains a profile far faster). */
 export const OVER_QUOTA_RETRY_AFTER_S = 30;
@@ -96,12 +115,13 @@ function onBodyEnd(this: ReadingRequest): void {
 }
 
 function onBodyError(this: ReadingRequest, err: Error): void {
-  stopReading(this)?.reject(err);
+  // An incoming request's stream fails only when its connection does ("aborted", a reset).
+  stopReading(this)?.reject(new SenderGoneError(err));
 }
 
 function onBodyClose(this: ReadingRequest): void {
   // Closed before the end: the sender is gone.
-  stopReading(this)?.reject(new Error("the request was closed before its body ended"));
+  stopReading(this)?.reject(new SenderGoneError());
 }
 
 /**
@@ -280,6 +300,16 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
         }
       }
     } catch (err) {
+      if (err instanceof SenderGoneError) {
+        // Not the bot's failure, nor the store's: a 503 here would read as a store outage.
+        log.info(
+          { reason: err.cause instanceof Error ? err.cause.message : "closed" },
+          "delivery abandoned by its sender",
+        );
+        opts.onResult?.(INCOMPLETE);
+        req.destroy();
+        return;
+      }
       if (err instanceof StoreUnavailableError) {
         log.error({ err }, "delivery not stored: the store is unavailable");
       } else {

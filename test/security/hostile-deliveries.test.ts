@@ -8,7 +8,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../fakes/platform/server.js";
 import { configureProfile } from "../faults/support.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { eventually, type Harness, startHarness } from "../support/harness.js";
 import { drainedByHand } from "../support/settle.js";
 
 const OWNER = SEED.profiles.newsroom;
@@ -195,6 +195,51 @@ describe("hostile deliveries", () => {
     expect(body.at - started).toBeGreaterThanOrEqual(800);
     expect(body.at - started).toBeLessThan(3_000);
     expect(body.data).not.toMatch(/^HTTP\/1\.1 [25]/);
+  });
+
+  it("a sender that goes away mid-body: counted as an incomplete body, logged at info, not a 503 nor an error", async () => {
+    const { port } = new URL(h.url);
+    const token = hook.split("/").pop() ?? "";
+    const received = async (status: string) =>
+      (await h.built.metrics.deliveries.get()).values.find(
+        (v) => v.labels.stage === "received" && v.labels.result === status,
+      )?.value ?? 0;
+    const before = { incomplete: await refusedCount(h, "incomplete_body"), r503: await received("503") };
+    const logsBefore = h.logs.length;
+    // Twice: once closed by the sender, once reset.
+    for (const end of ["close", "reset"] as const) {
+      const c = rawClient(Number(port));
+      c.socket.write(
+        `POST /hooks/platform/${token} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      if (end === "close") c.socket.end();
+      else c.socket.resetAndDestroy();
+      await c.closed;
+    }
+    await eventually(
+      // At least: the slow body the test before cut may be counted here too.
+      async () => (await refusedCount(h, "incomplete_body")) - before.incomplete >= 2,
+      5_000,
+      "two incomplete bodies counted",
+    );
+    expect((await received("503")) - before.r503).toBe(0);
+    const lines = h.logs.slice(logsBefore).filter((l) => l.includes('"component":"webhooks"'));
+    expect(lines.filter((l) => l.includes("delivery abandoned by its sender")).length).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(lines.some((l) => /"level":(50|"error")/.test(l))).toBe(false);
+    expect(lines.some((l) => l.includes("delivery failed") || l.includes("delivery refused"))).toBe(false);
+    // And the route goes on answering.
+    const r = await post(
+      hook,
+      JSON.stringify({
+        type: "video.created",
+        timestamp: Date.now(),
+        data: { owner_id: OWNER, video_id: "x9after" },
+      }),
+    );
+    expect(r.status).toBe(200);
   });
 
   it("a flood of refused bodies holds up no other sender's delivery", async () => {
