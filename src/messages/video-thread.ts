@@ -89,8 +89,19 @@ export function renderMilestone(
     fallback = `${video}published`;
   } else if (m.key === "complete") {
     const ready = namesWith(s, "ready");
-    line = `🏁 Complete: all formats ready${ready.length ? ` (${nameList(ready)})` : ""}`;
-    fallback = `${video}complete, all formats ready${ready.length ? ` (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
+    const failed = namesWith(s, "error");
+    if (failed.length === 0) {
+      line = `🏁 Complete: all formats ready${ready.length ? ` (${nameList(ready)})` : ""}`;
+      fallback = `${video}complete, all formats ready${ready.length ? ` (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
+    } else {
+      // Not "all": the failed formats are named beside the ready ones.
+      const readyPart = ready.length ? `ready: ${nameList(ready)}` : "no format ready";
+      const plainReady = ready.length
+        ? `ready: ${plainNameList(ready, MAX_NAMES_INLINE)}`
+        : "no format ready";
+      line = `🏁 Complete: ${readyPart}; failed: ${nameList(failed)}`;
+      fallback = `${video}complete, ${plainReady}; failed: ${plainNameList(failed, MAX_NAMES_INLINE)}`;
+    }
   } else if (m.key === "deleted") {
     line = `🗑️ Video deleted ${at(m.timestamp)}`;
     fallback = `${video}deleted`;

@@ -200,7 +200,11 @@ function stageLine(s: VideoView, now: Date): string {
       parts.push(`${head} ${at(s.publishedAt ?? s.stageAt)}`);
       break;
     case "complete":
-      parts.push(`${head} ${at(s.completeAt ?? s.stageAt)}`, "all formats ready");
+      // "All" only when none failed: the failed ones are named just below.
+      parts.push(
+        `${head} ${at(s.completeAt ?? s.stageAt)}`,
+        c.error > 0 ? `${c.ready}/${total} format${total === 1 ? "" : "s"} ready` : "all formats ready",
+      );
       break;
     case "deleted":
       parts.push(`${head} ${at(s.deletedAt ?? s.stageAt)}`);
@@ -255,7 +259,9 @@ function parentFallback(s: VideoView): string {
       break;
     case "complete": {
       const ready = namesWith(s, "ready");
-      what = `complete${ready.length ? `, all formats ready (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
+      // "All" only when none failed (the failed ones follow, below).
+      const formats = c.error > 0 ? "formats ready" : "all formats ready";
+      what = `complete${ready.length ? `, ${formats} (${plainNameList(ready, MAX_NAMES_INLINE)})` : ""}`;
       break;
     }
     case "deleted":

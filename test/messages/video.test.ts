@@ -171,6 +171,26 @@ describe("renderMilestone", () => {
     expect(texts(renderMilestone(milestone(del, "deleted"), del))[1]).toMatch(/^🗑️ Video deleted <!date\^/);
   });
 
+  it('complete with a failed format: never "all formats ready", the failed one named (parent and thread)', () => {
+    const s = applyAll([
+      ev.created(T0),
+      ev.ready(T0 + 1_000, "240p"),
+      ev.ready(T0 + 2_000, "480p"),
+      ev.error(T0 + 3_000, "720p"),
+      ev.complete(T0 + 4_000),
+    ]);
+    const parent = all(renderParent(s, NOW));
+    expect(parent).not.toContain("all formats ready");
+    expect(parent).toContain("2/3 formats ready");
+    expect(parent).toContain("failed: `720p`");
+    const done = renderMilestone(milestone(s, "complete"), s);
+    expect(texts(done)[1]).toBe("🏁 Complete: ready: `240p`, `480p`; failed: `720p`");
+    expect(done.text).toBe("Video x1abc: complete, ready: `240p`, `480p`; failed: `720p`");
+    // None failed: "all" as before.
+    const fine = applyAll([ev.created(T0), ev.ready(T0 + 1_000, "240p"), ev.complete(T0 + 2_000)]);
+    expect(all(renderParent(fine, NOW))).toContain("all formats ready");
+  });
+
   it("format error (with details when the platform sends some) and format deleted", () => {
     const s = applyAll([
       ev.error(at(5), "720p", { reason: "codec <h265> & co" }),
