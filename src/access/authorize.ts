@@ -4,6 +4,7 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.js";
+import { isPlatformId } from "../domain/index.js";
 import type { Logger } from "../log.js";
 import { type Livestream, PlatformError, type Video } from "../platform/index.js";
 import type { ProfileClaims } from "../store/index.js";
@@ -138,6 +139,8 @@ export class Authorizer {
 
   /** Whether the workspace may read and change the profile (PROFILE_BINDINGS). */
   profileBound(s: Pick<Subject, "teamId" | "enterpriseId">, profileId: string | undefined): boolean {
+    // Not a profile id at all (a forged button value): bound to no workspace, asked of nothing.
+    if (profileId !== undefined && !isPlatformId(profileId)) return false;
     const b = this.opts.config.access.profileBindings;
     const entries = Object.keys(b).length;
     if (this.opts.config.slack.mode !== "oauth" && entries === 0) return true;

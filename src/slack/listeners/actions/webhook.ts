@@ -2,7 +2,12 @@
  * The webhook buttons: Remove (and its confirmation), Test, Unsubscribe (profile buttons, managers),
  * Edit events (opens the editor at once, authorized inside) and Cancel (dismisses the question).
  */
-import { parseUnsubscribeValue, testResultMessage, webhookRemovedMessage } from "../../../messages/index.js";
+import {
+  parseUnsubscribeValue,
+  testResultMessage,
+  usageError,
+  webhookRemovedMessage,
+} from "../../../messages/index.js";
 import { profileLabel } from "../../../operations/profiles.js";
 import { unsubscribe as unsubscribeChannel } from "../../../operations/subscriptions.js";
 import { removeWebhook, sendTestLifecycle } from "../../../operations/webhook.js";
@@ -25,7 +30,16 @@ export const test = profileButton("webhook.test", "send a test event", async (c)
 
 export const unsubscribe = profileButton("webhook.unsubscribe", "unsubscribe the channel", async (c) => {
   const target = parseUnsubscribeValue(c.value);
-  if (!target) throw new Error("the button does not name a channel");
+  if (!target) {
+    await c.done(
+      usageError(
+        "/webhook",
+        "This button does not name a channel: use `/webhook unsubscribe <profile>` in it.",
+      ),
+      "ephemeral",
+    );
+    return;
+  }
   const r = await unsubscribeChannel(c.deps, c.subject.teamId, target.profileId, target.channelId);
   const name = await profileLabel(c, target.profileId);
   await c.done(
