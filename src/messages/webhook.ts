@@ -240,7 +240,7 @@ function configBlocks(opts: WebhookConfigOptions): { blocks: KnownBlock[]; text:
   const dest = opts.ownsCallback ? "this bot" : opts.webhook.callback_url ? "another address" : "nowhere";
   const name = profilePlain(opts.profileId, opts.profileName);
   const text = hasAnything
-    ? `Webhook of profile ${name}: ${state.short}, ${events?.length ?? 0} events → ${dest}`
+    ? `Webhook of profile ${name}: ${state.short}, ${events?.length ?? 0} event${events?.length === 1 ? "" : "s"} → ${dest}`
     : `Webhook of profile ${name}: ${state.short}`;
   return { blocks, text };
 }
