@@ -18,6 +18,9 @@ import { LeaseLost, type Outcome, type WorkerConfig, type WorkerOptions } from "
 
 export type { WorkerOptions } from "./worker-options.js";
 
+/** Resolves on the event loop's next turn (after pending I/O), not as a microtask. */
+const yieldTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class NotifyWorker {
   private readonly options: WorkerConfig;
   private running = false;
@@ -123,6 +126,11 @@ export class NotifyWorker {
       // A wake-up during the claim may be for work the claim did not see: look again first.
       if (n === 0 && (failed || seen === this.wakeups))
         await this.idle(failed ? Math.max(2_000, this.options.pollMs) : this.options.pollMs);
+      // The event loop's turn before the next claim: a pass on the memory store may await nothing
+      // but settled promises (a video its channel's gate turns away, due again 50 ms later), and
+      // thousands of such passes would otherwise hold every HTTP answer, and the Slack answer that
+      // opens the gate, for good (test/notify/event-loop.test.ts).
+      else await yieldTurn();
     }
   }
 
