@@ -254,6 +254,22 @@ function sendResult(
   if (hangUp) res.on("finish", () => req.destroy());
 }
 
+/** What a delivery that threw is counted as, logged once: the sender gone, or a 503. */
+function failureOf(err: unknown, log: Logger): IngestResult {
+  if (err instanceof SenderGoneError) {
+    // Not the bot's failure, nor the store's: a 503 here would read as a store outage.
+    log.info(
+      { reason: err.cause instanceof Error ? err.cause.message : "closed" },
+      "delivery abandoned by its sender",
+    );
+    return INCOMPLETE;
+  }
+  if (err instanceof StoreUnavailableError)
+    log.error({ err }, "delivery not stored: the store is unavailable");
+  else log.error({ err }, "delivery failed");
+  return result(503, { error: "temporarily unable to store the delivery; try again" });
+}
+
 export function createIngestor(opts: ReceiveOptions): Ingestor {
   const allowed = allowList(opts.allowedIps);
   const now = opts.now ?? Date.now;
@@ -300,25 +316,12 @@ export function createIngestor(opts: ReceiveOptions): Ingestor {
         }
       }
     } catch (err) {
-      if (err instanceof SenderGoneError) {
-        // Not the bot's failure, nor the store's: a 503 here would read as a store outage.
-        log.info(
-          { reason: err.cause instanceof Error ? err.cause.message : "closed" },
-          "delivery abandoned by its sender",
-        );
-        opts.onResult?.(INCOMPLETE);
-        req.destroy();
-        return;
-      }
-      if (err instanceof StoreUnavailableError) {
-        log.error({ err }, "delivery not stored: the store is unavailable");
-      } else {
-        log.error({ err }, "delivery failed");
-      }
-      r = result(503, { error: "temporarily unable to store the delivery; try again" });
+      r = failureOf(err, log);
     }
     opts.onResult?.(r);
-    sendResult(req, res, r, hangUp, log);
+    // The sender is gone: nobody to answer.
+    if (r === INCOMPLETE) req.destroy();
+    else sendResult(req, res, r, hangUp, log);
   }
 
   return {

@@ -19,6 +19,14 @@ async function post(url: string, body: string) {
   return { status: res.statusCode, text, headers: res.headers };
 }
 
+/** A valid delivery body: a new video of the route's profile. */
+const created = (videoId: string) =>
+  JSON.stringify({
+    type: "video.created",
+    timestamp: Date.now(),
+    data: { owner_id: OWNER, video_id: videoId },
+  });
+
 const nested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 
 async function refusedCount(h: Harness, reason: string): Promise<number> {
@@ -131,14 +139,7 @@ describe("hostile deliveries", () => {
     expect(await refusedCount(h, "over_quota")).toBe(3);
     // The worker drains the route (each item once its gather window has passed): room again.
     await drainedByHand(h.built.worker, h.outbox);
-    const again = await post(
-      hook,
-      JSON.stringify({
-        type: "video.created",
-        timestamp: Date.now(),
-        data: { owner_id: OWNER, video_id: "x9q9" },
-      }),
-    );
+    const again = await post(hook, created("x9q9"));
     expect(again.status).toBe(200);
   });
 
@@ -177,14 +178,7 @@ describe("hostile deliveries", () => {
     );
     const drip2 = setInterval(() => slowBody.socket.write(" "), 100);
     // Meanwhile another client's delivery is answered at once.
-    const r = await post(
-      hook,
-      JSON.stringify({
-        type: "video.created",
-        timestamp: Date.now(),
-        data: { owner_id: OWNER, video_id: "x9fast" },
-      }),
-    );
+    const r = await post(hook, created("x9fast"));
     expect(r.status).toBe(200);
     const [head, body] = await Promise.all([slowHead.closed, slowBody.closed]);
     clearInterval(drip);
@@ -231,14 +225,7 @@ describe("hostile deliveries", () => {
     expect(lines.some((l) => /"level":(50|"error")/.test(l))).toBe(false);
     expect(lines.some((l) => l.includes("delivery failed") || l.includes("delivery refused"))).toBe(false);
     // And the route goes on answering.
-    const r = await post(
-      hook,
-      JSON.stringify({
-        type: "video.created",
-        timestamp: Date.now(),
-        data: { owner_id: OWNER, video_id: "x9after" },
-      }),
-    );
+    const r = await post(hook, created("x9after"));
     expect(r.status).toBe(200);
   });
 
@@ -267,16 +254,7 @@ describe("hostile deliveries", () => {
         ),
       ),
     );
-    const good = answered(
-      post(
-        hook,
-        JSON.stringify({
-          type: "video.created",
-          timestamp: Date.now(),
-          data: { owner_id: OWNER, video_id: "x9amid" },
-        }),
-      ),
-    );
+    const good = answered(post(hook, created("x9amid")));
     const [g, y, refused] = await Promise.all([good, yardstick.closed, Promise.all(hostile)]);
     expect(y.data).not.toMatch(/^HTTP\/1\.1 [25]/);
     expect(
