@@ -61,6 +61,8 @@ const liveDocSchema = z.strictObject({
   broadcast: broadcastSchema.nullable(),
   messages: z.record(z.string(), messageSchema),
   poll: pollSchema.nullable(),
+  /** The livestream's title as its last read said, on air or not (documents before it: none). */
+  title: z.string().max(1_000).optional(),
 });
 export interface LiveDoc {
   v: 1;
@@ -68,6 +70,8 @@ export interface LiveDoc {
   /** By `messageKey(teamId, channelId)`, for the current broadcast. */
   messages: Record<string, LiveMessage>;
   poll: PollOutcome | null;
+  /** The livestream's title as its last read said, on air or not: what `/live watching` names it by. */
+  title?: string | undefined;
 }
 
 export const liveKey = (id: string) => `watch:live:${id}`;
@@ -151,7 +155,8 @@ export function watchView(w: WatchEntry, doc: LiveDoc | undefined): WatchView {
     dm: dmUserOf(w.channelId) !== undefined,
     step: stepOf(w.channelId),
     state,
-    title: b?.title ?? null,
+    // The broadcast's while one runs; else what the last read said (a show watched before it airs).
+    title: b?.title ?? doc?.title ?? null,
     since,
     lastPoll: doc?.poll ?? null,
   };

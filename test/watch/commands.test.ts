@@ -132,6 +132,20 @@ describe("/live watching and the App Home", () => {
   });
 });
 
+describe("a watched livestream is named by its title", () => {
+  it("off air, never on air since it was watched: /live watching names it by the title its last read said", async () => {
+    const title = h.sandbox.state.livestreams.get(BOUND)?.title ?? "";
+    expect(title.length).toBeGreaterThan(0);
+    await run(`watch ${BOUND}`, { channel: CH2 });
+    // Its first poll (after the authorizing read), off air: no broadcast to take a title from.
+    await waitFor(() => gets(BOUND) >= 2, 5000, "first poll");
+    await readsSettled(h, BOUND);
+    const listed = json(await run("watching", { user: "U0MEMBER" }));
+    expect(listed).toContain("off air");
+    expect(listed).toContain(title);
+  });
+});
+
 describe("one read per livestream per interval", () => {
   it("two channels watching the same livestream: one GET per interval, both told", async () => {
     h.sandbox.live(BOUND, { action: "on_air" });
