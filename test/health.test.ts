@@ -87,6 +87,18 @@ describe("/metrics", () => {
   });
 });
 
+describe("/metrics labels", () => {
+  it("a signed request with made-up command, action or view names is counted as \"other\", never by its own name", async () => {
+    await h.slash("/madeup", "status x", { user: "U0ADMIN" });
+    await h.press("made_up_action_0123456789", "x");
+    await h.press("another_made_up_action", "y");
+    const m = await get("/metrics");
+    expect(m.text).not.toMatch(/madeup|made_up_action|another_made_up/);
+    expect(m.text).toMatch(/bot_commands_total\{name="other status",outcome="handled"\} 1/);
+    expect(m.text).toMatch(/bot_commands_total\{name="action:other",outcome="handled"\} 2/);
+  });
+});
+
 /** A TCP port on 127.0.0.1 that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
   const srv = createServer();

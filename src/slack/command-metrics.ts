@@ -1,13 +1,19 @@
 /**
  * A Bolt middleware counting every slash command, button press and view submission by name
- * (`bot_commands_total`). The subcommand label is bounded: the grammar's names, else "other".
+ * (`bot_commands_total`). Every label is bounded: the commands, subcommands, action ids and view
+ * callback ids the bot itself defines, else "other" (a signed request may carry anything).
  */
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+import { ACTIONS, BLOCKS, VIEWS } from "../messages/index.js";
 import type { Metrics } from "../metrics.js";
 import { LIVE_SUBCOMMANDS, WEBHOOK_SUBCOMMANDS } from "./listeners/commands/grammar.js";
 
 /** Bounded label values for the commands metric. */
 const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCOMMANDS]);
+const KNOWN_COMMANDS = new Set<string>(["/live", "/webhook"]);
+const KNOWN_ACTIONS = new Set<string>([...Object.values(ACTIONS), ...Object.values(BLOCKS)]);
+const KNOWN_VIEWS = new Set<string>(Object.values(VIEWS));
+const known = (set: ReadonlySet<string>, v: string | undefined) => (v !== undefined && set.has(v) ? v : "other");
 
 /** The metric's name for a request body, or undefined when it is not counted. */
 export function commandName(body: unknown): string | undefined {
@@ -20,11 +26,11 @@ export function commandName(body: unknown): string | undefined {
   };
   const sub = (b.text ?? "").trim().split(/\s+/)[0]?.toLowerCase() || "help";
   return b.command
-    ? `${b.command.slice(0, 20)} ${KNOWN_SUBCOMMANDS.has(sub) ? sub : "other"}`
+    ? `${known(KNOWN_COMMANDS, b.command)} ${known(KNOWN_SUBCOMMANDS, sub)}`
     : b.type === "block_actions"
-      ? `action:${(b.actions?.[0]?.action_id ?? "?").slice(0, 40)}`
+      ? `action:${known(KNOWN_ACTIONS, b.actions?.[0]?.action_id)}`
       : b.type === "view_submission"
-        ? `view:${(b.view?.callback_id ?? "?").slice(0, 40)}`
+        ? `view:${known(KNOWN_VIEWS, b.view?.callback_id)}`
         : undefined;
 }
 
