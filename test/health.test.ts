@@ -88,7 +88,7 @@ describe("/metrics", () => {
 });
 
 describe("/metrics labels", () => {
-  it("a signed request with made-up command, action or view names is counted as \"other\", never by its own name", async () => {
+  it('a signed request with made-up command, action or view names is counted as "other", never by its own name', async () => {
     await h.slash("/madeup", "status x", { user: "U0ADMIN" });
     await h.press("made_up_action_0123456789", "x");
     await h.press("another_made_up_action", "y");

@@ -13,7 +13,8 @@ const KNOWN_SUBCOMMANDS = new Set<string>([...LIVE_SUBCOMMANDS, ...WEBHOOK_SUBCO
 const KNOWN_COMMANDS = new Set<string>(["/live", "/webhook"]);
 const KNOWN_ACTIONS = new Set<string>([...Object.values(ACTIONS), ...Object.values(BLOCKS)]);
 const KNOWN_VIEWS = new Set<string>(Object.values(VIEWS));
-const known = (set: ReadonlySet<string>, v: string | undefined) => (v !== undefined && set.has(v) ? v : "other");
+const known = (set: ReadonlySet<string>, v: string | undefined) =>
+  v !== undefined && set.has(v) ? v : "other";
 
 /** The metric's name for a request body, or undefined when it is not counted. */
 export function commandName(body: unknown): string | undefined {

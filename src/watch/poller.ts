@@ -296,7 +296,13 @@ export class WatchPoller {
     for (const w of before)
       if (!watchers.includes(w) && !held.includes(w)) delete messages[messageKey(w.teamId, w.channelId)];
     const title = typeof ls.title === "string" && ls.title !== "" ? ls.title.slice(0, 1_000) : doc.title;
-    const live: LiveDoc = { v: 1, broadcast: next, messages, poll, ...(title !== undefined ? { title } : {}) };
+    const live: LiveDoc = {
+      v: 1,
+      broadcast: next,
+      messages,
+      poll,
+      ...(title !== undefined ? { title } : {}),
+    };
     if (!(await this.schedule.holds(this.owner, id))) return; // another replica took it over
     await this.live.write(id, live);
     if (next !== null && next.phase !== from)
