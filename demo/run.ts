@@ -503,7 +503,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     say("");
     say(s.bold(`━━ Done ${"━".repeat(80)}`));
     say(
-      `   #${CHANNEL.name}: ${t.messages} messages, ${t.replies} thread replies, ${t.edits} edits, ${t.ephemeral} ephemeral answers.`,
+      `   In every channel and DM: ${t.messages} messages, ${t.replies} thread replies, ${t.edits} edits, ${t.ephemeral} ephemeral answers.`,
     );
   } catch (err) {
     transcript.stop();
