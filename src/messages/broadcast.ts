@@ -167,3 +167,24 @@ export function renderRevokedDm(livestreamId: string): Message {
     ),
   ]);
 }
+
+/**
+ * The one DM to the person who set a channel's watch, ended because Slack refuses the bot's
+ * messages there for good (a private channel it is not in, an archived one): what happened, and
+ * what to do.
+ */
+export function renderWatchChannelClosed(
+  livestreamId: string,
+  channelId: string,
+  title: string | null,
+  code: string,
+): Message {
+  const id = escapeTruncate(livestreamId, 100);
+  const name = title?.trim() ? escapeTruncate(title.trim(), 150) : `livestream ${id}`;
+  const why =
+    code === "is_archived"
+      ? "the channel is archived"
+      : "the bot is not in that channel (invite it, then run `/live watch` there again)";
+  const text = `<#${channelId}> no longer watches ${name}: Slack refuses the bot's messages there (${code}), ${why}.`;
+  return message(text, [section(`:no_bell: ${text} Nothing more is posted about it.`)]);
+}

@@ -13,6 +13,7 @@ export {
   renderRevoked,
   renderRevokedDm,
   renderSummary,
+  renderWatchChannelClosed,
 } from "./broadcast.js";
 export { duration, relative, slackDate, utcText } from "./dates.js";
 export { refusedNotice } from "./dead-letters.js";

@@ -16,13 +16,14 @@ import {
   renderRevoked,
   renderRevokedDm,
   renderSummary,
+  renderWatchChannelClosed,
 } from "../messages/index.js";
-import { type ChannelGate, slackRefused } from "../posting/index.js";
+import { type ChannelGate, classifySlackError, slackRefused } from "../posting/index.js";
 import type { Broadcast, Effect, Milestone } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { type LiveDoc, type LiveDocs, type LiveMessage, messageKey } from "./live-docs.js";
 import type { HeldChannels } from "./options.js";
-import { dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
+import { dmKey, dmUserOf, type WatchEntry, type WatchKey } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
 
 export interface AnnouncerOptions {
@@ -77,7 +78,19 @@ function renderAll(id: string, b: Broadcast, now: number): Rendered {
   return { contents, hashes: { channel: hashOf(contents.channel), dm: hashOf(contents.dm) } };
 }
 
+/** A channel that refuses the bot's messages for good, and Slack's word for it. */
+export interface ClosedChannel {
+  key: WatchKey;
+  code: string;
+}
+
 export class Announcer {
+  /**
+   * By livestream: the channels whose Slack calls were refused for good during its poll's
+   * `apply` (one poll of a livestream at a time: its lease), handed back by `apply`.
+   */
+  private readonly closed = new Map<string, ClosedChannel[]>();
+
   constructor(private readonly opts: AnnouncerOptions) {}
 
   /**
@@ -93,7 +106,23 @@ export class Announcer {
     doc: LiveDoc,
     now: number,
     held: readonly WatchEntry[] = [],
-  ) {
+  ): Promise<ClosedChannel[]> {
+    this.closed.delete(id);
+    await this.applyEffects(id, b, effects, watchers, doc, now, held);
+    const closed = this.closed.get(id) ?? [];
+    this.closed.delete(id);
+    return closed;
+  }
+
+  private async applyEffects(
+    id: string,
+    b: Broadcast,
+    effects: Effect[],
+    watchers: WatchEntry[],
+    doc: LiveDoc,
+    now: number,
+    held: readonly WatchEntry[],
+  ): Promise<void> {
     const { schedule, live, owner } = this.opts;
     const save = async () => {
       if (await schedule.holds(owner, id)) await live.write(id, doc);
@@ -284,6 +313,23 @@ export class Announcer {
     });
   }
 
+  /**
+   * The one DM to the person who set a channel's watch, ended because the channel refuses the
+   * bot's messages for good (`closed`): not tried again.
+   */
+  async channelClosed(w: WatchEntry, code: string, title: string | null): Promise<void> {
+    const dm = { teamId: w.teamId, channelId: dmKey(w.by), livestreamId: w.livestreamId };
+    await this.slack(dm, async ({ slack, channel, sending }) => {
+      sending("chat.postMessage");
+      await slack.chat.postMessage({
+        channel,
+        ...renderWatchChannelClosed(w.livestreamId, w.channelId, title, code),
+        unfurl_links: false,
+      });
+      return true;
+    });
+  }
+
   /** Where the watcher's messages go: its channel, or the person's IM channel with the bot. */
   private async target(w: WatchKey, slack: WebClient): Promise<string> {
     const user = dmUserOf(w.channelId);
@@ -342,6 +388,13 @@ export class Announcer {
       this.opts.log.warn({ err, channelId: w.channelId, teamId: w.teamId }, failure);
       // Only what Slack answered for the channel paces it (not a missing token, not the IM's opening).
       if (gate && channel !== undefined) gate.failedCall(channel, err, { teamId: w.teamId, method: calling });
+      // A channel that will never take the bot's messages (not in it, archived): the poller ends its watch.
+      const f = classifySlackError(err);
+      if (f.kind === "permanent" && channel !== undefined && audienceOf(w) === "channel") {
+        const list = this.closed.get(w.livestreamId) ?? [];
+        list.push({ key: w, code: f.code });
+        this.closed.set(w.livestreamId, list);
+      }
       return slackRefused(err) ? "refused" : "failed";
     }
   }

@@ -6,7 +6,7 @@
 import type { Logger } from "../log.js";
 import { isPlatformError, type Livestream } from "../platform/index.js";
 import { judge } from "./access.js";
-import { Announcer } from "./announce.js";
+import { Announcer, type ClosedChannel } from "./announce.js";
 import { POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { migrateLegacyWatches } from "./legacy.js";
@@ -232,6 +232,51 @@ export class WatchPoller {
     return { keep, held };
   }
 
+  /**
+   * Ends the watches of channels that refuse the bot's messages for good (a private channel it is
+   * not in, an archived one), each told to the person who set it, by DM, once; true when nobody
+   * watches the livestream any more.
+   */
+  private async endClosed(
+    id: string,
+    watchers: readonly WatchEntry[],
+    closed: readonly ClosedChannel[],
+    title: string | null,
+  ): Promise<boolean> {
+    let left: number | undefined;
+    for (const { key, code } of closed) {
+      const w = watchers.find((x) => x.teamId === key.teamId && x.channelId === key.channelId);
+      if (w === undefined) continue;
+      const r = await this.registry.remove(w);
+      left = r.left;
+      if (!r.removed) continue; // another replica ended it (and told the person)
+      this.log.info(
+        { team: w.teamId, channel: w.channelId, livestream: id, code },
+        "watch ended: Slack refuses the bot's messages in the channel",
+      );
+      await this.announcer.channelClosed(w, code, title);
+    }
+    if (left === undefined) return false;
+    await this.reportWatched();
+    if (left > 0) return false;
+    await this.unwatched(id, true);
+    return true;
+  }
+
+  /** A read that failed: noted with the livestream's state, tried again later (backing off). */
+  private async pollFailed(id: string, doc: LiveDoc, now: number, failure: unknown): Promise<void> {
+    const failures = (doc.poll?.failures ?? 0) + 1;
+    const poll: PollOutcome = { at: now, ok: false, failures, error: errText(failure) };
+    this.health_.set(id, poll);
+    const retryAfter =
+      isPlatformError(failure) && failure.retryAfterSeconds !== undefined
+        ? failure.retryAfterSeconds * 1000
+        : undefined;
+    this.log.info({ livestreamId: id, failures, error: poll.error }, "watch poll failed; backing off");
+    if (await this.schedule.holds(this.owner, id)) await this.live.write(id, { ...doc, poll });
+    await this.reschedule(id, this.nextDue(now, failures, retryAfter));
+  }
+
   private async pollOne(id: string, leaseMs: number): Promise<void> {
     const started = this.now();
     const before = await this.registry.watchers(id);
@@ -263,19 +308,7 @@ export class WatchPoller {
       latencyMs: now - started,
     });
     const doc = await this.live.read(id);
-    if (failure !== undefined || ls === undefined) {
-      const failures = (doc.poll?.failures ?? 0) + 1;
-      const poll: PollOutcome = { at: now, ok: false, failures, error: errText(failure) };
-      this.health_.set(id, poll);
-      const retryAfter =
-        isPlatformError(failure) && failure.retryAfterSeconds !== undefined
-          ? failure.retryAfterSeconds * 1000
-          : undefined;
-      this.log.info({ livestreamId: id, failures, error: poll.error }, "watch poll failed; backing off");
-      if (await this.schedule.holds(this.owner, id)) await this.live.write(id, { ...doc, poll });
-      await this.reschedule(id, this.nextDue(now, failures, retryAfter));
-      return;
-    }
+    if (failure !== undefined || ls === undefined) return this.pollFailed(id, doc, now, failure);
     const profileId = ls.profile?.profile_id ?? null;
     if (profileId !== stored) {
       // The livestream changed profile (or its profile was not known): decided again with the new one.
@@ -308,8 +341,10 @@ export class WatchPoller {
     if (next !== null && next.phase !== from)
       this.opts.metrics?.onStateChange?.({ livestreamId: id, from, to: next.phase });
     const { steps, others } = splitSteps(watchers);
-    if (next !== null && effects.length > 0)
-      await this.announcer.apply(id, next, effects, others, live, now, held);
+    if (next !== null && effects.length > 0) {
+      const closed = await this.announcer.apply(id, next, effects, others, live, now, held);
+      if (closed.length > 0 && (await this.endClosed(id, others, closed, live.title ?? null))) return;
+    }
     const left = await this.steps.polled(id, steps, ls, next);
     await this.reschedule(id, this.nextDue(this.now(), 0, undefined));
     await this.stepsLeft(id, left, true);

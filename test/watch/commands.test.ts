@@ -132,6 +132,36 @@ describe("/live watching and the App Home", () => {
   });
 });
 
+describe("a channel that refuses the bot's messages", () => {
+  it("a private channel the bot is not in: the watch ends at its first refused post, the person who set it is told by DM, the livestream is read no more", async () => {
+    const PRIVATE = "C0PRIVATE";
+    expect(h.slack.channels.member.has(PRIVATE)).toBe(false);
+    await run(`watch ${BOUND}`, { channel: PRIVATE });
+    expect((await h.built.watch?.list(TEAM))?.map((w) => w.channelId)).toEqual([PRIVATE]);
+    await waitFor(() => gets(BOUND) >= 2, 5000, "first poll");
+    h.sandbox.live(BOUND, { action: "on_air" });
+    // The go-live post is refused (not_in_channel): one try, then the watch is gone.
+    const dm = await waitFor(
+      () =>
+        h.slack
+          .callsTo("chat.postMessage")
+          .find((c) => String(c.args.channel).startsWith("D") && json(c.args).includes("no longer watches")),
+      INTERVAL * 2 + 5000,
+      "the DM to the person who set the watch",
+    );
+    expect(json(dm.args)).toContain(`<#${PRIVATE}>`);
+    expect(json(dm.args)).toContain("invite it");
+    expect(await h.built.watch?.list(TEAM)).toEqual([]);
+    const tries = parents(PRIVATE).length;
+    expect(tries).toBe(1);
+    await readsSettled(h, BOUND);
+    const after = gets(BOUND);
+    await untilElapsed(Date.now(), INTERVAL * 2.5);
+    expect(gets(BOUND)).toBe(after);
+    expect(parents(PRIVATE).length).toBe(tries);
+  });
+});
+
 describe("a watched livestream is named by its title", () => {
   it("off air, never on air since it was watched: /live watching names it by the title its last read said", async () => {
     const title = h.sandbox.state.livestreams.get(BOUND)?.title ?? "";

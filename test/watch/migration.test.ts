@@ -27,22 +27,30 @@ const LEGACY: Record<string, unknown> = {
   [`watch:ls:${A}`]: {
     v: 1,
     watchers: [
-      { teamId: "T0ONE", channelId: "C0A", by: "U0ADMIN", at: AT },
-      { teamId: "T0TWO", channelId: "C0A", by: "U0ADMIN", at: AT },
+      { teamId: "T0ONE", channelId: "C0GENERAL", by: "U0ADMIN", at: AT },
+      { teamId: "T0TWO", channelId: "C0GENERAL", by: "U0ADMIN", at: AT },
     ],
   },
-  [`watch:ls:${B}`]: { v: 1, watchers: [{ teamId: "T0ONE", channelId: "C0B", by: "U0ADMIN", at: AT }] },
+  [`watch:ls:${B}`]: { v: 1, watchers: [{ teamId: "T0ONE", channelId: "C0NEWS", by: "U0ADMIN", at: AT }] },
   "watch:team:T0ONE": {
     v: 1,
     watches: [
-      { livestreamId: A, channelId: "C0A", by: "U0ADMIN", at: AT },
-      { livestreamId: B, channelId: "C0B", by: "U0ADMIN", at: AT },
+      { livestreamId: A, channelId: "C0GENERAL", by: "U0ADMIN", at: AT },
+      { livestreamId: B, channelId: "C0NEWS", by: "U0ADMIN", at: AT },
     ],
   },
-  "watch:team:T0TWO": { v: 1, watches: [{ livestreamId: A, channelId: "C0A", by: "U0ADMIN", at: AT }] },
-  "watch:team:T0THREE": { v: 1, watches: [{ livestreamId: G, channelId: "C0G", by: "U0ADMIN", at: AT }] },
+  "watch:team:T0TWO": { v: 1, watches: [{ livestreamId: A, channelId: "C0GENERAL", by: "U0ADMIN", at: AT }] },
+  "watch:team:T0THREE": {
+    v: 1,
+    watches: [{ livestreamId: G, channelId: "C0GENERAL", by: "U0ADMIN", at: AT }],
+  },
 };
-const EXPECTED = [`T0ONE/C0A/${A}`, `T0ONE/C0B/${B}`, `T0THREE/C0G/${G}`, `T0TWO/C0A/${A}`].sort();
+const EXPECTED = [
+  `T0ONE/C0GENERAL/${A}`,
+  `T0ONE/C0NEWS/${B}`,
+  `T0THREE/C0GENERAL/${G}`,
+  `T0TWO/C0GENERAL/${A}`,
+].sort();
 
 const dir = mkdtempSync(join(tmpdir(), "watch-legacy-"));
 const ns = `watch-legacy-${process.pid}-${randomBytes(3).toString("hex")}`;
