@@ -96,7 +96,8 @@ export class Announcer {
   /**
    * Applies the effects of one poll to the watchers; `doc` is saved as it changes. `held`: watchers
    * kept but not told this time (a person Slack could not confirm): the broadcast is not
-   * finalized while one of them has a message not ended yet.
+   * finalized while one of them has a message not ended yet. Answers the channels that refused
+   * the bot's messages for good meanwhile (the poller ends their watches).
    */
   async apply(
     id: string,
@@ -108,21 +109,6 @@ export class Announcer {
     held: readonly WatchEntry[] = [],
   ): Promise<ClosedChannel[]> {
     this.closed.delete(id);
-    await this.applyEffects(id, b, effects, watchers, doc, now, held);
-    const closed = this.closed.get(id) ?? [];
-    this.closed.delete(id);
-    return closed;
-  }
-
-  private async applyEffects(
-    id: string,
-    b: Broadcast,
-    effects: Effect[],
-    watchers: WatchEntry[],
-    doc: LiveDoc,
-    now: number,
-    held: readonly WatchEntry[],
-  ): Promise<void> {
     const { schedule, live, owner } = this.opts;
     const save = async () => {
       if (await schedule.holds(owner, id)) await live.write(id, doc);
@@ -136,7 +122,7 @@ export class Announcer {
       const rendered = renderAll(id, b, now);
       const fresh = told.filter((w) => doc.messages[messageKey(w.teamId, w.channelId)] === undefined);
       if (fresh.length > 0) {
-        if (!(await this.postFresh(id, fresh, rendered, doc, now))) return;
+        if (!(await this.postFresh(id, fresh, rendered, doc, now))) return this.takeClosed(id);
         await save();
       }
       const milestones = effects.flatMap((e) => (e.type === "milestone" ? [e.milestone] : []));
@@ -150,6 +136,14 @@ export class Announcer {
       if (complete && doc.broadcast) doc.broadcast = { ...doc.broadcast, finalized: true };
       await save();
     }
+    return this.takeClosed(id);
+  }
+
+  /** The channels of `id` that refused for good since its `apply` began. */
+  private takeClosed(id: string): ClosedChannel[] {
+    const closed = this.closed.get(id) ?? [];
+    this.closed.delete(id);
+    return closed;
   }
 
   /** First posts to the watchers with no message yet; false (nothing posted) when the lease is lost. */
