@@ -338,7 +338,7 @@ describe("/webhook subscribe digest=, pause and resume grammar", () => {
       ["subscribe x1abc digest=daily at=24:00", "HH:MM (00:00 to 23:59)"],
       ["subscribe x1abc digest=daily at=9am", '"9am" is not one'],
       ["subscribe x1abc digest=daily digest=weekly", "only once"],
-      ["pause x1abc", "is not a duration"],
+      ["pause x1abc", 'needs a duration after "x1abc"'],
       ["pause x1abc soon", '"soon" is not a duration'],
       ["pause x1abc 4s", "from 5s to 7d"],
       ["pause x1abc 8d", "from 5s to 7d"],

@@ -30,7 +30,15 @@ export function parsePauseWords(
   if (rest.length === 0 || rest.length > 2) return { ok: false, problem: usage };
   const duration = rest[rest.length - 1] ?? "";
   const ms = parseDuration(duration);
-  if (ms === null) return { ok: false, problem: `"${echo(duration)}" is not a duration. ${usage}` };
+  if (ms === null)
+    return {
+      ok: false,
+      // One word that is no duration: most likely the profile, with the duration left out.
+      problem:
+        rest.length === 1
+          ? `How long? \`/webhook pause\` needs a duration after "${echo(duration)}". ${usage}`
+          : `"${echo(duration)}" is not a duration. ${usage}`,
+    };
   if (ms < PAUSE_MIN_MS || ms > PAUSE_MAX_MS)
     return { ok: false, problem: `A pause lasts from 5s to 7d (7 days), not ${echo(duration)}. ${usage}` };
   return {
