@@ -279,6 +279,14 @@ export const METHODS: Record<string, Method> = {
   },
 
   "team.info": { auth: true, handle: ({ ws }) => ({ ok: true, team: teamJson(ws) }) },
+  // The token of the call itself is revoked (an issued one; the seeded bot token stays).
+  "auth.revoke": {
+    auth: true,
+    handle: ({ ws, token }) => {
+      const revoked = token !== undefined && ws.issuedTokens.delete(token);
+      return { ok: true, revoked };
+    },
+  },
 
   "users.info": {
     auth: true,

@@ -85,7 +85,14 @@ function failureText(code: string | undefined): string {
 /** Whether a workspace may install (ALLOWED_WORKSPACES); the same rule as src/access. */
 export type InstallAllowed = (teamId: string | undefined, enterpriseId: string | undefined) => boolean;
 
-export function callbackOptions(logger: Logger, allowed: InstallAllowed = () => true): CallbackOptions {
+/** Revokes a token Slack issued (auth.revoke): a refused installation's, which nothing keeps. */
+export type RevokeToken = (token: string) => Promise<void>;
+
+export function callbackOptions(
+  logger: Logger,
+  allowed: InstallAllowed = () => true,
+  revoke?: RevokeToken,
+): CallbackOptions {
   return {
     // Runs after oauth.v2.access and before the installation store is written: answering false
     // (with the page written here) makes Bolt's installer return without storing anything.
@@ -97,6 +104,13 @@ export function callbackOptions(logger: Logger, allowed: InstallAllowed = () => 
         { team: teamId, enterprise: enterpriseId, installer: installation.user?.id },
         "installation refused: the workspace is not in ALLOWED_WORKSPACES; nothing stored",
       );
+      // Slack issued tokens before the refusal: revoked at once, so none stays valid unkept.
+      for (const token of [installation.bot?.token, installation.user?.token]) {
+        if (!token || !revoke) continue;
+        await revoke(token).catch((err: unknown) =>
+          logger.warn({ err, team: teamId }, "could not revoke the refused installation's token"),
+        );
+      }
       const name = installation.team?.name ?? installation.enterprise?.name ?? "This workspace";
       const id = teamId ?? enterpriseId ?? "unknown";
       page(
@@ -168,7 +182,9 @@ export function oauthReceiverOptions(
       directInstall: true,
       // oauth.v2.access and auth.test go to SLACK_API_URL, like every other Web API call.
       clientOptions: { slackApiUrl: config.slack.apiUrl, fetch: slackFetch, timeout: 10_000 },
-      callbackOptions: callbackOptions(logger, allowed),
+      callbackOptions: callbackOptions(logger, allowed, async (token) => {
+        await new WebClient(token, workerClientOptions(config.slack.apiUrl)).auth.revoke();
+      }),
     },
   };
 }

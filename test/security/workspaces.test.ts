@@ -135,6 +135,10 @@ describe("installing", () => {
     expect(raw).toContain(A); // the raw store holds the allowed installations...
     expect(raw).not.toContain(EVIL); // ...and nothing of the refused one
     expect(raw).not.toContain(`xoxb-installed-${EVIL}`);
+    // The token Slack issued before the refusal is revoked, not left valid and unkept.
+    const revokes = b.slack.callsTo("auth.revoke").filter((c) => c.token?.includes(EVIL));
+    expect(revokes.length).toBeGreaterThan(0);
+    expect(b.slack.issuedTokens().some((t) => t.includes(EVIL))).toBe(false);
   });
 });
 
