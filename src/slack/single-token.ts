@@ -17,15 +17,15 @@
 import type { Authorize } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 
+/** What auth.test says of the token, as Bolt's context takes it (absent keys: Bolt uses the payload's). */
 interface Identity {
   botId: string | undefined;
   botUserId: string | undefined;
-  /** The token's workspace; undefined for an organization-wide install (Bolt then takes the payload's). */
-  teamId: string | undefined;
-  enterpriseId: string | undefined;
+  /** The token's workspace; absent for an organization-wide install (Bolt then takes the payload's). */
+  teamId?: string;
+  enterpriseId?: string;
 }
 
-/** What auth.test says of the token. */
 function identityOf(r: {
   bot_id?: string;
   user_id?: string;
@@ -33,20 +33,18 @@ function identityOf(r: {
   enterprise_id?: string;
   is_enterprise_install?: boolean;
 }): Identity {
+  const teamId = r.is_enterprise_install === true ? undefined : r.team_id || undefined;
+  const enterpriseId = r.enterprise_id || undefined;
   return {
     botId: r.bot_id,
     botUserId: r.user_id,
-    teamId: r.is_enterprise_install === true || !r.team_id ? undefined : r.team_id,
-    enterpriseId: r.enterprise_id || undefined,
+    ...(teamId !== undefined ? { teamId } : {}),
+    ...(enterpriseId !== undefined ? { enterpriseId } : {}),
   };
 }
 
 /** What Bolt puts in every request's context: only these fields, no open-ended record. */
-interface SingleTokenAuthorization {
-  botId: string | undefined;
-  botUserId: string | undefined;
-  teamId?: string;
-  enterpriseId?: string;
+interface SingleTokenAuthorization extends Identity {
   isEnterpriseInstall: boolean;
   botToken: string;
 }
@@ -57,14 +55,7 @@ export function singleTokenAuthorize(client: WebClient, token: string): Authoriz
     identity ??= client.auth.test({ token }).then(identityOf);
     const asked = identity;
     try {
-      const { teamId, enterpriseId, ...bot } = await asked;
-      return {
-        isEnterpriseInstall,
-        botToken: token,
-        ...bot,
-        ...(teamId !== undefined ? { teamId } : {}),
-        ...(enterpriseId !== undefined ? { enterpriseId } : {}),
-      };
+      return { isEnterpriseInstall, botToken: token, ...(await asked) };
     } catch (err) {
       // Not kept: the next request asks again.
       if (identity === asked) identity = undefined;

@@ -56,13 +56,16 @@ const pollSchema = z.strictObject({
 });
 export type PollOutcome = z.infer<typeof pollSchema>;
 
+/** The longest livestream title kept with its state. */
+export const TITLE_MAX = 1_000;
+
 const liveDocSchema = z.strictObject({
   v: z.literal(1),
   broadcast: broadcastSchema.nullable(),
   messages: z.record(z.string(), messageSchema),
   poll: pollSchema.nullable(),
   /** The livestream's title as its last read said, on air or not (documents before it: none). */
-  title: z.string().max(1_000).optional(),
+  title: z.string().max(TITLE_MAX).optional(),
 });
 export interface LiveDoc {
   v: 1;

@@ -10,7 +10,7 @@ import { Announcer, type ClosedChannel } from "./announce.js";
 import { POLL_FIELDS, reduce, snapshotOf } from "./broadcast.js";
 import type { DirectMessages } from "./dm.js";
 import { migrateLegacyWatches } from "./legacy.js";
-import { type LiveDoc, type LiveDocs, messageKey, type PollOutcome } from "./live-docs.js";
+import { type LiveDoc, type LiveDocs, messageKey, type PollOutcome, TITLE_MAX } from "./live-docs.js";
 import type { WatchHealth, WatchServiceOptions } from "./options.js";
 import type { WatchEntry, WatchRegistry } from "./registry.js";
 import type { WatchSchedule } from "./schedule.js";
@@ -328,7 +328,7 @@ export class WatchPoller {
     // A watch that ended: its message is never touched again (a held one keeps its message).
     for (const w of before)
       if (!watchers.includes(w) && !held.includes(w)) delete messages[messageKey(w.teamId, w.channelId)];
-    const title = typeof ls.title === "string" && ls.title !== "" ? ls.title.slice(0, 1_000) : doc.title;
+    const title = typeof ls.title === "string" && ls.title !== "" ? ls.title.slice(0, TITLE_MAX) : doc.title;
     const live: LiveDoc = {
       v: 1,
       broadcast: next,
